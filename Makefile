@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# What a maintainer does, by name. The kernel build itself is in Kbuild.
+#
+#   make [KDIR=<kernel build dir>]  build snaptrace.ko for the running kernel
+#   make deps                       install the Debian packages we need
+#   make demo                       boot the stock Debian kernel in QEMU, load
+#                                   the module, show its debugfs files
+#   make check                      the whole test suite (KUnit + scenarios)
+#   make kunit-kernel               build (or find cached) the KUnit kernel
+#   make clean
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+PWD := $(CURDIR)
+
+all: module
+
+module:
+	$(MAKE) -C $(KDIR) M=$(PWD) W=1 modules
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(PWD) clean 2>/dev/null || \
+		rm -rf src/*.o tests/*.o *.ko *.mod *.mod.c .*.cmd src/.*.cmd \
+			tests/.*.cmd modules.order Module.symvers
+	rm -rf out
+
+deps:
+	scripts/deps.sh
+
+demo:
+	scripts/demo.sh
+
+check:
+	scripts/check.sh
+
+kunit-kernel: deps
+	scripts/kernel-kunit.sh
+
+.PHONY: all module clean deps demo check kunit-kernel

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Build snaptrace.ko (and snaptrace_kunit.ko, when the kernel has KUnit)
+# against one kernel tree, with W=1, in a copy of the sources under OUTDIR so
+# builds for several kernels do not trample each other or the clone.
+# Any compiler or modpost warning fails the build.
+#
+# Usage: build-module.sh KDIR OUTDIR [make args...]
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kdir=${1:?usage: build-module.sh KDIR OUTDIR}
+out=${2:?usage: build-module.sh KDIR OUTDIR}
+shift 2
+[ -f "$kdir/Makefile" ] || die "no kernel tree at $kdir"
+
+rm -rf "$out"
+mkdir -p "$out"
+cp -r "$SNAPTRACE_TOP"/{Kbuild,Kconfig,src,include,tests} "$out/"
+log=$out/build.log
+
+build() {
+	make -C "$kdir" M="$out" W=1 "$@" modules || return
+	if grep -n 'warning:' "$log"; then
+		echo "build-module: warnings are errors here"
+		return 1
+	fi
+}
+stage "build: $(basename "$kdir")" "$log" build "$@"

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Build the KUnit test kernel from Debian's linux-source-6.12 and the config
+# fragment(s) in kconfig/, cached outside the clone and keyed by a hash of
+# the source package version, the fragments and this script.
+#
+# Usage: kernel-kunit.sh [FRAGMENT...]   (default: kconfig/kunit.config)
+# Prints the build directory (a kernel tree for `make -C ... M=`) on stdout's
+# last line.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+frags=("$@")
+[ ${#frags[@]} -gt 0 ] || frags=("$SNAPTRACE_TOP/kconfig/kunit.config")
+
+srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) ||
+	die "linux-source-6.12 is not installed: run 'make deps'"
+tarball=/usr/src/linux-source-6.12.tar.xz
+[ -f "$tarball" ] || die "$tarball missing: run 'make deps'"
+
+src=$SNAPTRACE_CACHE/src/linux-source-$srcver
+if [ ! -f "$src/.snaptrace-unpacked" ]; then
+	rm -rf "$src"
+	mkdir -p "$src"
+	stage "kernel: unpack linux-source $srcver" "$SNAPTRACE_OUT/logs/unpack.log" \
+		tar -xJf "$tarball" -C "$src" --strip-components=1
+	touch "$src/.snaptrace-unpacked"
+fi
+
+key=$( { echo "$srcver"; cat "${frags[@]}" "$0"; } | hash_of -)
+name=$(basename "${frags[0]}" .config)
+obj=$SNAPTRACE_CACHE/build/$name-$key
+log=$SNAPTRACE_OUT/logs/kernel-$name.log
+
+if [ ! -f "$obj/.snaptrace-built" ]; then
+	rm -rf "$obj"
+	mkdir -p "$obj"
+	configure() {
+		make -C "$src" O="$obj" ARCH=x86_64 tinyconfig &&
+			"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" \
+				"$obj/.config" "${frags[@]}" &&
+			make -C "$src" O="$obj" ARCH=x86_64 olddefconfig
+	}
+	stage "kernel: configure $name ($key)" "$log.config" configure
+	# merge_config.sh only warns; a fragment option that did not stick is a
+	# mistake in the fragment (a missing dependency), so refuse it here.
+	check_config() {
+		local bad=0 line opt
+		for f in "${frags[@]}"; do
+			while IFS= read -r line; do
+				case "$line" in
+				CONFIG_*=*) opt=$line ;;
+				"# CONFIG_"*" is not set") opt=$line ;;
+				*) continue ;;
+				esac
+				if ! grep -qxF "$opt" "$obj/.config"; then
+					echo "fragment option not in .config: $opt"
+					bad=1
+				fi
+			done <"$f"
+		done
+		return $bad
+	}
+	stage "kernel: check $name config" "$log.check" check_config
+	stage "kernel: build $name bzImage+modules (a few minutes)" "$log" \
+		make -C "$src" O="$obj" ARCH=x86_64 -j"$(($(nproc) + 1))" bzImage modules modules_prepare
+	touch "$obj/.snaptrace-built"
+else
+	say "kernel: $name ($key) cached in $obj"
+fi
+echo "$obj"

@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the snaptrace scripts: stage timing, logs, cache paths.
+# Sourced, not executed.
+
+SNAPTRACE_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SNAPTRACE_CACHE=${SNAPTRACE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/snaptrace}
+SNAPTRACE_OUT=${SNAPTRACE_OUT:-$SNAPTRACE_TOP/out}
+mkdir -p "$SNAPTRACE_CACHE" "$SNAPTRACE_OUT/logs"
+
+_t0=${_t0:-$(date +%s)}
+export _t0
+
+# say MSG: one progress line on stderr, prefixed with the elapsed time of
+# the whole run (stdout is kept for results).
+say() {
+	local now
+	now=$(date +%s)
+	printf '[%4ds] %s\n' $((now - _t0)) "$*" >&2
+}
+
+# stage NAME LOG CMD...: run CMD with its output in LOG, one line for the
+# start and one for the end with the stage's duration; on failure print the
+# log's tail and return the command's status.
+stage() {
+	local name=$1 log=$2 s rc
+	shift 2
+	s=$(date +%s)
+	say "$name ..."
+	if "$@" >"$log" 2>&1; then
+		say "$name: ok ($(($(date +%s) - s))s, log $log)"
+		return 0
+	else
+		rc=$?
+		say "$name: FAILED rc=$rc ($(($(date +%s) - s))s, log $log); last lines:"
+		tail -n 40 "$log" | sed 's/^/    | /' >&2
+		return $rc
+	fi
+}
+
+die() {
+	say "error: $*"
+	exit 1
+}
+
+# as_root CMD...: run CMD as root, via sudo when we are not root.
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then
+		"$@"
+	else
+		sudo "$@"
+	fi
+}
+
+# hash_of FILE...|-: short content hash of the given files and strings, used
+# to key cache entries by their inputs.
+hash_of() {
+	cat "$@" | sha256sum | cut -c1-16
+}
+
+# The Debian kernels we build against and boot. The meta packages name the
+# current ABI of each flavour; resolve it rather than hard-code it.
+STOCK_METAS="linux-headers-amd64 linux-headers-6.12-amd64 linux-headers-6.12-rt-amd64"
+
+# stock_kver META: the kernel release (uname -r) a headers meta package points at.
+stock_kver() {
+	apt-cache depends "$1" 2>/dev/null |
+		sed -n 's/.*Depends: linux-headers-\(.*\)$/\1/p' | head -n 1
+}

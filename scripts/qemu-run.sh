@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot a kernel in QEMU with a test initramfs, run one scenario, judge it.
+#
+# Usage: qemu-run.sh --name NAME --kernel BZIMAGE --modules DIR
+#                    --scenario FILE [--firmware DIR] [--timeout SECONDS]
+#                    [--append CMDLINE]
+#
+# The initramfs holds busybox-static, the *.ko files of DIR under /modules,
+# the files of the firmware DIR under /lib/firmware, the scenario as
+# /scenario/run.sh with tests/scenarios/lib.sh beside it, and
+# scripts/guest/init. The console log goes to out/runs/NAME/console.log.
+#
+# The run fails on: a timeout (the guest never printed its end marker), any
+# kernel splat on the console, a kmemleak report, or a failed KTAP step
+# (scenario steps and KUnit cases, parsed with the kernel's kunit.py).
+# Writes "PASSED FAILED SKIPPED" to out/runs/NAME/counts; the run itself
+# counts as one more check ("console clean").
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+name="" kernel="" moddir="" scenario="" fwdir="" timeout=300 append=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--name) name=$2 ;;
+	--kernel) kernel=$2 ;;
+	--modules) moddir=$2 ;;
+	--scenario) scenario=$2 ;;
+	--firmware) fwdir=$2 ;;
+	--timeout) timeout=$2 ;;
+	--append) append=$2 ;;
+	*) die "qemu-run: unknown argument $1" ;;
+	esac
+	shift 2
+done
+[ -n "$name" ] && [ -f "$kernel" ] && [ -d "$moddir" ] && [ -f "$scenario" ] ||
+	die "qemu-run: need --name, --kernel FILE, --modules DIR, --scenario FILE"
+
+run=$SNAPTRACE_OUT/runs/$name
+rm -rf "$run"
+mkdir -p "$run/root"
+console=$run/console.log
+
+# --- initramfs -------------------------------------------------------------
+# (Runs under stage(), where errexit is off: every step checks itself.)
+mkinitramfs() {
+	local r=$run/root a
+	mkdir -p "$r"/{bin,sbin,proc,sys,dev,tmp,modules,scenario,lib/firmware} || return
+	cp /bin/busybox "$r/bin/busybox" || return
+	for a in $(/bin/busybox --list); do
+		[ "$a" = busybox ] || ln -sf busybox "$r/bin/$a" || return
+	done
+	install -m 0755 "$SNAPTRACE_TOP/scripts/guest/init" "$r/init" || return
+	ls "$moddir"/*.ko >/dev/null || return
+	cp "$moddir"/*.ko "$r/modules/" || return
+	if [ -n "$fwdir" ]; then
+		cp -r "$fwdir"/. "$r/lib/firmware/" || return
+	fi
+	cp "$SNAPTRACE_TOP/tests/scenarios/lib.sh" "$r/scenario/lib.sh" || return
+	cp "$scenario" "$r/scenario/run.sh" || return
+	(cd "$r" && find . | cpio -o -H newc --quiet | gzip -1) >"$run/initramfs.cpio.gz"
+}
+stage "qemu[$name]: initramfs" "$run/initramfs.log" mkinitramfs
+
+# --- boot ------------------------------------------------------------------
+boot() {
+	local rc=0
+	timeout -k 10 "$timeout" qemu-system-x86_64 \
+		-accel tcg,thread=multi -cpu max -smp 2 -m 1024 \
+		-display none -monitor none -serial stdio -no-reboot \
+		-kernel "$kernel" -initrd "$run/initramfs.cpio.gz" \
+		-append "console=ttyS0 printk.time=1 panic=-1 $append" \
+		</dev/null >"$console" 2>&1 || rc=$?
+	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+		echo "qemu-run: TIMEOUT after ${timeout}s" >>"$console"
+	fi
+	return $rc
+}
+stage "qemu[$name]: boot $(basename "$kernel"), scenario $(basename "$scenario"), timeout ${timeout}s" \
+	"$run/qemu.log" boot || true
+
+# --- judge -----------------------------------------------------------------
+problems=()
+grep -q '@@SNAPTRACE-DONE@@' "$console" ||
+	problems+=("guest did not finish (timeout, hang or crash)")
+
+# Kernel splats. Lockdep reports begin with "WARNING:" or "BUG:".
+splat_re='BUG:|WARNING:|KASAN:|UBSAN:|sleeping function called from invalid context|Oops|Kernel panic|general protection fault|soft lockup|hard LOCKUP|rcu_.*detected stall|INFO: task .* blocked|unreferenced object|Call Trace:'
+if grep -Eq "$splat_re" "$console"; then
+	problems+=("kernel splat on the console")
+	grep -En "$splat_re" "$console" | head -n 20 | sed 's/^/    splat: /'
+fi
+if sed -n '/@@SNAPTRACE-KMEMLEAK-BEGIN@@/,/@@SNAPTRACE-KMEMLEAK-END@@/p' "$console" |
+	grep -q 'unreferenced object'; then
+	problems+=("kmemleak reports a leak")
+fi
+
+passed=0 failed=0 skipped=0
+kunit_py=$(ls "$SNAPTRACE_CACHE"/src/linux-source-*/tools/testing/kunit/kunit.py 2>/dev/null | head -n 1)
+[ -n "$kunit_py" ] || die "kunit.py not found: run scripts/kernel-kunit.sh first"
+# Cut the KTAP documents out of the console log: one file each.
+awk -v dir="$run" '
+	/@@SNAPTRACE-KTAP-BEGIN / { f = $2; sub(/@@.*/, "", f); out = dir "/" f ".ktap"; next }
+	/@@SNAPTRACE-KTAP-END@@/ { out = ""; next }
+	out != "" { sub(/\r$/, ""); print > out }
+' "$console"
+ndocs=0
+for doc in "$run"/*.ktap; do
+	[ -f "$doc" ] || continue
+	ndocs=$((ndocs + 1))
+	python3 "$kunit_py" parse "$doc" >"${doc%.ktap}.parsed" 2>&1 || true
+	summary=$(grep -o 'Ran [0-9]* tests:.*' "${doc%.ktap}.parsed" | tail -n 1)
+	p=$(echo "$summary" | grep -o 'passed: [0-9]*' | grep -o '[0-9]*' || echo 0)
+	f=$(echo "$summary" | grep -o 'failed: [0-9]*' | grep -o '[0-9]*' || echo 0)
+	s=$(echo "$summary" | grep -o 'skipped: [0-9]*' | grep -o '[0-9]*' || echo 0)
+	# A crashed or errored case counts as failed.
+	c=$(echo "$summary" | grep -o 'crashed: [0-9]*' | grep -o '[0-9]*' || echo 0)
+	e=$(echo "$summary" | grep -o 'errors: [0-9]*' | grep -o '[0-9]*' || echo 0)
+	if [ -z "$summary" ]; then
+		problems+=("$(basename "$doc"): kunit.py could not parse it")
+		continue
+	fi
+	f=$((f + c + e))
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	say "qemu[$name]: $(basename "$doc" .ktap): $p passed, $f failed, $s skipped"
+	if [ "$f" -ne 0 ]; then
+		grep -E 'FAILED|CRASHED|ERROR|Expected|# ' "${doc%.ktap}.parsed" | head -n 30 | sed 's/^/    | /'
+	fi
+done
+[ $ndocs -gt 0 ] || problems+=("no KTAP results in the console log")
+
+if [ ${#problems[@]} -eq 0 ]; then
+	passed=$((passed + 1))
+	say "qemu[$name]: console clean"
+else
+	failed=$((failed + 1))
+	for p in "${problems[@]}"; do say "qemu[$name]: FAIL: $p"; done
+	say "qemu[$name]: console log $console; last lines:"
+	tail -n 30 "$console" | sed 's/^/    | /'
+fi
+echo "$passed $failed $skipped" >"$run/counts"
+[ "$failed" -eq 0 ]
