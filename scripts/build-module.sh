@@ -10,7 +10,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 kdir=${1:?usage: build-module.sh KDIR OUTDIR}
-out=${2:?usage: build-module.sh KDIR OUTDIR}
+out=$(realpath -m "${2:?usage: build-module.sh KDIR OUTDIR}")
 shift 2
 [ -f "$kdir/Makefile" ] || die "no kernel tree at $kdir"
 

@@ -23,8 +23,9 @@ st_result() {
 	if [ "$1" = 0 ]; then
 		echo "ok $ST_N - $2" | tee -a "$ST_FILE"
 	else
-		echo "not ok $ST_N - $2" | tee -a "$ST_FILE"
+		# KTAP: diagnostics come before the result line they explain.
 		[ -n "$3" ] && sed 's/^/# /' "$3" | tee -a "$ST_FILE"
+		echo "not ok $ST_N - $2" | tee -a "$ST_FILE"
 	fi
 }
 
