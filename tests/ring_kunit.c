@@ -1,0 +1,1817 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the snaptrace ring buffer: allocation and sizing, the
+ * record layout, both full-buffer modes with exact counts, the readers
+ * (consume and iterators), reset and resize, writing from every context
+ * (softirq, hardirq, irqs off, NMI), nesting inside an open reservation,
+ * and a stress run with a writer on every online CPU.
+ *
+ * Written from the API contract in <snaptrace/snaptrace.h>: every number
+ * asserted here is derived from it (16-byte record header, payload rounded
+ * up to 8 bytes, per-CPU size a power-of-two number of pages).
+ */
+#include <linux/atomic.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/hrtimer.h>
+#include <linux/interrupt.h>
+#include <linux/irq_work.h>
+#include <linux/kthread.h>
+#include <linux/preempt.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/workqueue.h>
+#include <kunit/resource.h>
+#include <kunit/test.h>
+#ifdef CONFIG_X86_LOCAL_APIC
+#include <asm/apic.h>
+#include <asm/irq_vectors.h>
+#include <asm/nmi.h>
+#endif
+
+#include <snaptrace/snaptrace.h>
+#include "st_kunit.h"
+
+/* Bytes of the record header in the per-CPU buffer (the spec's layout). */
+#define ST_HDR_BYTES		16
+/* Payload magics: records written by tasks, and by interrupt handlers. */
+#define ST_MAGIC		0x53545231U
+#define ST_MAGIC_IRQ		0x53544931U
+/* Bounded waits for an interrupt we raised: sleeping, and spinning. */
+#define ST_WAIT_LOOPS		1000
+#define ST_SPIN_LOOPS		1000000UL
+/* Name of our NMI handler; one per suite so the two never collide. */
+#define ST_NMI_NAME		"snaptrace_kunit_ring"
+
+/* Stress run: records per writer, snapshots taken, period of the timer. */
+#define ST_STRESS_RECORDS	20000
+#define ST_STRESS_SNAPSHOTS	2000
+#define ST_STRESS_PERIOD_NS	(500 * NSEC_PER_USEC)
+#define ST_STRESS_SIZE		(4 * SNAPTRACE_MIN_SIZE)
+
+/* Bytes a record of @len payload bytes takes in the per-CPU buffer. */
+static u64 st_rec_bytes(size_t len)
+{
+	return ST_HDR_BYTES + ALIGN(len, 8);
+}
+
+/* ---- self-checking payloads ---- */
+
+/* Head of every self-checking payload; the rest is a pattern. */
+struct st_hdr {
+	u32 magic;
+	u32 cpu;
+	u32 seq;
+	u32 len;
+	u32 csum;
+};
+
+#define ST_PAYLOAD_MIN		sizeof(struct st_hdr)
+
+static u32 st_fnv(u32 h, const u8 *p, size_t n)
+{
+	while (n--)
+		h = (h ^ *p++) * 16777619U;
+	return h;
+}
+
+/* Checksum of a payload: its header up to csum, then the bytes after it. */
+static u32 st_payload_csum(const u8 *p, size_t len)
+{
+	u32 h = st_fnv(2166136261U, p, offsetof(struct st_hdr, csum));
+
+	return st_fnv(h, p + sizeof(struct st_hdr), len - sizeof(struct st_hdr));
+}
+
+/* Fills @p with a self-checking payload of @len >= ST_PAYLOAD_MIN bytes. */
+static void st_payload_fill(u8 *p, size_t len, u32 magic, u32 cpu, u32 seq)
+{
+	struct st_hdr h = { .magic = magic, .cpu = cpu, .seq = seq, .len = len };
+	size_t i;
+
+	for (i = sizeof(h); i < len; i++)
+		p[i] = (u8)(seq * 7 + i * 13 + cpu);
+	memcpy(p, &h, sizeof(h));
+	h.csum = st_payload_csum(p, len);
+	memcpy(p + offsetof(struct st_hdr, csum), &h.csum, sizeof(h.csum));
+}
+
+/* True if @rec is a DATA record holding an intact payload from rec->cpu. */
+static bool st_payload_ok(const struct snaptrace_record *rec, struct st_hdr *h)
+{
+	if (rec->type != SNAPTRACE_REC_DATA || rec->len < sizeof(*h) ||
+	    rec->len > SNAPTRACE_MAX_PAYLOAD)
+		return false;
+	memcpy(h, rec->data, sizeof(*h));
+	return (h->magic == ST_MAGIC || h->magic == ST_MAGIC_IRQ) &&
+	       h->cpu == rec->cpu && h->len == rec->len &&
+	       h->csum == st_payload_csum(rec->data, rec->len);
+}
+
+/* A plain pattern for payloads too short for a header (1..7 bytes). */
+static void st_pattern(u8 *p, size_t len, u8 seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (u8)(seed + i * 31);
+}
+
+static bool st_pattern_ok(const u8 *p, size_t len, u8 seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != (u8)(seed + i * 31))
+			return false;
+	return true;
+}
+
+/* ---- checking a stream of records (iterator or consumer) ---- */
+
+struct st_check {
+	u64 *next;		/* per CPU and magic: last seq + 1, 0: none yet */
+	int cpu;		/* the only CPU allowed, or SNAPTRACE_ALL_CPUS */
+	u64 stride;		/* if not 0, pos must be seq * stride */
+	unsigned int count;	/* records seen */
+	unsigned int bad;	/* torn, foreign, or from the wrong CPU */
+	unsigned int order;	/* a sequence number went backwards on a CPU */
+	unsigned int gaps;	/* a sequence number was skipped (records lost) */
+	unsigned int misplaced;	/* pos does not match seq * stride */
+	unsigned int ts_back;	/* timestamp lower than the previous record's */
+	unsigned int markers;	/* SNAPTRACE_REC_MARKER records */
+	u32 first_seq;
+	u32 last_seq;
+	u64 first_ts;
+	u64 last_ts;
+};
+
+static void st_check_init(struct st_check *c, u64 *next, int cpu, u64 stride)
+{
+	memset(c, 0, sizeof(*c));
+	memset(next, 0, 2 * nr_cpu_ids * sizeof(*next));
+	c->next = next;
+	c->cpu = cpu;
+	c->stride = stride;
+}
+
+static void st_check_one(struct st_check *c, const struct snaptrace_record *rec)
+{
+	struct st_hdr h;
+	u64 *slot;
+
+	if (c->count && rec->ts < c->last_ts)
+		c->ts_back++;
+	if (!c->count)
+		c->first_ts = rec->ts;
+	c->last_ts = rec->ts;
+	c->count++;
+	if (rec->cpu >= nr_cpu_ids ||
+	    (c->cpu != SNAPTRACE_ALL_CPUS && rec->cpu != c->cpu)) {
+		c->bad++;
+		return;
+	}
+	if (rec->type == SNAPTRACE_REC_MARKER) {
+		c->markers++;
+		return;
+	}
+	if (!st_payload_ok(rec, &h)) {
+		c->bad++;
+		return;
+	}
+	slot = &c->next[2 * rec->cpu + (h.magic == ST_MAGIC_IRQ)];
+	if (*slot && h.seq < *slot)
+		c->order++;
+	else if (*slot && h.seq != *slot)
+		c->gaps++;
+	*slot = (u64)h.seq + 1;
+	if (c->stride && rec->pos != (u64)h.seq * c->stride)
+		c->misplaced++;
+	if (c->count == 1)
+		c->first_seq = h.seq;
+	c->last_seq = h.seq;
+}
+
+/*
+ * Iterates one half of @buf (one CPU or all) to the end, checking every
+ * record. Returns what ended the iteration (-ENODATA at the end).
+ */
+static int st_scan(struct kunit *test, struct snaptrace_buffer *buf,
+		   enum snaptrace_which which, int cpu, u64 stride,
+		   struct st_check *c)
+{
+	struct snaptrace_record *rec;
+	struct snaptrace_iter *it;
+	u64 *next;
+	int rc;
+
+	rec = kunit_kzalloc(test, sizeof(*rec), GFP_KERNEL);
+	next = kunit_kcalloc(test, 2 * nr_cpu_ids, sizeof(*next), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	KUNIT_ASSERT_NOT_NULL(test, next);
+	st_check_init(c, next, cpu, stride);
+
+	it = snaptrace_iter_start(buf, which, cpu);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, it);
+	for (;;) {
+		rc = snaptrace_iter_next(it, rec);
+		if (rc)
+			break;
+		st_check_one(c, rec);
+	}
+	snaptrace_iter_stop(it);
+	kunit_kfree(test, rec);
+	kunit_kfree(test, next);
+	return rc;
+}
+
+/*
+ * Reads up to @max records of one half into @recs with an iterator; returns
+ * how many, and in @end what ended it (0 if @max was reached).
+ */
+static unsigned int st_collect(struct kunit *test, struct snaptrace_buffer *buf,
+			       enum snaptrace_which which, int cpu,
+			       struct snaptrace_record *recs, unsigned int max,
+			       int *end)
+{
+	struct snaptrace_iter *it;
+	unsigned int n;
+	int rc = 0;
+
+	it = snaptrace_iter_start(buf, which, cpu);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, it);
+	for (n = 0; n < max; n++) {
+		rc = snaptrace_iter_next(it, &recs[n]);
+		if (rc)
+			break;
+	}
+	snaptrace_iter_stop(it);
+	*end = rc;
+	return n;
+}
+
+/* ---- buffers, stats, and writing on a chosen CPU ---- */
+
+KUNIT_DEFINE_ACTION_WRAPPER(st_buffer_free_action, snaptrace_buffer_free,
+			    struct snaptrace_buffer *);
+
+/* A buffer freed when the test ends, however it ends. */
+static struct snaptrace_buffer *st_buf_new(struct kunit *test, size_t size,
+					   enum snaptrace_mode mode)
+{
+	struct snaptrace_buffer *buf = snaptrace_buffer_alloc(size, mode);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_buffer_free_action, buf), 0);
+	return buf;
+}
+
+static struct snaptrace_record *st_rec_new(struct kunit *test)
+{
+	struct snaptrace_record *rec = kunit_kzalloc(test, sizeof(*rec), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	return rec;
+}
+
+static struct snaptrace_stats st_stats(struct kunit *test,
+				       struct snaptrace_buffer *buf,
+				       enum snaptrace_which which, int cpu)
+{
+	struct snaptrace_stats st = {};
+
+	KUNIT_ASSERT_EQ_MSG(test, snaptrace_cpu_stats(buf, which, cpu, &st), 0,
+			    "stats of cpu %d", cpu);
+	return st;
+}
+
+/* written == read + entries + overrun + dropped, at a quiescent point. */
+static void st_expect_balanced(struct kunit *test,
+			       const struct snaptrace_stats *st, int cpu)
+{
+	KUNIT_EXPECT_EQ_MSG(test, st->written,
+			    st->read + st->entries + st->overrun + st->dropped,
+			    "cpu %d: written %llu read %llu entries %llu overrun %llu dropped %llu",
+			    cpu, st->written, st->read, st->entries, st->overrun,
+			    st->dropped);
+}
+
+/* Every counter of one CPU is 0 (snapshot_misses aside: buffer-wide). */
+static void st_expect_empty(struct kunit *test, struct snaptrace_buffer *buf,
+			    enum snaptrace_which which, int cpu)
+{
+	struct snaptrace_stats st = st_stats(test, buf, which, cpu);
+
+	KUNIT_EXPECT_EQ_MSG(test, st.entries, 0, "cpu %d", cpu);
+	KUNIT_EXPECT_EQ_MSG(test, st.written, 0, "cpu %d", cpu);
+	KUNIT_EXPECT_EQ_MSG(test, st.overrun, 0, "cpu %d", cpu);
+	KUNIT_EXPECT_EQ_MSG(test, st.dropped, 0, "cpu %d", cpu);
+	KUNIT_EXPECT_EQ_MSG(test, st.read, 0, "cpu %d", cpu);
+	KUNIT_EXPECT_EQ_MSG(test, st.bytes, 0, "cpu %d", cpu);
+	KUNIT_EXPECT_EQ_MSG(test, st.oldest_ts, 0, "cpu %d", cpu);
+}
+
+struct st_wcount {
+	unsigned int ok;
+	unsigned int nospc;
+	unsigned int other;
+};
+
+struct st_write_args {
+	struct snaptrace_buffer *buf;
+	u8 *scratch;
+	unsigned int n;
+	size_t len;
+	u32 seq0;
+	int cpu;
+	bool wrong_cpu;
+	struct st_wcount wc;
+};
+
+static long st_write_fn(void *data)
+{
+	struct st_write_args *a = data;
+	unsigned int i;
+	int rc;
+
+	preempt_disable();
+	a->wrong_cpu = smp_processor_id() != a->cpu;
+	for (i = 0; i < a->n; i++) {
+		st_payload_fill(a->scratch, a->len, ST_MAGIC, a->cpu, a->seq0 + i);
+		rc = snaptrace_write(a->buf, a->scratch, a->len);
+		if (!rc)
+			a->wc.ok++;
+		else if (rc == -ENOSPC)
+			a->wc.nospc++;
+		else
+			a->wc.other++;
+	}
+	preempt_enable();
+	return 0;
+}
+
+/*
+ * Writes @n self-checking records of @len bytes, sequence numbers from
+ * @seq0, all on @cpu (a kworker bound to it, preemption off throughout).
+ */
+static struct st_wcount st_write_n(struct kunit *test,
+				   struct snaptrace_buffer *buf, int cpu,
+				   unsigned int n, size_t len, u32 seq0)
+{
+	struct st_write_args a = {
+		.buf = buf, .n = n, .len = len, .seq0 = seq0, .cpu = cpu,
+	};
+
+	KUNIT_ASSERT_GE(test, len, ST_PAYLOAD_MIN);
+	a.scratch = kunit_kzalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a.scratch);
+	work_on_cpu(cpu, st_write_fn, &a);
+	KUNIT_ASSERT_FALSE_MSG(test, a.wrong_cpu, "writer not on cpu %d", cpu);
+	kunit_kfree(test, a.scratch);
+	return a.wc;
+}
+
+/* The CPU single-CPU tests write on. */
+static int st_cpu(void)
+{
+	return cpumask_first(cpu_online_mask);
+}
+
+/* ---- running a function in a chosen context ---- */
+
+enum st_ctx {
+	ST_CTX_IRQS_OFF,	/* task context, local_irq_save() */
+	ST_CTX_SOFTIRQ,		/* a tasklet */
+	ST_CTX_HARDIRQ,		/* an hrtimer, HRTIMER_MODE_REL_HARD */
+	ST_CTX_IRQ_WORK,	/* a hard irq_work on this CPU */
+	ST_CTX_NMI,		/* a self-NMI (x86 local APIC) */
+};
+
+struct st_job {
+	struct snaptrace_buffer *buf;
+	void (*fn)(struct st_job *job);
+	enum st_ctx ctx;
+	bool in_ctx;		/* it ran in the context asked for */
+	int cpu;		/* where it ran */
+	int rc[2];		/* what fn saw */
+	atomic_t done;
+	struct hrtimer timer;
+	struct irq_work work;
+	struct tasklet_struct tasklet;
+};
+
+static void st_job_run(struct st_job *job)
+{
+	switch (job->ctx) {
+	case ST_CTX_IRQS_OFF:
+		job->in_ctx = in_task() && irqs_disabled();
+		break;
+	case ST_CTX_SOFTIRQ:
+		job->in_ctx = in_serving_softirq() && !in_hardirq() && !in_nmi();
+		break;
+	case ST_CTX_HARDIRQ:
+	case ST_CTX_IRQ_WORK:
+		job->in_ctx = in_hardirq() && !in_nmi();
+		break;
+	case ST_CTX_NMI:
+		job->in_ctx = in_nmi();
+		break;
+	}
+	job->cpu = smp_processor_id();
+	job->fn(job);
+	atomic_set_release(&job->done, 1);
+}
+
+static enum hrtimer_restart st_job_timer(struct hrtimer *t)
+{
+	st_job_run(container_of(t, struct st_job, timer));
+	return HRTIMER_NORESTART;
+}
+
+static void st_job_irq_work(struct irq_work *w)
+{
+	st_job_run(container_of(w, struct st_job, work));
+}
+
+static void st_job_tasklet(struct tasklet_struct *t)
+{
+	struct st_job *job = from_tasklet(job, t, tasklet);
+
+	st_job_run(job);
+}
+
+#ifdef CONFIG_X86_LOCAL_APIC
+/* CPU + 1 of the NMI we raised and nobody took yet; 0 if none. */
+static atomic_t st_nmi_armed = ATOMIC_INIT(0);
+static struct st_job *st_nmi_job;
+
+/* Claims only the NMI this suite raised on this CPU. */
+static int st_nmi_handler(unsigned int type, struct pt_regs *regs)
+{
+	int cpu = smp_processor_id();
+
+	if (atomic_cmpxchg(&st_nmi_armed, cpu + 1, 0) != cpu + 1)
+		return NMI_DONE;
+	st_job_run(READ_ONCE(st_nmi_job));
+	return NMI_HANDLED;
+}
+
+static void st_nmi_unregister(void *unused)
+{
+	unregister_nmi_handler(NMI_LOCAL, ST_NMI_NAME);
+}
+
+static void st_nmi_register(struct kunit *test)
+{
+	int rc = register_nmi_handler(NMI_LOCAL, st_nmi_handler, 0, ST_NMI_NAME);
+
+	KUNIT_ASSERT_EQ(test, rc, 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_nmi_unregister, NULL), 0);
+}
+
+/*
+ * Raises an NMI on this CPU; preemption must be off. apic->send_IPI() goes
+ * through the ICR with NMI delivery on xAPIC and x2APIC alike (x2APIC's
+ * send_IPI_self() writes the SELF_IPI register, which has no NMI mode).
+ */
+static void st_nmi_raise(struct st_job *job)
+{
+	int cpu = smp_processor_id();
+
+	WRITE_ONCE(st_nmi_job, job);
+	atomic_set_release(&st_nmi_armed, cpu + 1);
+	apic->send_IPI(cpu, NMI_VECTOR);
+}
+
+/* Withdraws a raised NMI; false if the handler took it meanwhile. */
+static bool st_nmi_disarm(void)
+{
+	return atomic_xchg(&st_nmi_armed, 0) != 0;
+}
+#else
+static void st_nmi_register(struct kunit *test)
+{
+	kunit_skip(test, "no self-NMI on this architecture");
+}
+
+static void st_nmi_raise(struct st_job *job)
+{
+}
+
+static bool st_nmi_disarm(void)
+{
+	return true;
+}
+#endif
+
+/* Makes sure nothing of @data runs once the test ends. */
+static void st_job_quiesce(void *data)
+{
+	struct st_job *job = data;
+
+	switch (job->ctx) {
+	case ST_CTX_HARDIRQ:
+		hrtimer_cancel(&job->timer);
+		break;
+	case ST_CTX_SOFTIRQ:
+		tasklet_kill(&job->tasklet);
+		break;
+	case ST_CTX_IRQ_WORK:
+		irq_work_sync(&job->work);
+		break;
+	default:
+		break;
+	}
+}
+
+static struct st_job *st_job_new(struct kunit *test, struct snaptrace_buffer *buf,
+				 enum st_ctx ctx, void (*fn)(struct st_job *job))
+{
+	struct st_job *job = kunit_kzalloc(test, sizeof(*job), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, job);
+	job->buf = buf;
+	job->ctx = ctx;
+	job->fn = fn;
+	job->cpu = -1;
+	job->rc[0] = -EINPROGRESS;
+	job->rc[1] = -EINPROGRESS;
+	atomic_set(&job->done, 0);
+	hrtimer_init(&job->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	job->timer.function = st_job_timer;
+	job->work = IRQ_WORK_INIT_HARD(st_job_irq_work);
+	tasklet_setup(&job->tasklet, st_job_tasklet);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_job_quiesce, job), 0);
+	if (ctx == ST_CTX_NMI)
+		st_nmi_register(test);
+	return job;
+}
+
+/* Raises an irq_work or NMI job on this CPU; preemption must be off. */
+static void st_job_raise(struct st_job *job)
+{
+	if (job->ctx == ST_CTX_NMI)
+		st_nmi_raise(job);
+	else
+		irq_work_queue(&job->work);
+}
+
+static bool st_job_wait(struct st_job *job)
+{
+	unsigned int i;
+
+	for (i = 0; i < ST_WAIT_LOOPS && !atomic_read_acquire(&job->done); i++)
+		usleep_range(1000, 2000);
+	return atomic_read_acquire(&job->done);
+}
+
+/* Waits without sleeping: for use inside an open reservation. */
+static bool st_job_spin(struct st_job *job)
+{
+	unsigned long i;
+
+	for (i = 0; i < ST_SPIN_LOOPS && !atomic_read_acquire(&job->done); i++)
+		udelay(1);
+	return atomic_read_acquire(&job->done);
+}
+
+/* Runs @job in its context and waits for it; skips if an NMI never came. */
+static void st_job_go(struct kunit *test, struct st_job *job)
+{
+	unsigned long flags;
+
+	switch (job->ctx) {
+	case ST_CTX_IRQS_OFF:
+		local_irq_save(flags);
+		st_job_run(job);
+		local_irq_restore(flags);
+		break;
+	case ST_CTX_SOFTIRQ:
+		tasklet_schedule(&job->tasklet);
+		break;
+	case ST_CTX_HARDIRQ:
+		hrtimer_start(&job->timer, ns_to_ktime(NSEC_PER_USEC),
+			      HRTIMER_MODE_REL_HARD);
+		break;
+	case ST_CTX_IRQ_WORK:
+	case ST_CTX_NMI:
+		preempt_disable();
+		st_job_raise(job);
+		preempt_enable();
+		break;
+	}
+	if (st_job_wait(job))
+		return;
+	if (job->ctx == ST_CTX_NMI && st_nmi_disarm())
+		kunit_skip(test, "the self-NMI never arrived");
+	KUNIT_ASSERT_TRUE_MSG(test, st_job_wait(job), "context %d never ran", job->ctx);
+}
+
+/* Job: one snaptrace_write() and one reserve/commit, self-checking. */
+static void st_job_write_two(struct st_job *job)
+{
+	struct snaptrace_reservation res;
+	u8 p[ST_PAYLOAD_MIN + 20];
+	u8 *q;
+
+	st_payload_fill(p, sizeof(p), ST_MAGIC_IRQ, job->cpu, 0);
+	job->rc[0] = snaptrace_write(job->buf, p, sizeof(p));
+	q = snaptrace_reserve(job->buf, ST_PAYLOAD_MIN + 4, &res);
+	job->rc[1] = q ? 0 : -ENOSPC;
+	if (q) {
+		st_payload_fill(q, ST_PAYLOAD_MIN + 4, ST_MAGIC_IRQ, job->cpu, 1);
+		snaptrace_commit(job->buf, &res);
+	}
+}
+
+/* Job: one snaptrace_write() of a 40-byte self-checking record, seq 0. */
+static void st_job_write_one(struct st_job *job)
+{
+	u8 p[40];
+
+	st_payload_fill(p, sizeof(p), ST_MAGIC_IRQ, job->cpu, 0);
+	job->rc[0] = snaptrace_write(job->buf, p, sizeof(p));
+}
+
+/* ---- allocation and sizing ---- */
+
+/* Expects buffer_alloc(@size, @mode) to fail with -EINVAL. */
+static void st_expect_alloc_einval(struct kunit *test, size_t size,
+				   enum snaptrace_mode mode)
+{
+	struct snaptrace_buffer *buf = snaptrace_buffer_alloc(size, mode);
+
+	KUNIT_EXPECT_EQ_MSG(test, PTR_ERR_OR_ZERO(buf), -EINVAL,
+			    "size %zu mode %d", size, mode);
+	if (!IS_ERR_OR_NULL(buf))
+		snaptrace_buffer_free(buf);
+}
+
+/* Size 0, a size over the maximum and an unknown mode fail with -EINVAL. */
+static void ring_alloc_rejects_bad_args(struct kunit *test)
+{
+	st_expect_alloc_einval(test, 0, SNAPTRACE_OVERWRITE);
+	st_expect_alloc_einval(test, SNAPTRACE_MAX_SIZE + 1, SNAPTRACE_OVERWRITE);
+	st_expect_alloc_einval(test, SIZE_MAX, SNAPTRACE_STOP_WHEN_FULL);
+	st_expect_alloc_einval(test, SNAPTRACE_MIN_SIZE, (enum snaptrace_mode)2);
+	st_expect_alloc_einval(test, SNAPTRACE_MIN_SIZE, (enum snaptrace_mode)-1);
+}
+
+/* The size is rounded up to a power-of-two number of pages, >= the minimum. */
+static void ring_alloc_rounds_size_up(struct kunit *test)
+{
+	static const struct {
+		size_t ask;
+		size_t want;
+	} cases[] = {
+		{ 1, SNAPTRACE_MIN_SIZE },
+		{ PAGE_SIZE, SNAPTRACE_MIN_SIZE },
+		{ SNAPTRACE_MIN_SIZE, SNAPTRACE_MIN_SIZE },
+		{ SNAPTRACE_MIN_SIZE + 1, 4 * PAGE_SIZE },
+		{ 3 * PAGE_SIZE, 4 * PAGE_SIZE },
+		{ 5 * PAGE_SIZE - 7, 8 * PAGE_SIZE },
+		{ 8 * PAGE_SIZE, 8 * PAGE_SIZE },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct snaptrace_buffer *buf = st_buf_new(test, cases[i].ask,
+							  SNAPTRACE_OVERWRITE);
+
+		KUNIT_EXPECT_EQ_MSG(test, snaptrace_size_per_cpu(buf), cases[i].want,
+				    "asked for %zu", cases[i].ask);
+	}
+}
+
+/* A new buffer records, has the mode asked for, and is empty on all CPUs. */
+static void ring_new_buffer_is_empty_and_on(struct kunit *test)
+{
+	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
+						  SNAPTRACE_STOP_WHEN_FULL);
+	struct snaptrace_record *rec = st_rec_new(test);
+	struct st_check c;
+	int cpu;
+
+	KUNIT_EXPECT_TRUE(test, snaptrace_record_is_on(buf));
+	KUNIT_EXPECT_EQ(test, snaptrace_get_mode(buf), SNAPTRACE_STOP_WHEN_FULL);
+	for_each_possible_cpu(cpu) {
+		st_expect_empty(test, buf, SNAPTRACE_LIVE, cpu);
+		KUNIT_EXPECT_EQ(test, snaptrace_consume(buf, SNAPTRACE_LIVE, cpu, rec), -ENODATA);
+	}
+	KUNIT_EXPECT_EQ(test, snaptrace_consume(buf, SNAPTRACE_LIVE, SNAPTRACE_ALL_CPUS, rec),
+			-ENODATA);
+	KUNIT_EXPECT_EQ(test, st_scan(test, buf, SNAPTRACE_LIVE, SNAPTRACE_ALL_CPUS, 0, &c),
+			-ENODATA);
+	KUNIT_EXPECT_EQ(test, c.count, 0);
+}
+
+/* ---- writing and record layout ---- */
+
+/* Length 0 and MAX+1 are refused by write and reserve, and counted nowhere. */
+static void ring_bad_len_is_rejected_uncounted(struct kunit *test)
+{
+	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
+						  SNAPTRACE_OVERWRITE);
+	u8 *p = kunit_kzalloc(test, SNAPTRACE_MAX_PAYLOAD + 1, GFP_KERNEL);
+	struct snaptrace_reservation res;
+	int pc0, pc1, pc2, cpu;
+	void *r0, *r1;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, snaptrace_write(buf, p, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, snaptrace_write(buf, p, SNAPTRACE_MAX_PAYLOAD + 1), -EINVAL);
+
+	pc0 = preempt_count();
+	r0 = snaptrace_reserve(buf, 0, &res);
+	pc1 = preempt_count();
+	r1 = snaptrace_reserve(buf, SNAPTRACE_MAX_PAYLOAD + 1, &res);
+	pc2 = preempt_count();
+	KUNIT_EXPECT_NULL(test, r0);
+	KUNIT_EXPECT_NULL(test, r1);
+	KUNIT_EXPECT_EQ_MSG(test, pc1, pc0, "a refused reserve left preemption off");
+	KUNIT_EXPECT_EQ_MSG(test, pc2, pc0, "a refused reserve left preemption off");
+
+	for_each_possible_cpu(cpu)
+		st_expect_empty(test, buf, SNAPTRACE_LIVE, cpu);
+}
+
+/* reserve() keeps preemption off until commit(), and commit() publishes it. */
+static void ring_reserve_holds_preemption_until_commit(struct kunit *test)
+{
+	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
+						  SNAPTRACE_OVERWRITE);
+	struct snaptrace_record *rec = st_rec_new(test);
+	struct snaptrace_reservation res;
+	int before, inside, after, cpu = -1;
+	struct st_hdr h;
+	u8 *p;
+
+	before = preempt_count();
+	p = snaptrace_reserve(buf, 32, &res);
+	inside = preempt_count();
+	if (p) {
+		cpu = smp_processor_id();
+		st_payload_fill(p, 32, ST_MAGIC, cpu, 5);
+		snaptrace_commit(buf, &res);
+	}
+	after = preempt_count();
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_GT(test, inside, before);
+	KUNIT_EXPECT_EQ(test, after, before);
+	KUNIT_ASSERT_EQ(test, snaptrace_consume(buf, SNAPTRACE_LIVE, cpu, rec), 0);
+	KUNIT_EXPECT_TRUE(test, st_payload_ok(rec, &h));
+	KUNIT_EXPECT_EQ(test, h.seq, 5);
+	KUNIT_EXPECT_EQ(test, rec->cpu, cpu);
+	KUNIT_EXPECT_EQ(test, rec->len, 32);
+	KUNIT_EXPECT_EQ(test, rec->pos, 0);
+}
+
+struct st_sizes_args {
+	struct snaptrace_buffer *buf;
+	u8 *scratch;
+	int cpu;
+	int rc[8];
+	bool wrong_cpu;
+};
+
+static const size_t st_sizes[8] = { 1, 7, 8, 9, 63, 64, 1024, SNAPTRACE_MAX_PAYLOAD };
+
+static long st_sizes_fn(void *data)
+{
+	struct st_sizes_args *a = data;
+	struct snaptrace_reservation res;
+	unsigned int i;
+	u8 *p;
+
+	preempt_disable();
+	a->wrong_cpu = smp_processor_id() != a->cpu;
+	for (i = 0; i < ARRAY_SIZE(st_sizes); i++) {
+		if (i & 1) {
+			p = snaptrace_reserve(a->buf, st_sizes[i], &res);
+			a->rc[i] = p ? 0 : -ENOSPC;
+			if (p) {
+				st_pattern(p, st_sizes[i], i);
+				snaptrace_commit(a->buf, &res);
+			}
+		} else {
+			st_pattern(a->scratch, st_sizes[i], i);
+			a->rc[i] = snaptrace_write(a->buf, a->scratch, st_sizes[i]);
+		}
+	}
+	preempt_enable();
+	return 0;
+}
+
+/*
+ * Records of 1, 7, 8, 9, 63, 64, 1024 and MAX bytes (write and reserve in
+ * turn) come back intact and in order, each 16 + ALIGN(len, 8) bytes after
+ * the one before, from both the iterator and consume; bytes, oldest_ts and
+ * read follow.
+ */
+static void ring_every_size_class_roundtrips(struct kunit *test)
+{
+	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
+						  SNAPTRACE_OVERWRITE);
+	struct snaptrace_record *recs, *rec = st_rec_new(test);
+	struct st_sizes_args a = { .buf = buf, .cpu = st_cpu() };
+	const unsigned int n = ARRAY_SIZE(st_sizes);
+	struct snaptrace_stats st;
+	u64 pos = 0, bytes = 0;
+	unsigned int i, got;
+	int end;
+
+	a.scratch = kunit_kzalloc(test, SNAPTRACE_MAX_PAYLOAD, GFP_KERNEL);
+	recs = kunit_kcalloc(test, n + 1, sizeof(*recs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a.scratch);
+	KUNIT_ASSERT_NOT_NULL(test, recs);
+	work_on_cpu(a.cpu, st_sizes_fn, &a);
+	KUNIT_ASSERT_FALSE(test, a.wrong_cpu);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, a.rc[i], 0, "len %zu", st_sizes[i]);
+		bytes += st_rec_bytes(st_sizes[i]);
+	}
+
+	st = st_stats(test, buf, SNAPTRACE_LIVE, a.cpu);
+	KUNIT_EXPECT_EQ(test, st.entries, n);
+	KUNIT_EXPECT_EQ(test, st.written, n);
+	KUNIT_EXPECT_EQ(test, st.bytes, bytes);
+	KUNIT_EXPECT_NE(test, st.oldest_ts, 0);
+
+	got = st_collect(test, buf, SNAPTRACE_LIVE, a.cpu, recs, n + 1, &end);
+	KUNIT_ASSERT_EQ(test, got, n);
+	KUNIT_EXPECT_EQ(test, end, -ENODATA);
+	KUNIT_EXPECT_EQ(test, recs[0].ts, st.oldest_ts);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, recs[i].len, st_sizes[i], "record %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, recs[i].type, SNAPTRACE_REC_DATA, "record %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, recs[i].cpu, a.cpu, "record %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, recs[i].pos, pos, "record %u", i);
+		KUNIT_EXPECT_TRUE_MSG(test, st_pattern_ok(recs[i].data, st_sizes[i], i),
+				      "record %u torn", i);
+		if (i)
+			KUNIT_EXPECT_GE(test, recs[i].ts, recs[i - 1].ts);
+		pos += st_rec_bytes(st_sizes[i]);
+	}
+
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_EQ(test, snaptrace_consume(buf, SNAPTRACE_LIVE, a.cpu, rec), 0);
+		KUNIT_EXPECT_EQ(test, rec->len, st_sizes[i]);
+		KUNIT_EXPECT_EQ(test, rec->pos, recs[i].pos);
+		KUNIT_EXPECT_EQ(test, rec->ts, recs[i].ts);
+		KUNIT_EXPECT_TRUE(test, st_pattern_ok(rec->data, st_sizes[i], i));
+		bytes -= st_rec_bytes(st_sizes[i]);
+		st = st_stats(test, buf, SNAPTRACE_LIVE, a.cpu);
+		KUNIT_EXPECT_EQ(test, st.read, i + 1);
+		KUNIT_EXPECT_EQ(test, st.entries, n - i - 1);
+		KUNIT_EXPECT_EQ(test, st.bytes, bytes);
+		KUNIT_EXPECT_EQ(test, st.oldest_ts, i + 1 < n ? recs[i + 1].ts : 0);
+		st_expect_balanced(test, &st, a.cpu);
+	}
+	KUNIT_EXPECT_EQ(test, snaptrace_consume(buf, SNAPTRACE_LIVE, a.cpu, rec), -ENODATA);
+}
+
+/* Recording off refuses writes with -EBUSY, uncounted, and keeps contents. */
+static void ring_record_off_refuses_and_keeps(struct kunit *test)
+{
+	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
+						  SNAPTRACE_OVERWRITE);
+	struct snaptrace_reservation res;
+	int cpu = st_cpu(), pc0, pc1;
+	struct snaptrace_stats st;
+	struct st_wcount wc;
+	struct st_check c;
+	u8 p[32] = {};
+	void *r;
+
+	wc = st_write_n(test, buf, cpu, 3, 32, 0);
+	KUNIT_ASSERT_EQ(test, wc.ok, 3);
+
+	snaptrace_record_off(buf);
+	KUNIT_EXPECT_FALSE(test, snaptrace_record_is_on(buf));
+	KUNIT_EXPECT_EQ(test, snaptrace_write(buf, p, sizeof(p)), -EBUSY);
+	pc0 = preempt_count();
+	r = snaptrace_reserve(buf, sizeof(p), &res);
+	pc1 = preempt_count();
+	KUNIT_EXPECT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, pc1, pc0);
+
+	st = st_stats(test, buf, SNAPTRACE_LIVE, cpu);
+	KUNIT_EXPECT_EQ(test, st.entries, 3);
+	KUNIT_EXPECT_EQ(test, st.written, 3);
+	KUNIT_EXPECT_EQ(test, st.dropped, 0);
+	KUNIT_EXPECT_EQ(test, st_scan(test, buf, SNAPTRACE_LIVE, cpu, 0, &c), -ENODATA);
+	KUNIT_EXPECT_EQ(test, c.count, 3);
+	KUNIT_EXPECT_EQ(test, c.bad, 0);
+
+	snaptrace_record_on(buf);
+	KUNIT_EXPECT_TRUE(test, snaptrace_record_is_on(buf));
+	wc = st_write_n(test, buf, cpu, 1, 32, 3);
+	KUNIT_EXPECT_EQ(test, wc.ok, 1);
+	KUNIT_EXPECT_EQ(test, st_scan(test, buf, SNAPTRACE_LIVE, cpu, st_rec_bytes(32), &c),
+			-ENODATA);
+	KUNIT_EXPECT_EQ(test, c.count, 4);
+	KUNIT_EXPECT_EQ(test, c.gaps + c.order + c.bad + c.misplaced, 0);
+}
+
+/* set_mode/get_mode switch both ways at any time and keep the contents. */
+static void ring_mode_switch_keeps_contents(struct kunit *test)
+{
+	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
+						  SNAPTRACE_OVERWRITE);
+	int cpu = st_cpu();
+	struct st_wcount wc;
+	struct st_check c;
+
+	KUNIT_EXPECT_EQ(test, snaptrace_get_mode(buf), SNAPTRACE_OVERWRITE);
+	wc = st_write_n(test, buf, cpu, 5, 48, 0);
+	KUNIT_ASSERT_EQ(test, wc.ok, 5);
+	snaptrace_set_mode(buf, SNAPTRACE_STOP_WHEN_FULL);
+	KUNIT_EXPECT_EQ(test, snaptrace_get_mode(buf), SNAPTRACE_STOP_WHEN_FULL);
+	wc = st_write_n(test, buf, cpu, 5, 48, 5);
+	KUNIT_ASSERT_EQ(test, wc.ok, 5);
+	snaptrace_set_mode(buf, SNAPTRACE_OVERWRITE);
+	KUNIT_EXPECT_EQ(test, snaptrace_get_mode(buf), SNAPTRACE_OVERWRITE);
+
+	KUNIT_EXPECT_EQ(test, st_scan(test, buf, SNAPTRACE_LIVE, cpu, st_rec_bytes(48), &c),
+			-ENODATA);
+	KUNIT_EXPECT_EQ(test, c.count, 10);
+	KUNIT_EXPECT_EQ(test, c.first_seq, 0);
+	KUNIT_EXPECT_EQ(test, c.last_seq, 9);
+	KUNIT_EXPECT_EQ(test, c.gaps + c.order + c.bad + c.misplaced, 0);
+}
+
+/* ---- full buffers ---- */
+
+/*
+ * Overwrite mode, 64-byte records dividing the buffer (no padding), three
+ * laps and a bit: exactly the newest size/64 survive, every older one is
+ * counted in overrun, and positions keep counting across laps.
+ */
+static void ring_overwrite_wraps_exact_overrun(struct kunit *test)
+{
+	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
+						  SNAPTRACE_OVERWRITE);
+	const u64 rb = st_rec_bytes(48);
+	int cpu = st_cpu(), other;
+	struct snaptrace_stats st;
+	unsigned int cap, n;
+	struct st_wcount wc;
+	struct st_check c;
+
+	KUNIT_ASSERT_EQ(test, rb, 64);
+	KUNIT_ASSERT_EQ(test, snaptrace_size_per_cpu(buf), SNAPTRACE_MIN_SIZE);
+	cap = SNAPTRACE_MIN_SIZE / rb;
+	n = 3 * cap + 5;
+
+	wc = st_write_n(test, buf, cpu, n, 48, 0);
+	KUNIT_EXPECT_EQ(test, wc.ok, n);
+	KUNIT_EXPECT_EQ(test, wc.nospc + wc.other, 0);
+
+	st = st_stats(test, buf, SNAPTRACE_LIVE, cpu);
+	KUNIT_EXPECT_EQ(test, st.entries, cap);
+	KUNIT_EXPECT_EQ(test, st.overrun, n - cap);
+	KUNIT_EXPECT_EQ(test, st.dropped, 0);
+	KUNIT_EXPECT_EQ(test, st.written, n);
+	KUNIT_EXPECT_EQ(test, st.read, 0);
+	KUNIT_EXPECT_EQ(test, st.bytes, SNAPTRACE_MIN_SIZE);
+	st_expect_balanced(test, &st, cpu);
+
+	KUNIT_EXPECT_EQ(test, st_scan(test, buf, SNAPTRACE_LIVE, cpu, rb, &c), -ENODATA);
+	KUNIT_EXPECT_EQ(test, c.count, cap);
+	KUNIT_EXPECT_EQ(test, c.first_seq, n - cap);
+	KUNIT_EXPECT_EQ(test, c.last_seq, n - 1);
+	KUNIT_EXPECT_EQ(test, c.gaps + c.order + c.bad + c.misplaced + c.ts_back, 0);
+	KUNIT_EXPECT_EQ(test, st.oldest_ts, c.first_ts);
+
+	for_each_possible_cpu(other)
+		if (other != cpu)
+			st_expect_empty(test, buf, SNAPTRACE_LIVE, other);
+}
+
+/*
+ * Stop-when-full, 64-byte records: the first size/64 fit, every later one
+ * is refused with -ENOSPC and counted in dropped; consuming one record
+ * makes room for exactly one more.
+ */
+static void ring_stop_when_full_exact_dropped(struct kunit *test)
+{
+	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
+						  SNAPTRACE_STOP_WHEN_FULL);
+	struct snaptrace_record *rec = st_rec_new(test);
+	const u64 rb = st_rec_bytes(48);
+	struct snaptrace_stats st;
+	unsigned int cap, k = 7;
+	struct st_wcount wc;
+	struct st_check c;
+	int cpu = st_cpu();
+	struct st_hdr h;
+
+	cap = SNAPTRACE_MIN_SIZE / rb;
+	wc = st_write_n(test, buf, cpu, cap + k, 48, 0);
+	KUNIT_EXPECT_EQ(test, wc.ok, cap);
+	KUNIT_EXPECT_EQ(test, wc.nospc, k);
+	KUNIT_EXPECT_EQ(test, wc.other, 0);
+
+	st = st_stats(test, buf, SNAPTRACE_LIVE, cpu);
+	KUNIT_EXPECT_EQ(test, st.entries, cap);
+	KUNIT_EXPECT_EQ(test, st.dropped, k);
+	KUNIT_EXPECT_EQ(test, st.overrun, 0);
+	KUNIT_EXPECT_EQ(test, st.written, cap + k);
+	st_expect_balanced(test, &st, cpu);
+
+	KUNIT_EXPECT_EQ(test, st_scan(test, buf, SNAPTRACE_LIVE, cpu, rb, &c), -ENODATA);
+	KUNIT_EXPECT_EQ(test, c.count, cap);
+	KUNIT_EXPECT_EQ(test, c.first_seq, 0);
+	KUNIT_EXPECT_EQ(test, c.last_seq, cap - 1);
+	KUNIT_EXPECT_EQ(test, c.gaps + c.order + c.bad + c.misplaced, 0);
+
+	KUNIT_ASSERT_EQ(test, snaptrace_consume(buf, SNAPTRACE_LIVE, cpu, rec), 0);
+	KUNIT_EXPECT_TRUE(test, st_payload_ok(rec, &h));
+	KUNIT_EXPECT_EQ(test, h.seq, 0);
+	wc = st_write_n(test, buf, cpu, 2, 48, 1000);
+	KUNIT_EXPECT_EQ(test, wc.ok, 1);
+	KUNIT_EXPECT_EQ(test, wc.nospc, 1);
+
+	st = st_stats(test, buf, SNAPTRACE_LIVE, cpu);
+	KUNIT_EXPECT_EQ(test, st.entries, cap);
+	KUNIT_EXPECT_EQ(test, st.read, 1);
+	KUNIT_EXPECT_EQ(test, st.dropped, k + 1);
+	KUNIT_EXPECT_EQ(test, st.written, cap + k + 2);
+	st_expect_balanced(test, &st, cpu);
+}
+
+/*
+ * Records that do not divide the buffer never straddle its end: the tail
+ * becomes padding and the next record starts at the next multiple of the
+ * size. Overwrite mode still loses exactly one record per record written;
+ * stop-when-full refuses the first one that does not fit before the end.
+ */
+static void ring_wrap_pads_tail(struct kunit *test)
+{
+	const size_t len = 1000;
+	const u64 rb = st_rec_bytes(len), size = SNAPTRACE_MIN_SIZE;
+	const unsigned int per_lap = size / rb, n = 2 * per_lap + 3;
+	struct snaptrace_buffer *buf;
+	struct snaptrace_record *recs;
+	struct snaptrace_stats st;
+	unsigned int i, got;
+	struct st_wcount wc;
+	int cpu = st_cpu(), end;
+
+	KUNIT_ASSERT_NE(test, size % rb, 0);
+	recs = kunit_kcalloc(test, per_lap + 1, sizeof(*recs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, recs);
+
+	buf = st_buf_new(test, size, SNAPTRACE_OVERWRITE);
+	wc = st_write_n(test, buf, cpu, n, len, 0);
+	KUNIT_EXPECT_EQ(test, wc.ok, n);
+	st = st_stats(test, buf, SNAPTRACE_LIVE, cpu);
+	KUNIT_EXPECT_EQ(test, st.entries, per_lap);
+	KUNIT_EXPECT_EQ(test, st.overrun, n - per_lap);
+	st_expect_balanced(test, &st, cpu);
+	got = st_collect(test, buf, SNAPTRACE_LIVE, cpu, recs, per_lap + 1, &end);
+	KUNIT_EXPECT_EQ(test, got, per_lap);
+	KUNIT_EXPECT_EQ(test, end, -ENODATA);
+	for (i = 0; i < got; i++) {
+		unsigned int seq = n - per_lap + i;
+		struct st_hdr h;
+
+		KUNIT_EXPECT_TRUE_MSG(test, st_payload_ok(&recs[i], &h), "record %u", i);
+		KUNIT_EXPECT_EQ(test, h.seq, seq);
+		KUNIT_EXPECT_EQ_MSG(test, recs[i].pos,
+				    (seq / per_lap) * size + (seq % per_lap) * rb, "seq %u", seq);
+	}
+
+	buf = st_buf_new(test, size, SNAPTRACE_STOP_WHEN_FULL);
+	wc = st_write_n(test, buf, cpu, per_lap + 2, len, 0);
+	KUNIT_EXPECT_EQ(test, wc.ok, per_lap);
+	KUNIT_EXPECT_EQ(test, wc.nospc, 2);
+	st = st_stats(test, buf, SNAPTRACE_LIVE, cpu);
+	KUNIT_EXPECT_EQ(test, st.entries, per_lap);
+	KUNIT_EXPECT_EQ(test, st.dropped, 2);
+	st_expect_balanced(test, &st, cpu);
+}
+
+/* ---- readers ---- */
+
+/* A negative, too large or impossible CPU is -EINVAL for stats and readers. */
+static void ring_bad_cpu_is_rejected(struct kunit *test)
+{
+	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
+						  SNAPTRACE_OVERWRITE);
+	struct snaptrace_record *rec = st_rec_new(test);
+	int bad[4] = { -1, -2, nr_cpu_ids, INT_MAX };
+	struct snaptrace_iter *it;
+	struct snaptrace_stats st;
+	unsigned int i;
+	int cpu;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_EQ_MSG(test, snaptrace_cpu_stats(buf, SNAPTRACE_LIVE, bad[i], &st),
+				    -EINVAL, "cpu %d", bad[i]);
+	/* -1 is SNAPTRACE_ALL_CPUS for the readers. */
+	for (i = 1; i < ARRAY_SIZE(bad); i++) {
+		KUNIT_EXPECT_EQ_MSG(test, snaptrace_consume(buf, SNAPTRACE_LIVE, bad[i], rec),
+				    -EINVAL, "cpu %d", bad[i]);
+		it = snaptrace_iter_start(buf, SNAPTRACE_LIVE, bad[i]);
+		KUNIT_EXPECT_EQ_MSG(test, PTR_ERR_OR_ZERO(it), -EINVAL, "cpu %d", bad[i]);
+		if (!IS_ERR_OR_NULL(it))
+			snaptrace_iter_stop(it);
+	}
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		if (cpu_possible(cpu))
+			continue;
+		KUNIT_EXPECT_EQ(test, snaptrace_cpu_stats(buf, SNAPTRACE_LIVE, cpu, &st), -EINVAL);
+		KUNIT_EXPECT_EQ(test, snaptrace_consume(buf, SNAPTRACE_LIVE, cpu, rec), -EINVAL);
+	}
+}
+
+struct st_ipi_args {
+	struct snaptrace_buffer *buf;
+	u32 seq;
+	int rc;
+};
+
+static void st_ipi_write(void *data)
+{
+	struct st_ipi_args *a = data;
+	u8 p[ST_PAYLOAD_MIN + 8];
+
+	st_payload_fill(p, sizeof(p), ST_MAGIC, smp_processor_id(), a->seq);
+	a->rc = snaptrace_write(a->buf, p, sizeof(p));
+}
+
+/*
+ * Records written alternately on two CPUs (from their IPI handlers) come
+ * out of consume(ALL_CPUS) all, once each, in nondecreasing timestamp
+ * order, each CPU's in its own order; iterating ALL_CPUS agrees.
+ */
+static void ring_consume_all_cpus_in_ts_order(struct kunit *test)
+{
+	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
+						  SNAPTRACE_OVERWRITE);
+	struct snaptrace_record *rec = st_rec_new(test);
+	struct st_ipi_args a = { .buf = buf };
+	const unsigned int per_cpu = 40;
+	unsigned int i, seen[2] = {};
+	int cpus[2], rc = 0;
+	struct st_check c;
+	u64 *next;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs");
+	cpus[0] = cpumask_first(cpu_online_mask);
+	cpus[1] = cpumask_next(cpus[0], cpu_online_mask);
+	for (i = 0; i < 2 * per_cpu; i++) {
+		a.seq = i / 2;
+		a.rc = -EINPROGRESS;
+		rc = smp_call_function_single(cpus[i & 1], st_ipi_write, &a, 1);
+		KUNIT_ASSERT_EQ(test, rc, 0);
+		KUNIT_ASSERT_EQ(test, a.rc, 0);
+	}
+
+	KUNIT_EXPECT_EQ(test, st_scan(test, buf, SNAPTRACE_LIVE, SNAPTRACE_ALL_CPUS, 0, &c),
+			-ENODATA);
+	KUNIT_EXPECT_EQ(test, c.count, 2 * per_cpu);
+	KUNIT_EXPECT_EQ(test, c.ts_back + c.order + c.gaps + c.bad, 0);
+
+	next = kunit_kcalloc(test, 2 * nr_cpu_ids, sizeof(*next), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, next);
+	st_check_init(&c, next, SNAPTRACE_ALL_CPUS, 0);
+	for (i = 0; i <= 2 * per_cpu; i++) {
+		rc = snaptrace_consume(buf, SNAPTRACE_LIVE, SNAPTRACE_ALL_CPUS, rec);
+		if (rc)
+			break;
+		st_check_one(&c, rec);
+		seen[rec->cpu == cpus[1]]++;
+	}
+	KUNIT_EXPECT_EQ(test, rc, -ENODATA);
+	KUNIT_EXPECT_EQ(test, c.count, 2 * per_cpu);
+	KUNIT_EXPECT_EQ(test, seen[0], per_cpu);
+	KUNIT_EXPECT_EQ(test, seen[1], per_cpu);
+	KUNIT_EXPECT_EQ(test, c.ts_back + c.order + c.gaps + c.bad, 0);
+	KUNIT_EXPECT_EQ(test, st_stats(test, buf, SNAPTRACE_LIVE, cpus[0]).read, per_cpu);
+	KUNIT_EXPECT_EQ(test, st_stats(test, buf, SNAPTRACE_LIVE, cpus[1]).read, per_cpu);
+}
+
+/* Iterating (one CPU or all) consumes nothing: entries stay, consume agrees. */
+static void ring_iterator_is_non_consuming(struct kunit *test)
+{
+	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
+						  SNAPTRACE_OVERWRITE);
+	struct snaptrace_record *rec = st_rec_new(test);
+	const u64 rb = st_rec_bytes(24);
+	unsigned int i, n = 20;
+	int cpu = st_cpu(), rc;
+	struct st_check c;
+	struct st_hdr h;
+
+	KUNIT_ASSERT_EQ(test, st_write_n(test, buf, cpu, n, 24, 0).ok, n);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, st_scan(test, buf, SNAPTRACE_LIVE, cpu, rb, &c), -ENODATA);
+		KUNIT_EXPECT_EQ(test, c.count, n);
+		rc = st_scan(test, buf, SNAPTRACE_LIVE, SNAPTRACE_ALL_CPUS, rb, &c);
+		KUNIT_EXPECT_EQ(test, rc, -ENODATA);
+		KUNIT_EXPECT_EQ(test, c.count, n);
+		KUNIT_EXPECT_EQ(test, c.gaps + c.order + c.bad + c.misplaced + c.ts_back, 0);
+		KUNIT_EXPECT_EQ(test, st_stats(test, buf, SNAPTRACE_LIVE, cpu).entries, n);
+		KUNIT_EXPECT_EQ(test, st_stats(test, buf, SNAPTRACE_LIVE, cpu).read, 0);
+	}
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_EQ(test, snaptrace_consume(buf, SNAPTRACE_LIVE, cpu, rec), 0);
+		KUNIT_EXPECT_TRUE(test, st_payload_ok(rec, &h));
+		KUNIT_EXPECT_EQ(test, h.seq, i);
+	}
+	KUNIT_EXPECT_EQ(test, snaptrace_consume(buf, SNAPTRACE_LIVE, cpu, rec), -ENODATA);
+}
+
+/* ---- operations run by a helper thread while an iterator is open ---- */
+
+struct st_async {
+	struct snaptrace_buffer *buf;
+	int (*fn)(struct snaptrace_buffer *buf, size_t arg);
+	size_t arg;
+	int rc;
+	struct completion done;
+};
+
+static int st_async_fn(void *data)
+{
+	struct st_async *as = data;
+
+	as->rc = as->fn(as->buf, as->arg);
+	complete(&as->done);
+	return 0;
+}
+
+static int st_do_reset(struct snaptrace_buffer *buf, size_t unused)
+{
+	snaptrace_reset(buf);
+	return 0;
+}
+
+static int st_do_resize(struct snaptrace_buffer *buf, size_t size)
+{
+	return snaptrace_resize(buf, size);
+}
+
+/*
+ * Runs @fn(@buf, @arg) in a helper thread while the test holds an iterator
+ * on @buf, so an implementation that wrongly waits for the reader cannot
+ * hang the suite. True if it finished within the bound; otherwise the
+ * iterator is stopped and the helper awaited, and the test fails.
+ */
+static bool st_async_run(struct kunit *test, struct st_async *as,
+			 struct snaptrace_iter *it)
+{
+	struct task_struct *t;
+	unsigned int i;
+
+	init_completion(&as->done);
+	t = kthread_run(st_async_fn, as, "st_ring_async");
+	if (IS_ERR(t)) {
+		snaptrace_iter_stop(it);
+		KUNIT_FAIL(test, "kthread_run: %pe", t);
+		return false;
+	}
+	for (i = 0; i < ST_WAIT_LOOPS && !completion_done(&as->done); i++)
+		usleep_range(1000, 2000);
+	if (completion_done(&as->done))
+		return true;
+	snaptrace_iter_stop(it);
+	wait_for_completion(&as->done);
+	KUNIT_FAIL(test, "the operation waited for the open iterator");
+	return false;
+}
+
+/* After reset, an iterator started before it reports -ESTALE. */
+static void ring_iterator_stale_after_reset(struct kunit *test)
+{
+	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
+						  SNAPTRACE_OVERWRITE);
+	struct snaptrace_record *rec = st_rec_new(test);
+	struct st_async as = { .buf = buf, .fn = st_do_reset };
+	struct snaptrace_iter *it;
+	int cpu = st_cpu(), rc;
+
+	KUNIT_ASSERT_EQ(test, st_write_n(test, buf, cpu, 4, 24, 0).ok, 4);
+	it = snaptrace_iter_start(buf, SNAPTRACE_LIVE, cpu);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, it);
+	rc = snaptrace_iter_next(it, rec);
+	if (!st_async_run(test, &as, it))
+		return;
+	KUNIT_EXPECT_EQ(test, rc, 0);
+	KUNIT_EXPECT_EQ(test, snaptrace_iter_next(it, rec), -ESTALE);
+	snaptrace_iter_stop(it);
+	KUNIT_EXPECT_EQ(test, st_stats(test, buf, SNAPTRACE_LIVE, cpu).entries, 0);
+}
+
+/* After resize, an iterator started before it reports -ESTALE. */
+static void ring_iterator_stale_after_resize(struct kunit *test)
+{
+	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
+						  SNAPTRACE_OVERWRITE);
+	struct snaptrace_record *rec = st_rec_new(test);
+	struct st_async as = {
+		.buf = buf, .fn = st_do_resize, .arg = 2 * SNAPTRACE_MIN_SIZE,
+	};
+	struct snaptrace_iter *it;
+	int cpu = st_cpu(), rc;
+
+	KUNIT_ASSERT_EQ(test, st_write_n(test, buf, cpu, 4, 24, 0).ok, 4);
+	it = snaptrace_iter_start(buf, SNAPTRACE_LIVE, SNAPTRACE_ALL_CPUS);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, it);
+	rc = snaptrace_iter_next(it, rec);
+	if (!st_async_run(test, &as, it))
+		return;
+	KUNIT_EXPECT_EQ(test, rc, 0);
+	KUNIT_EXPECT_EQ(test, as.rc, 0);
+	KUNIT_EXPECT_EQ(test, snaptrace_iter_next(it, rec), -ESTALE);
+	snaptrace_iter_stop(it);
+	KUNIT_EXPECT_EQ(test, snaptrace_size_per_cpu(buf), 2 * SNAPTRACE_MIN_SIZE);
+}
+
+/* ---- reset and resize ---- */
+
+/* Reset empties every CPU and zeroes its counters; positions restart at 0. */
+static void ring_reset_empties_all_cpus(struct kunit *test)
+{
+	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
+						  SNAPTRACE_STOP_WHEN_FULL);
+	struct snaptrace_record *rec = st_rec_new(test);
+	unsigned int cap = SNAPTRACE_MIN_SIZE / st_rec_bytes(48);
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		st_write_n(test, buf, cpu, cap + 3, 48, 0);
+	cpu = st_cpu();
+	KUNIT_ASSERT_EQ(test, snaptrace_consume(buf, SNAPTRACE_LIVE, cpu, rec), 0);
+	KUNIT_EXPECT_EQ(test, st_stats(test, buf, SNAPTRACE_LIVE, cpu).dropped, 3);
+
+	snaptrace_reset(buf);
+	for_each_possible_cpu(cpu) {
+		st_expect_empty(test, buf, SNAPTRACE_LIVE, cpu);
+		KUNIT_EXPECT_EQ(test, snaptrace_consume(buf, SNAPTRACE_LIVE, cpu, rec), -ENODATA);
+	}
+	KUNIT_EXPECT_TRUE(test, snaptrace_record_is_on(buf));
+	KUNIT_EXPECT_EQ(test, snaptrace_get_mode(buf), SNAPTRACE_STOP_WHEN_FULL);
+
+	cpu = st_cpu();
+	KUNIT_ASSERT_EQ(test, st_write_n(test, buf, cpu, 1, 48, 0).ok, 1);
+	KUNIT_ASSERT_EQ(test, snaptrace_consume(buf, SNAPTRACE_LIVE, cpu, rec), 0);
+	KUNIT_EXPECT_EQ(test, rec->pos, 0);
+}
+
+/* A bad size is -EINVAL and leaves size, contents and counters intact. */
+static void ring_resize_rejects_bad_size(struct kunit *test)
+{
+	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
+						  SNAPTRACE_OVERWRITE);
+	int cpu = st_cpu();
+	struct st_check c;
+
+	KUNIT_ASSERT_EQ(test, st_write_n(test, buf, cpu, 6, 40, 0).ok, 6);
+	KUNIT_EXPECT_EQ(test, snaptrace_resize(buf, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, snaptrace_resize(buf, SNAPTRACE_MAX_SIZE + 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, snaptrace_size_per_cpu(buf), SNAPTRACE_MIN_SIZE);
+	KUNIT_EXPECT_EQ(test, st_stats(test, buf, SNAPTRACE_LIVE, cpu).written, 6);
+	KUNIT_EXPECT_EQ(test, st_scan(test, buf, SNAPTRACE_LIVE, cpu, st_rec_bytes(40), &c),
+			-ENODATA);
+	KUNIT_EXPECT_EQ(test, c.count, 6);
+	KUNIT_EXPECT_EQ(test, c.gaps + c.order + c.bad + c.misplaced, 0);
+}
+
+/*
+ * Resize rounds like alloc, discards everything, zeroes the counters, and
+ * the new capacity is what overwrite mode then keeps: size / 64 records of
+ * 64 bytes, growing and shrinking.
+ */
+static void ring_resize_discards_and_changes_capacity(struct kunit *test)
+{
+	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
+						  SNAPTRACE_OVERWRITE);
+	static const size_t asks[] = { 3 * PAGE_SIZE, 1, 8 * PAGE_SIZE };
+	static const size_t wants[] = { 4 * PAGE_SIZE, SNAPTRACE_MIN_SIZE, 8 * PAGE_SIZE };
+	const u64 rb = st_rec_bytes(48);
+	struct snaptrace_stats st;
+	int cpu = st_cpu(), other;
+	unsigned int i, cap;
+	struct st_check c;
+
+	for (i = 0; i < ARRAY_SIZE(asks); i++) {
+		KUNIT_ASSERT_EQ(test, st_write_n(test, buf, cpu, 10, 48, 0).ok, 10);
+		KUNIT_ASSERT_EQ(test, snaptrace_resize(buf, asks[i]), 0);
+		KUNIT_EXPECT_EQ(test, snaptrace_size_per_cpu(buf), wants[i]);
+		for_each_possible_cpu(other)
+			st_expect_empty(test, buf, SNAPTRACE_LIVE, other);
+
+		cap = wants[i] / rb;
+		KUNIT_EXPECT_EQ(test, st_write_n(test, buf, cpu, cap + 9, 48, 0).ok, cap + 9);
+		st = st_stats(test, buf, SNAPTRACE_LIVE, cpu);
+		KUNIT_EXPECT_EQ_MSG(test, st.entries, cap, "size %zu", wants[i]);
+		KUNIT_EXPECT_EQ_MSG(test, st.overrun, 9, "size %zu", wants[i]);
+		st_expect_balanced(test, &st, cpu);
+		KUNIT_EXPECT_EQ(test, st_scan(test, buf, SNAPTRACE_LIVE, cpu, 0, &c), -ENODATA);
+		KUNIT_EXPECT_EQ(test, c.count, cap);
+		KUNIT_EXPECT_EQ(test, c.first_seq, 9);
+		KUNIT_EXPECT_EQ(test, c.gaps + c.order + c.bad, 0);
+	}
+}
+
+/* ---- writing from every context ---- */
+
+/* Runs st_job_write_two in @ctx and checks both records arrived intact. */
+static void st_write_in(struct kunit *test, enum st_ctx ctx)
+{
+	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
+						  SNAPTRACE_OVERWRITE);
+	struct st_job *job = st_job_new(test, buf, ctx, st_job_write_two);
+	struct snaptrace_stats st;
+	struct st_check c;
+
+	st_job_go(test, job);
+	KUNIT_EXPECT_TRUE_MSG(test, job->in_ctx, "not run in context %d", ctx);
+	KUNIT_EXPECT_EQ(test, job->rc[0], 0);
+	KUNIT_EXPECT_EQ(test, job->rc[1], 0);
+	KUNIT_ASSERT_GE(test, job->cpu, 0);
+
+	st = st_stats(test, buf, SNAPTRACE_LIVE, job->cpu);
+	KUNIT_EXPECT_EQ(test, st.entries, 2);
+	KUNIT_EXPECT_EQ(test, st.written, 2);
+	KUNIT_EXPECT_EQ(test, st.bytes, st_rec_bytes(ST_PAYLOAD_MIN + 20) +
+			st_rec_bytes(ST_PAYLOAD_MIN + 4));
+	KUNIT_EXPECT_EQ(test, st_scan(test, buf, SNAPTRACE_LIVE, job->cpu, 0, &c), -ENODATA);
+	KUNIT_EXPECT_EQ(test, c.count, 2);
+	KUNIT_EXPECT_EQ(test, c.first_seq, 0);
+	KUNIT_EXPECT_EQ(test, c.last_seq, 1);
+	KUNIT_EXPECT_EQ(test, c.gaps + c.order + c.bad, 0);
+}
+
+/* write and reserve/commit work from a tasklet (softirq). */
+static void ring_write_in_softirq(struct kunit *test)
+{
+	st_write_in(test, ST_CTX_SOFTIRQ);
+}
+
+/* write and reserve/commit work from a hard hrtimer callback (hardirq). */
+static void ring_write_in_hardirq_timer(struct kunit *test)
+{
+	st_write_in(test, ST_CTX_HARDIRQ);
+}
+
+/* write and reserve/commit work from a hard irq_work (hardirq). */
+static void ring_write_in_irq_work(struct kunit *test)
+{
+	st_write_in(test, ST_CTX_IRQ_WORK);
+}
+
+/* write and reserve/commit work with interrupts disabled. */
+static void ring_write_with_irqs_off(struct kunit *test)
+{
+	st_write_in(test, ST_CTX_IRQS_OFF);
+}
+
+/* write and reserve/commit work from an NMI handler. */
+static void ring_write_in_nmi(struct kunit *test)
+{
+	st_write_in(test, ST_CTX_NMI);
+}
+
+/*
+ * Task reserves 64 bytes and fills half; an interrupt on the same CPU
+ * (waited for by spinning, the reservation open) writes its own record;
+ * the task finishes and commits. Both records are intact and adjacent,
+ * and the outer one, reserved first, comes first in position.
+ */
+static void st_nested(struct kunit *test, enum st_ctx ctx)
+{
+	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
+						  SNAPTRACE_OVERWRITE);
+	struct st_job *job = st_job_new(test, buf, ctx, st_job_write_one);
+	struct snaptrace_reservation res;
+	bool irqs_off = false, taken = false, missed = false;
+	struct snaptrace_record *recs;
+	struct st_hdr ho, hi;
+	int cpu = -1, end;
+	unsigned int got;
+	u8 outer[64];
+	u8 *p;
+
+	recs = kunit_kcalloc(test, 3, sizeof(*recs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, recs);
+
+	p = snaptrace_reserve(buf, sizeof(outer), &res);
+	if (p) {
+		cpu = smp_processor_id();
+		irqs_off = irqs_disabled();
+		st_payload_fill(outer, sizeof(outer), ST_MAGIC, cpu, 0);
+		memcpy(p, outer, sizeof(outer) / 2);
+		if (!irqs_off || ctx == ST_CTX_NMI) {
+			st_job_raise(job);
+			taken = st_job_spin(job);
+			if (!taken && ctx == ST_CTX_NMI) {
+				missed = st_nmi_disarm();
+				if (!missed)
+					taken = st_job_spin(job);
+			}
+		}
+		memcpy(p + sizeof(outer) / 2, outer + sizeof(outer) / 2, sizeof(outer) / 2);
+		snaptrace_commit(buf, &res);
+	}
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_FALSE_MSG(test, irqs_off, "reserve left interrupts disabled");
+	if (missed)
+		kunit_skip(test, "the self-NMI never arrived");
+	KUNIT_ASSERT_TRUE_MSG(test, taken, "the interrupt never ran");
+	KUNIT_EXPECT_TRUE(test, job->in_ctx);
+	KUNIT_EXPECT_EQ(test, job->cpu, cpu);
+	KUNIT_EXPECT_EQ(test, job->rc[0], 0);
+
+	got = st_collect(test, buf, SNAPTRACE_LIVE, cpu, recs, 3, &end);
+	KUNIT_ASSERT_EQ(test, got, 2);
+	KUNIT_EXPECT_EQ(test, end, -ENODATA);
+	KUNIT_ASSERT_TRUE_MSG(test, st_payload_ok(&recs[0], &ho), "first record torn");
+	KUNIT_ASSERT_TRUE_MSG(test, st_payload_ok(&recs[1], &hi), "second record torn");
+	KUNIT_EXPECT_EQ_MSG(test, ho.magic, ST_MAGIC, "outer record is not first by position");
+	KUNIT_EXPECT_EQ(test, hi.magic, ST_MAGIC_IRQ);
+	KUNIT_EXPECT_EQ(test, recs[0].len, sizeof(outer));
+	KUNIT_EXPECT_EQ(test, recs[1].len, 40);
+	KUNIT_EXPECT_EQ(test, recs[1].pos, recs[0].pos + st_rec_bytes(recs[0].len));
+	KUNIT_EXPECT_EQ(test, st_stats(test, buf, SNAPTRACE_LIVE, cpu).entries, 2);
+}
+
+/* A hardirq record written inside an open reservation: both intact. */
+static void ring_nested_irq_work_in_reservation(struct kunit *test)
+{
+	st_nested(test, ST_CTX_IRQ_WORK);
+}
+
+/* An NMI record written inside an open reservation: both intact. */
+static void ring_nested_nmi_in_reservation(struct kunit *test)
+{
+	st_nested(test, ST_CTX_NMI);
+}
+
+/* ---- stress ---- */
+
+struct st_stress {
+	struct snaptrace_buffer *buf;
+	struct hrtimer timer;
+	u32 irq_seq;		/* the timer's own sequence, pinned to one CPU */
+	atomic_t ticks;
+	atomic_t snap_ok;
+	atomic_t snap_busy;
+	atomic_t unexpected;	/* an rc the spec does not allow */
+	/* the consumer's findings */
+	struct st_check check;
+	unsigned long consume_errors;
+};
+
+struct st_writer {
+	struct st_stress *s;
+	struct task_struct *task;
+	struct completion done;
+	int cpu;
+	unsigned int ok;
+	unsigned int refused;
+	unsigned int unexpected;
+};
+
+static enum hrtimer_restart st_stress_tick(struct hrtimer *t)
+{
+	struct st_stress *s = container_of(t, struct st_stress, timer);
+	u8 p[ST_PAYLOAD_MIN + 12];
+	int rc;
+
+	st_payload_fill(p, sizeof(p), ST_MAGIC_IRQ, smp_processor_id(), s->irq_seq++);
+	rc = snaptrace_write(s->buf, p, sizeof(p));
+	if (rc && rc != -ENOSPC)
+		atomic_inc(&s->unexpected);
+	rc = snaptrace_snapshot(s->buf);
+	if (!rc)
+		atomic_inc(&s->snap_ok);
+	else if (rc == -EBUSY)
+		atomic_inc(&s->snap_busy);
+	else
+		atomic_inc(&s->unexpected);
+	if (atomic_inc_return(&s->ticks) >= ST_STRESS_SNAPSHOTS)
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(t, ns_to_ktime(ST_STRESS_PERIOD_NS));
+	return HRTIMER_RESTART;
+}
+
+static int st_stress_writer(void *data)
+{
+	struct st_writer *w = data;
+	struct snaptrace_buffer *buf = w->s->buf;
+	struct snaptrace_reservation res;
+	u8 scratch[ST_PAYLOAD_MIN + 107];
+	u32 seq;
+	int rc;
+
+	for (seq = 0; seq < ST_STRESS_RECORDS; seq++) {
+		size_t len = ST_PAYLOAD_MIN + seq % 107;
+		u8 *p;
+
+		if (seq & 1) {
+			p = snaptrace_reserve(buf, len, &res);
+			if (p) {
+				if (smp_processor_id() != w->cpu)
+					w->unexpected++;
+				st_payload_fill(p, len, ST_MAGIC, w->cpu, seq);
+				snaptrace_commit(buf, &res);
+				w->ok++;
+			} else {
+				w->refused++;
+			}
+		} else {
+			st_payload_fill(scratch, len, ST_MAGIC, w->cpu, seq);
+			rc = snaptrace_write(buf, scratch, len);
+			if (!rc)
+				w->ok++;
+			else if (rc == -ENOSPC)
+				w->refused++;
+			else
+				w->unexpected++;
+		}
+		if (!(seq % 64))
+			cond_resched();
+	}
+	complete(&w->done);
+	return 0;
+}
+
+static int st_stress_consumer(void *data)
+{
+	struct st_stress *s = data;
+	struct snaptrace_record *rec = kmalloc(sizeof(*rec), GFP_KERNEL);
+	int rc;
+
+	while (!kthread_should_stop()) {
+		rc = rec ? snaptrace_consume(s->buf, SNAPTRACE_LIVE, SNAPTRACE_ALL_CPUS, rec)
+			 : -ENOMEM;
+		if (!rc) {
+			st_check_one(&s->check, rec);
+			continue;
+		}
+		if (rc != -ENODATA)
+			s->consume_errors++;
+		usleep_range(100, 200);
+	}
+	kfree(rec);
+	return 0;
+}
+
+/* Creates a stopped kthread holding a reference, bound to @cpu if >= 0. */
+static struct task_struct *st_kthread(int (*fn)(void *data), void *data, int cpu,
+				      const char *name)
+{
+	struct task_struct *t;
+
+	if (cpu >= 0)
+		t = kthread_create_on_cpu(fn, data, cpu, "st_ring_%u");
+	else
+		t = kthread_create(fn, data, "%s", name);
+	if (!IS_ERR(t))
+		get_task_struct(t);
+	return t;
+}
+
+/* Checks one half at rest: balanced counters, entries == records iterated. */
+static void st_expect_half_sane(struct kunit *test, struct snaptrace_buffer *buf,
+				enum snaptrace_which which)
+{
+	struct snaptrace_stats st;
+	struct st_check c;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		st = st_stats(test, buf, which, cpu);
+		st_expect_balanced(test, &st, cpu);
+		KUNIT_EXPECT_EQ(test, st_scan(test, buf, which, cpu, 0, &c), -ENODATA);
+		KUNIT_EXPECT_EQ_MSG(test, c.count, st.entries, "half %d cpu %d", which, cpu);
+		KUNIT_EXPECT_EQ_MSG(test, c.bad, 0, "half %d cpu %d", which, cpu);
+		KUNIT_EXPECT_EQ_MSG(test, c.order, 0, "half %d cpu %d", which, cpu);
+		KUNIT_EXPECT_EQ(test, c.markers, 0);
+	}
+}
+
+/*
+ * A writer kthread per online CPU (20000 self-checking records each, by
+ * write and reserve/commit), an hrtimer writing and taking snapshots, and
+ * a consumer popping ALL_CPUS: every record read is intact and in its
+ * CPU's order; at rest both halves balance and iterate to `entries`.
+ */
+static void ring_stress_all_cpus(struct kunit *test)
+{
+	struct snaptrace_buffer *buf = st_buf_new(test, ST_STRESS_SIZE, SNAPTRACE_OVERWRITE);
+	struct st_writer *w;
+	struct st_stress *s;
+	struct task_struct *consumer;
+	unsigned int n = 0, i;
+	bool failed = false;
+	u64 *next;
+	int cpu;
+
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	w = kunit_kcalloc(test, nr_cpu_ids, sizeof(*w), GFP_KERNEL);
+	next = kunit_kcalloc(test, 2 * nr_cpu_ids, sizeof(*next), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_NOT_NULL(test, next);
+	KUNIT_ASSERT_EQ(test, snaptrace_alloc_snapshot(buf), 0);
+	s->buf = buf;
+	st_check_init(&s->check, next, SNAPTRACE_ALL_CPUS, 0);
+
+	for_each_online_cpu(cpu) {
+		w[n].s = s;
+		w[n].cpu = cpu;
+		init_completion(&w[n].done);
+		w[n].task = st_kthread(st_stress_writer, &w[n], cpu, NULL);
+		if (IS_ERR(w[n].task)) {
+			failed = true;
+			break;
+		}
+		n++;
+	}
+	consumer = failed ? ERR_PTR(-EINTR) :
+		   st_kthread(st_stress_consumer, s, -1, "st_ring_consumer");
+	if (IS_ERR(consumer)) {
+		for (i = 0; i < n; i++)
+			kthread_stop_put(w[i].task);
+		KUNIT_FAIL_AND_ABORT(test, "cannot create the stress threads");
+	}
+
+	hrtimer_init(&s->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	s->timer.function = st_stress_tick;
+	hrtimer_start(&s->timer, ns_to_ktime(ST_STRESS_PERIOD_NS), HRTIMER_MODE_REL_PINNED_HARD);
+	wake_up_process(consumer);
+	for (i = 0; i < n; i++)
+		wake_up_process(w[i].task);
+
+	/* A kthread stopped before it ran never runs: wait for the work first. */
+	for (i = 0; i < n; i++) {
+		wait_for_completion(&w[i].done);
+		kthread_stop_put(w[i].task);
+	}
+	hrtimer_cancel(&s->timer);
+	kthread_stop_put(consumer);
+
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, w[i].ok + w[i].refused, ST_STRESS_RECORDS,
+				    "cpu %d", w[i].cpu);
+		KUNIT_EXPECT_EQ_MSG(test, w[i].unexpected, 0, "cpu %d", w[i].cpu);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->unexpected), 0);
+	KUNIT_EXPECT_EQ(test, s->consume_errors, 0);
+	KUNIT_EXPECT_EQ(test, s->check.bad, 0);
+	KUNIT_EXPECT_EQ(test, s->check.order, 0);
+	KUNIT_EXPECT_EQ(test, s->check.markers, 0);
+	kunit_info(test, "consumed %u, snapshots %d taken %d busy\n", s->check.count,
+		   atomic_read(&s->snap_ok), atomic_read(&s->snap_busy));
+
+	st_expect_half_sane(test, buf, SNAPTRACE_LIVE);
+	st_expect_half_sane(test, buf, SNAPTRACE_SNAPSHOT);
+}
+
+static struct kunit_case snaptrace_ring_cases[] = {
+	KUNIT_CASE(ring_alloc_rejects_bad_args),
+	KUNIT_CASE(ring_alloc_rounds_size_up),
+	KUNIT_CASE(ring_new_buffer_is_empty_and_on),
+	KUNIT_CASE(ring_bad_len_is_rejected_uncounted),
+	KUNIT_CASE(ring_reserve_holds_preemption_until_commit),
+	KUNIT_CASE(ring_every_size_class_roundtrips),
+	KUNIT_CASE(ring_record_off_refuses_and_keeps),
+	KUNIT_CASE(ring_mode_switch_keeps_contents),
+	KUNIT_CASE(ring_overwrite_wraps_exact_overrun),
+	KUNIT_CASE(ring_stop_when_full_exact_dropped),
+	KUNIT_CASE(ring_wrap_pads_tail),
+	KUNIT_CASE(ring_bad_cpu_is_rejected),
+	KUNIT_CASE(ring_consume_all_cpus_in_ts_order),
+	KUNIT_CASE(ring_iterator_is_non_consuming),
+	KUNIT_CASE(ring_iterator_stale_after_reset),
+	KUNIT_CASE(ring_iterator_stale_after_resize),
+	KUNIT_CASE(ring_reset_empties_all_cpus),
+	KUNIT_CASE(ring_resize_rejects_bad_size),
+	KUNIT_CASE(ring_resize_discards_and_changes_capacity),
+	KUNIT_CASE(ring_write_in_softirq),
+	KUNIT_CASE(ring_write_in_hardirq_timer),
+	KUNIT_CASE(ring_write_in_irq_work),
+	KUNIT_CASE(ring_write_with_irqs_off),
+	KUNIT_CASE(ring_write_in_nmi),
+	KUNIT_CASE(ring_nested_irq_work_in_reservation),
+	KUNIT_CASE(ring_nested_nmi_in_reservation),
+	KUNIT_CASE_SLOW(ring_stress_all_cpus),
+	{}
+};
+
+static struct kunit_suite snaptrace_ring_suite = {
+	.name = "snaptrace_ring",
+	.test_cases = snaptrace_ring_cases,
+};
+
+kunit_test_suites(&snaptrace_ring_suite);
