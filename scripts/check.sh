@@ -38,8 +38,11 @@ kunit_kdir=$("$SNAPTRACE_TOP/scripts/kernel-kunit.sh" | tail -n 1)
 # Modules for the KUnit kernel.
 if "$SNAPTRACE_TOP/scripts/build-module.sh" "$kunit_kdir" "$SNAPTRACE_OUT/build/kunit"; then
 	count 0 "build kunit"
-	run_qemu kunit "$kunit_kdir/arch/x86/boot/bzImage" "$SNAPTRACE_OUT/build/kunit" kunit --timeout 600
-	run_qemu smoke-kunit "$kunit_kdir/arch/x86/boot/bzImage" "$SNAPTRACE_OUT/build/kunit" smoke --timeout 300
+	run_qemu kunit "$kunit_kdir/arch/x86/boot/bzImage" "$SNAPTRACE_OUT/build/kunit" kunit --timeout 900
+	for scen in smoke tracefs; do
+		run_qemu "$scen-kunit" "$kunit_kdir/arch/x86/boot/bzImage" \
+			"$SNAPTRACE_OUT/build/kunit" "$scen" --timeout 600
+	done
 else
 	count 1 "build kunit"
 fi
@@ -56,7 +59,9 @@ for meta in $STOCK_METAS; do
 	fi
 	count 0 "build $kver"
 	vmlinuz=$("$SNAPTRACE_TOP/scripts/stock-kernel.sh" "$kver" | tail -n 1)
-	run_qemu "smoke-$kver" "$vmlinuz" "$mods" smoke --timeout 180
+	for scen in smoke tracefs; do
+		run_qemu "$scen-$kver" "$vmlinuz" "$mods" "$scen" --timeout 300
+	done
 done
 
 say "check: done in $(($(date +%s) - _t0))s; $skipped skipped"

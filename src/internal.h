@@ -10,8 +10,22 @@
 #include <linux/types.h>
 
 struct dentry;
+struct seq_buf;
+struct snaptrace_buffer;
+struct snaptrace_record;
+struct snaptrace_trace_fs;
 
+/* debugfs.c */
 struct dentry *snaptrace_debugfs_create(const char *name);
 void snaptrace_debugfs_destroy(struct dentry *root);
+
+/* format.c */
+int snaptrace_format_record(const struct snaptrace_record *rec,
+			    struct seq_buf *s);
+
+/* trace_fs.c */
+struct snaptrace_trace_fs *snaptrace_trace_fs_create(struct dentry *parent,
+						     struct snaptrace_buffer *buf);
+void snaptrace_trace_fs_destroy(struct snaptrace_trace_fs *fs);
 
 #endif /* _SNAPTRACE_INTERNAL_H */

@@ -13,21 +13,67 @@
 #include <snaptrace/snaptrace.h>
 #include "internal.h"
 
+static unsigned int buffer_size_kb = 1024;
+module_param(buffer_size_kb, uint, 0444);
+MODULE_PARM_DESC(buffer_size_kb,
+		 "Ring buffer size per CPU in KiB, rounded up to a power-of-two number of pages (default 1024, max 262144)");
+
+static bool overwrite = true;
+module_param(overwrite, bool, 0444);
+MODULE_PARM_DESC(overwrite,
+		 "1: overwrite the oldest records when full (flight recorder, default); 0: drop new records when full");
+
+static struct snaptrace_buffer *snaptrace_buf;
 static struct dentry *snaptrace_root;
+static struct snaptrace_trace_fs *snaptrace_fs;
 
 static int __init snaptrace_init(void)
 {
+	int ret;
+
+	if (buffer_size_kb == 0 || buffer_size_kb > SNAPTRACE_MAX_SIZE >> 10) {
+		pr_err("buffer_size_kb=%u: must be 1..%lu\n", buffer_size_kb,
+		       SNAPTRACE_MAX_SIZE >> 10);
+		return -EINVAL;
+	}
+
+	snaptrace_buf = snaptrace_buffer_alloc((size_t)buffer_size_kb << 10,
+					       overwrite ? SNAPTRACE_OVERWRITE :
+					       SNAPTRACE_STOP_WHEN_FULL);
+	if (IS_ERR(snaptrace_buf)) {
+		ret = PTR_ERR(snaptrace_buf);
+		pr_err("cannot allocate the ring buffer (%u KiB per CPU): %d\n",
+		       buffer_size_kb, ret);
+		return ret;
+	}
+
 	snaptrace_root = snaptrace_debugfs_create(SNAPTRACE_DEBUGFS_NAME);
-	if (IS_ERR(snaptrace_root))
-		return PTR_ERR(snaptrace_root);
+	if (IS_ERR(snaptrace_root)) {
+		ret = PTR_ERR(snaptrace_root);
+		goto free_buf;
+	}
+
+	snaptrace_fs = snaptrace_trace_fs_create(snaptrace_root, snaptrace_buf);
+	if (IS_ERR(snaptrace_fs)) {
+		ret = PTR_ERR(snaptrace_fs);
+		goto remove_root;
+	}
 
 	pr_info("version %s loaded\n", SNAPTRACE_VERSION);
 	return 0;
+
+remove_root:
+	snaptrace_debugfs_destroy(snaptrace_root);
+free_buf:
+	snaptrace_buffer_free(snaptrace_buf);
+	return ret;
 }
 
 static void __exit snaptrace_exit(void)
 {
 	snaptrace_debugfs_destroy(snaptrace_root);
+	snaptrace_trace_fs_destroy(snaptrace_fs);
+	snaptrace_buffer_free(snaptrace_buf);
 	pr_info("unloaded\n");
 }
 

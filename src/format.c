@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snaptrace text formats: one line per record, as the debugfs files show
+ * them, and the parsers of the words users write.
+ */
+#include <linux/kernel.h>
+#include <linux/math64.h>
+#include <linux/seq_buf.h>
+#include <linux/string.h>
+#include <kunit/visibility.h>
+
+#include <snaptrace/snaptrace.h>
+#include "internal.h"
+
+/*
+ * A payload is shown as text if every byte is printable ASCII, a tab or a
+ * newline. (The kernel's isprint() also accepts Latin-1 0xa0..0xff.)
+ */
+static bool st_is_text(const u8 *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if ((p[i] < 0x20 || p[i] > 0x7e) && p[i] != '\t' && p[i] != '\n')
+			return false;
+	return true;
+}
+
+/**
+ * snaptrace_format_record() - one record as a line of text
+ * @rec: the record
+ * @s: where the line goes; %SNAPTRACE_LINE_MAX bytes always suffice
+ *
+ * The line is ``[CPU] SECONDS.MICROSECONDS: PAYLOAD\n``, CPU in three
+ * digits, as ftrace's ``trace`` file shows it. A text payload (printable
+ * bytes, tabs, newlines) is shown as text, one trailing newline dropped and
+ * the others shown as ``\n``, so a record is always one line; any other
+ * payload as ``hex:`` and the bytes in hex.
+ *
+ * Context: any. Never sleeps.
+ * Return: 0, or -EOVERFLOW if @s was too small (it then holds a cut line).
+ */
+int snaptrace_format_record(const struct snaptrace_record *rec,
+			    struct seq_buf *s)
+{
+	u32 ns;
+	u64 secs = div_u64_rem(rec->ts, NSEC_PER_SEC, &ns);
+	size_t len = rec->len, i;
+
+	seq_buf_printf(s, "[%03u] %5llu.%06u: ", rec->cpu, secs,
+		       (u32)(ns / NSEC_PER_USEC));
+	if (st_is_text(rec->data, len)) {
+		const char *p = rec->data, *nl;
+
+		if (len && p[len - 1] == '\n')
+			len--;
+		/* seq_buf_printf() only: Linux 6.1 exports no other seq_buf writer. */
+		while ((nl = memchr(p, '\n', len))) {
+			seq_buf_printf(s, "%.*s\\n", (int)(nl - p), p);
+			len -= nl + 1 - p;
+			p = nl + 1;
+		}
+		seq_buf_printf(s, "%.*s\n", (int)len, p);
+	} else {
+		seq_buf_printf(s, "hex:");
+		for (i = 0; i < len; i++)
+			seq_buf_printf(s, " %02x", rec->data[i]);
+		seq_buf_printf(s, "\n");
+	}
+	return seq_buf_has_overflowed(s) ? -EOVERFLOW : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_format_record);

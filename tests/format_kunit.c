@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for how records are shown as text (src/format.c), and for the
+ * debugfs files where a read through the VFS is the only way to see the
+ * behaviour (O_NONBLOCK on trace_pipe).
+ */
+#include <linux/err.h>
+#include <linux/fcntl.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/mman.h>
+#include <linux/seq_buf.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <kunit/test.h>
+
+#include <snaptrace/snaptrace.h>
+#include "../src/internal.h"
+#include "st_kunit.h"
+
+static struct snaptrace_record *make_rec(struct kunit *test, unsigned int cpu,
+					 u64 ts, const void *data, size_t len)
+{
+	struct snaptrace_record *rec = kunit_kzalloc(test, sizeof(*rec), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	rec->cpu = cpu;
+	rec->ts = ts;
+	rec->type = SNAPTRACE_REC_DATA;
+	rec->len = len;
+	memcpy(rec->data, data, len);
+	return rec;
+}
+
+static char *format(struct kunit *test, const struct snaptrace_record *rec,
+		    size_t size, int *ret)
+{
+	char *buf = kunit_kzalloc(test, size + 1, GFP_KERNEL);
+	struct seq_buf s;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	seq_buf_init(&s, buf, size);
+	*ret = snaptrace_format_record(rec, &s);
+	buf[seq_buf_used(&s)] = '\0';
+	return buf;
+}
+
+/* Text: CPU in three digits, seconds.microseconds, the text, one newline. */
+static void format_text_line(struct kunit *test)
+{
+	struct snaptrace_record *rec = make_rec(test, 1, 1234567890123ULL, "hello\n", 6);
+	int ret;
+	char *line = format(test, rec, SNAPTRACE_LINE_MAX, &ret);
+
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_STREQ(test, line, "[001]  1234.567890: hello\n");
+}
+
+/* A record is always one line: inner newlines are shown as \n. */
+static void format_inner_newline_escaped(struct kunit *test)
+{
+	struct snaptrace_record *rec = make_rec(test, 0, 5 * NSEC_PER_SEC, "a\nb", 3);
+	int ret;
+	char *line = format(test, rec, SNAPTRACE_LINE_MAX, &ret);
+
+	KUNIT_EXPECT_STREQ(test, line, "[000]     5.000000: a\\nb\n");
+}
+
+/* Anything not printable makes the payload hex. */
+static void format_binary_as_hex(struct kunit *test)
+{
+	static const u8 bin[] = { 'b', 0x00, 0xff, 0x7f };
+	struct snaptrace_record *rec = make_rec(test, 12, 999, bin, sizeof(bin));
+	int ret;
+	char *line = format(test, rec, SNAPTRACE_LINE_MAX, &ret);
+
+	KUNIT_EXPECT_STREQ(test, line, "[012]     0.000000: hex: 62 00 ff 7f\n");
+}
+
+/* The longest line, a full binary payload, fits in SNAPTRACE_LINE_MAX. */
+static void format_line_max_suffices(struct kunit *test)
+{
+	struct snaptrace_record *rec;
+	u8 *bin = kunit_kzalloc(test, SNAPTRACE_MAX_PAYLOAD, GFP_KERNEL);
+	char *line;
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, bin);
+	memset(bin, 0xab, SNAPTRACE_MAX_PAYLOAD);
+	rec = make_rec(test, 999, U64_MAX, bin, SNAPTRACE_MAX_PAYLOAD);
+	line = format(test, rec, SNAPTRACE_LINE_MAX, &ret);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, line[strlen(line) - 1], '\n');
+	KUNIT_EXPECT_EQ(test, strlen(line),
+			strlen("[999] 18446744073.709551: hex:") + 3 * SNAPTRACE_MAX_PAYLOAD + 1);
+}
+
+/* Too small a buffer is reported, not overrun. */
+static void format_overflow_reported(struct kunit *test)
+{
+	struct snaptrace_record *rec = make_rec(test, 0, 0, "hello", 5);
+	int ret;
+	char *line = format(test, rec, 10, &ret);
+
+	KUNIT_EXPECT_EQ(test, ret, -EOVERFLOW);
+	KUNIT_EXPECT_LE(test, strlen(line), 10);
+}
+
+/* Read @path opened with @flags once, into a user buffer; returns read()'s value. */
+static ssize_t read_once(struct kunit *test, const char *path, int flags)
+{
+	unsigned long ubuf;
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+
+	ubuf = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE(test, ubuf, 0);
+	f = filp_open(path, flags, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = f->f_op->read(f, (char __user *)ubuf, PAGE_SIZE, &pos);
+	fput(f);
+	return n;
+}
+
+/* An empty trace_pipe opened O_NONBLOCK says -EAGAIN instead of blocking. */
+static void trace_pipe_nonblock_eagain(struct kunit *test)
+{
+	char *buf = kunit_kzalloc(test, 256, GFP_KERNEL);
+	ssize_t n;
+
+	st_skip_unless_debugfs_mounted(test);
+	/* Empty it: consume what is there. */
+	do {
+		n = read_once(test, ST_DEBUGFS "/snaptrace/trace_pipe",
+			      O_RDONLY | O_NONBLOCK);
+	} while (n > 0);
+	KUNIT_EXPECT_EQ(test, n, -EAGAIN);
+	KUNIT_ASSERT_GE(test, st_read_file(test, ST_DEBUGFS "/snaptrace/trace",
+					   buf, 256), 0);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "entries-in-buffer/entries-written: 0/"));
+}
+
+static struct kunit_case snaptrace_format_cases[] = {
+	KUNIT_CASE(format_text_line),
+	KUNIT_CASE(format_inner_newline_escaped),
+	KUNIT_CASE(format_binary_as_hex),
+	KUNIT_CASE(format_line_max_suffices),
+	KUNIT_CASE(format_overflow_reported),
+	KUNIT_CASE(trace_pipe_nonblock_eagain),
+	{}
+};
+
+static struct kunit_suite snaptrace_format_suite = {
+	.name = "snaptrace_format",
+	.test_cases = snaptrace_format_cases,
+};
+
+kunit_test_suites(&snaptrace_format_suite);
