@@ -63,6 +63,11 @@
 
 #include <snaptrace/snaptrace.h>
 
+/* 32-bit kernels emulate atomic64_t with a spinlock: not NMI-safe. */
+#ifndef CONFIG_64BIT
+#error "snaptrace needs a 64-bit kernel"
+#endif
+
 #define ST_REC_PAD	0x50	/* padding up to the end of the ring (I1) */
 #define ST_ALIGN	8
 
@@ -114,7 +119,7 @@ struct st_ring {
 struct st_half {
 	struct st_ring __percpu *rings;
 	unsigned long size;	/* bytes per CPU */
-	atomic_t epoch;		/* bumped by every reset */
+	atomic_t epoch;		/* odd during a reset; +2 by every reset */
 };
 
 struct snaptrace_buffer {
@@ -202,19 +207,23 @@ static void st_ring_reset(struct st_ring *r)
 			break;
 	} while (atomic64_cmpxchg(&r->tail, t, h) != t);
 	smp_mb(); /* tail before the baselines: see Documentation */
-	r->base.committed = local_read(&r->committed);
-	r->base.dropped = local_read(&r->dropped);
-	r->base.overrun = local_read(&r->overrun);
-	r->base.read = atomic64_read(&r->read);
-	r->base.pos = atomic64_read(&r->tail);
+	WRITE_ONCE(r->base.committed, local_read(&r->committed));
+	WRITE_ONCE(r->base.dropped, local_read(&r->dropped));
+	WRITE_ONCE(r->base.overrun, local_read(&r->overrun));
+	WRITE_ONCE(r->base.read, atomic64_read(&r->read));
+	WRITE_ONCE(r->base.pos, atomic64_read(&r->tail));
 }
 
+/* Reset every ring; @epoch is odd meanwhile (a seqcount for readers). */
 static void st_half_reset(struct st_half *half)
 {
 	int cpu;
 
+	atomic_inc(&half->epoch);
+	smp_mb__after_atomic(); /* odd epoch before the reset */
 	for_each_possible_cpu(cpu)
 		st_ring_reset(per_cpu_ptr(half->rings, cpu));
+	smp_mb__before_atomic(); /* the reset before the even epoch */
 	atomic_inc(&half->epoch);
 }
 
@@ -248,9 +257,10 @@ static void st_swap_unlock_irqrestore(struct snaptrace_buffer *buf,
 	local_irq_restore(flags);
 }
 
+/* The live half; it changes under the swap lock, so read it once. */
 static struct st_half *st_live(struct snaptrace_buffer *buf)
 {
-	return rcu_dereference_protected(buf->live, lockdep_is_held(&buf->lock));
+	return rcu_dereference_check(buf->live, lockdep_is_held(&buf->lock));
 }
 
 static struct st_half *st_half_of(struct snaptrace_buffer *buf,
@@ -282,8 +292,15 @@ again:
 	commits = local_read(&r->commits);
 	barrier();
 	if (local_read(&r->committing) == 1) {
-		smp_wmb(); /* record contents before commit (pairs with st_read_at) */
-		local_set(&r->commit, local_read(&r->head));
+		unsigned long h = local_read(&r->head);
+
+		/*
+		 * Every record below h is complete, nested ones included: the
+		 * barrier after the read of head orders their stores too
+		 * (pairs with the smp_rmb() in st_read_at()).
+		 */
+		smp_wmb();
+		local_set(&r->commit, h);
 	}
 	local_dec(&r->committing);
 	barrier();
@@ -460,7 +477,7 @@ void snaptrace_commit(struct snaptrace_buffer *buf,
 
 	local_inc(&r->committed);
 	st_end_commit(r);
-	/* No barrier: see snaptrace_wait() for the lost wake-up it allows. */
+	/* No barrier, as ftrace's rb_wakeups(): see snaptrace_wait(). */
 	if (unlikely(READ_ONCE(buf->waiters)))
 		irq_work_queue(&buf->wake_work);
 	preempt_enable_notrace();
@@ -522,6 +539,7 @@ static enum st_read_ret st_read_at(struct st_ring *r, unsigned long pos,
 {
 	unsigned long c = local_read(&r->commit);
 	unsigned long off = pos & r->mask;
+	unsigned long base;
 	struct st_hdr *hdr;
 	bool valid;
 	u32 l;
@@ -549,6 +567,7 @@ static enum st_read_ret st_read_at(struct st_ring *r, unsigned long pos,
 			memcpy(rec->data, hdr + 1, size);
 	}
 
+	base = READ_ONCE(r->base.pos);
 	smp_rmb(); /* the copy before the re-check of tail (I4) */
 	if ((long)(pos - atomic64_read(&r->tail)) < 0)
 		return ST_READ_LOST;
@@ -560,7 +579,7 @@ static enum st_read_ret st_read_at(struct st_ring *r, unsigned long pos,
 		return ST_READ_PAD;
 	if (rec) {
 		rec->ts = *ts;
-		rec->pos = pos - READ_ONCE(r->base.pos);
+		rec->pos = pos - base;
 		rec->type = type;
 		rec->len = size;
 	}
@@ -631,6 +650,29 @@ static int st_pick(struct st_half *half, int cpu, unsigned long *pos,
 	return best;
 }
 
+/*
+ * Remove the record just copied from @half, if @half still plays the part
+ * it played (no snapshot swapped or reset it: the epoch and the pointer
+ * are checked under the swap lock, which snapshot() takes). Otherwise the
+ * copy may be a record of the other role, and the caller starts again.
+ */
+static bool st_consume_at(struct snaptrace_buffer *buf, enum snaptrace_which which,
+			  struct st_half *half, int epoch, struct st_ring *r,
+			  unsigned long pos, unsigned long len)
+{
+	unsigned long flags;
+	bool ok;
+
+	st_swap_lock_irqsave(buf, &flags);
+	ok = st_half_of(buf, which) == half &&
+	     atomic_read(&half->epoch) == epoch &&
+	     atomic64_cmpxchg(&r->tail, pos, pos + len) == pos;
+	if (ok)
+		atomic64_inc(&r->read);
+	st_swap_unlock_irqrestore(buf, flags);
+	return ok;
+}
+
 /**
  * snaptrace_consume() - read and remove the oldest record
  * @buf: the buffer
@@ -644,6 +686,8 @@ static int st_pick(struct st_half *half, int cpu, unsigned long *pos,
  * was copied is skipped). Mirrors ring_buffer_consume().
  *
  * Context: process context, may sleep (takes the buffer's reader mutex).
+ * Each record taken holds the swap lock for a few atomic operations, so a
+ * snapshot() at that instant returns -EBUSY.
  * Return: 0; -ENODATA if empty; -ENOENT if @which is the snapshot and no
  * spare is allocated; -EINVAL for a bad @cpu.
  */
@@ -653,7 +697,7 @@ int snaptrace_consume(struct snaptrace_buffer *buf, enum snaptrace_which which,
 	unsigned long pos, len;
 	struct st_half *half;
 	struct st_ring *r;
-	int c, ret;
+	int c, ret, epoch;
 	u64 ts;
 
 	if (cpu != SNAPTRACE_ALL_CPUS && !st_cpu_valid(cpu))
@@ -661,6 +705,7 @@ int snaptrace_consume(struct snaptrace_buffer *buf, enum snaptrace_which which,
 
 	mutex_lock(&buf->lock);
 	for (;;) {
+		cond_resched();
 		half = st_half_of(buf, which);
 		if (!half) {
 			ret = -ENOENT;
@@ -672,11 +717,12 @@ int snaptrace_consume(struct snaptrace_buffer *buf, enum snaptrace_which which,
 			break;
 		}
 		r = per_cpu_ptr(half->rings, c);
-		if (st_read_at(r, pos, rec, &ts, &len) != ST_READ_OK)
+		epoch = atomic_read(&half->epoch);
+		smp_rmb(); /* epoch before the record (pairs with st_half_reset) */
+		if ((epoch & 1) || st_read_at(r, pos, rec, &ts, &len) != ST_READ_OK)
 			continue;
-		if (atomic64_cmpxchg(&r->tail, pos, pos + len) != pos)
+		if (!st_consume_at(buf, which, half, epoch, r, pos, len))
 			continue;
-		atomic64_inc(&r->read);
 		rec->cpu = c;
 		ret = 0;
 		break;
@@ -727,7 +773,9 @@ struct snaptrace_iter *snaptrace_iter_start(struct snaptrace_buffer *buf,
 	iter->which = which;
 	iter->cpu = cpu;
 	iter->frees = buf->frees;
-	iter->epoch = atomic_read(&half->epoch);
+	/* A reset in progress: wait for its end (it is O(nr_cpu_ids)). */
+	while ((iter->epoch = atomic_read(&half->epoch)) & 1)
+		cpu_relax();
 	smp_rmb(); /* epoch before the tails it covers */
 	for_each_possible_cpu(c)
 		iter->pos[c] = atomic64_read(&per_cpu_ptr(half->rings, c)->tail);
@@ -768,16 +816,22 @@ int snaptrace_iter_next(struct snaptrace_iter *iter,
 			ret = -ESTALE;
 			break;
 		}
+		smp_rmb(); /* epoch before the records (pairs with st_half_reset) */
 		c = st_pick(iter->half, iter->cpu, iter->pos, &pos);
-		if (c < 0) {
-			ret = -ENODATA;
+		if (c >= 0) {
+			r = per_cpu_ptr(iter->half->rings, c);
+			if (st_read_at(r, pos, rec, &ts, &len) != ST_READ_OK)
+				continue;
+		}
+		/* A reset or swap meanwhile: neither the record nor the end is true. */
+		smp_rmb();
+		if (st_half_of(buf, iter->which) != iter->half ||
+		    atomic_read(&iter->half->epoch) != iter->epoch) {
+			ret = -ESTALE;
 			break;
 		}
-		r = per_cpu_ptr(iter->half->rings, c);
-		if (st_read_at(r, pos, rec, &ts, &len) != ST_READ_OK)
-			continue;
-		if (atomic_read(&iter->half->epoch) != iter->epoch) {
-			ret = -ESTALE;
+		if (c < 0) {
+			ret = -ENODATA;
 			break;
 		}
 		iter->pos[c] = pos + len;
@@ -868,10 +922,12 @@ static bool st_wait_cond(struct snaptrace_buffer *buf, enum snaptrace_which whic
  * @until_off: also return when recording is (or is turned) off
  *
  * Writers wake readers through an irq_work (they may be in NMI, where
- * wake_up() is not allowed), and so does a snapshot. The write path does
- * not pay for a full barrier between its commit and its look at whether
- * anyone waits, so a wake-up can be missed on weakly ordered machines; the
- * reader then notices the data within 100 ms by itself. Mirrors
+ * wake_up() is not allowed), and so does a snapshot. Like ftrace's
+ * rb_wakeups(), the write path has no full barrier between its commit and
+ * its look at whether anyone waits (store then load: reordered even on
+ * x86), so a wake-up can be missed; the reader then notices the data
+ * within 100 ms by itself. snaptrace_poll() has no such fallback: a missed
+ * wake-up there waits for the next record, as with ftrace. Mirrors
  * ring_buffer_wait().
  *
  * Context: process context, sleeps (interruptibly). No locks held.
@@ -883,15 +939,19 @@ int snaptrace_wait(struct snaptrace_buffer *buf, enum snaptrace_which which,
 {
 	long ret;
 
-	do {
+	for (;;) {
 		ret = wait_event_interruptible_timeout(buf->waitq,
 						       st_wait_cond(buf, which, cpu,
 								    until_off),
 						       ST_WAIT_RECHECK);
-	} while (ret == 0);
-	if (ret < 0)
-		return ret;
-	return st_has_data(buf, which, cpu) ? 0 : -ENODATA;
+		if (ret < 0)
+			return ret;
+		if (st_has_data(buf, which, cpu))
+			return 0;
+		if (until_off && !READ_ONCE(buf->record_on))
+			return -ENODATA;
+		/* Timed out, or another reader took the data: wait on. */
+	}
 }
 EXPORT_SYMBOL_GPL(snaptrace_wait);
 
@@ -982,8 +1042,8 @@ void snaptrace_buffer_free(struct snaptrace_buffer *buf)
 {
 	if (!buf)
 		return;
+	synchronize_rcu();	/* writers, who may queue the wake-up */
 	irq_work_sync(&buf->wake_work);
-	synchronize_rcu();
 	st_half_free(rcu_dereference_protected(buf->live, 1));
 	st_half_free(buf->spare);
 	mutex_destroy(&buf->lock);
@@ -1154,19 +1214,26 @@ EXPORT_SYMBOL_GPL(snaptrace_resize);
  * @buf: the buffer
  *
  * Every CPU's ring of the live half becomes empty and its counters start
- * again from 0. A record being written at that moment is discarded.
- * Mirrors ring_buffer_reset().
+ * again from 0. Recording is off while writers already inside finish
+ * (synchronize_rcu()), so the counters are exact; writes during that time
+ * fail with -EBUSY. Mirrors ring_buffer_reset_online_cpus().
  *
  * Context: process context, may sleep (takes the reader mutex).
  */
 void snaptrace_reset(struct snaptrace_buffer *buf)
 {
+	bool was_on = READ_ONCE(buf->record_on);
 	unsigned long flags;
 
 	mutex_lock(&buf->lock);
+	/* As ring_buffer_reset_online_cpus(): no writer inside during the reset. */
+	WRITE_ONCE(buf->record_on, false);
+	synchronize_rcu();
 	st_swap_lock_irqsave(buf, &flags);
 	st_half_reset(st_live(buf));
 	st_swap_unlock_irqrestore(buf, flags);
+	if (was_on)
+		WRITE_ONCE(buf->record_on, true);
 	mutex_unlock(&buf->lock);
 }
 EXPORT_SYMBOL_GPL(snaptrace_reset);
@@ -1390,12 +1457,12 @@ int snaptrace_cpu_stats(struct snaptrace_buffer *buf, enum snaptrace_which which
 		return -ENOENT;
 	}
 	r = per_cpu_ptr(half->rings, cpu);
-	committed = local_read(&r->committed) - r->base.committed;
-	overrun = local_read(&r->overrun) - r->base.overrun;
-	read = atomic64_read(&r->read) - r->base.read;
+	committed = local_read(&r->committed) - READ_ONCE(r->base.committed);
+	overrun = local_read(&r->overrun) - READ_ONCE(r->base.overrun);
+	read = atomic64_read(&r->read) - READ_ONCE(r->base.read);
 
 	memset(stats, 0, sizeof(*stats));
-	stats->dropped = local_read(&r->dropped) - r->base.dropped;
+	stats->dropped = local_read(&r->dropped) - READ_ONCE(r->base.dropped);
 	stats->written = committed + stats->dropped;
 	stats->overrun = overrun;
 	stats->read = read;
