@@ -7,6 +7,7 @@
 #   make demo                       boot the stock Debian kernel in QEMU, load
 #                                   the module, show its debugfs files
 #   make check                      the whole test suite (KUnit + scenarios)
+#   make firmware                   build the example remote firmware (fw/)
 #   make kunit-kernel               build (or find cached) the KUnit kernel
 #   make clean
 
@@ -18,11 +19,11 @@ all: module
 module:
 	$(MAKE) -C $(KDIR) M=$(PWD) W=1 modules
 
+# Build products of `make module`, and out/ (logs and results of check/demo).
 clean:
-	$(MAKE) -C $(KDIR) M=$(PWD) clean 2>/dev/null || \
-		rm -rf src/*.o tests/*.o *.ko *.mod *.mod.c .*.cmd src/.*.cmd \
-			tests/.*.cmd modules.order Module.symvers
-	rm -rf out
+	rm -rf *.o *.ko *.mod *.mod.c .*.cmd .*.d .module-common.o \
+		src/*.o src/.*.cmd src/.*.d tests/*.o tests/.*.cmd tests/.*.d \
+		modules.order Module.symvers out
 
 deps:
 	scripts/deps.sh
@@ -36,4 +37,7 @@ check:
 kunit-kernel: deps
 	scripts/kernel-kunit.sh
 
-.PHONY: all module clean deps demo check kunit-kernel
+firmware:
+	scripts/firmware.sh out/firmware
+
+.PHONY: all module clean deps demo check firmware kunit-kernel

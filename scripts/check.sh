@@ -26,20 +26,26 @@ run_qemu() { # run_qemu NAME KERNEL MODDIR SCENARIO [args]
 	local name=$1 kernel=$2 mods=$3 scen=$4
 	shift 4
 	"$SNAPTRACE_TOP/scripts/qemu-run.sh" --name "$name" --kernel "$kernel" \
-		--modules "$mods" --scenario "$SNAPTRACE_TOP/tests/scenarios/$scen.sh" "$@" || true
+		--modules "$mods" --scenario "$SNAPTRACE_TOP/tests/scenarios/$scen.sh" \
+		--firmware "$SNAPTRACE_OUT/firmware" "$@" || true
 	add_run "$name"
 }
 
 say "check: cache $SNAPTRACE_CACHE, logs $SNAPTRACE_OUT"
 "$SNAPTRACE_TOP/scripts/deps.sh"
 kunit_kdir=$("$SNAPTRACE_TOP/scripts/kernel-kunit.sh" | tail -n 1)
+if "$SNAPTRACE_TOP/scripts/firmware.sh" "$SNAPTRACE_OUT/firmware"; then
+	count 0 "firmware images"
+else
+	count 1 "firmware images"
+fi
 [ -f "$kunit_kdir/arch/x86/boot/bzImage" ] || die "KUnit kernel build failed"
 
 # Modules for the KUnit kernel.
 if "$SNAPTRACE_TOP/scripts/build-module.sh" "$kunit_kdir" "$SNAPTRACE_OUT/build/kunit"; then
 	count 0 "build kunit"
 	run_qemu kunit "$kunit_kdir/arch/x86/boot/bzImage" "$SNAPTRACE_OUT/build/kunit" kunit --timeout 900
-	for scen in smoke tracefs; do
+	for scen in smoke tracefs remoteproc; do
 		run_qemu "$scen-kunit" "$kunit_kdir/arch/x86/boot/bzImage" \
 			"$SNAPTRACE_OUT/build/kunit" "$scen" --timeout 600
 	done
@@ -59,9 +65,14 @@ for meta in $STOCK_METAS; do
 	fi
 	count 0 "build $kver"
 	vmlinuz=$("$SNAPTRACE_TOP/scripts/stock-kernel.sh" "$kver" | tail -n 1)
-	for scen in smoke tracefs; do
+	for scen in smoke tracefs remoteproc; do
 		run_qemu "$scen-$kver" "$vmlinuz" "$mods" "$scen" --timeout 300
 	done
+	# What make demo shows, so a broken demo fails the check too.
+	case "$meta" in
+	linux-headers-6.12-amd64)
+		run_qemu "demo-$kver" "$vmlinuz" "$mods" demo --timeout 300 ;;
+	esac
 done
 
 say "check: done in $(($(date +%s) - _t0))s; $skipped skipped"

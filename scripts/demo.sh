@@ -13,13 +13,15 @@ kver=$(stock_kver linux-headers-6.12-amd64)
 mods=$SNAPTRACE_OUT/build/$kver
 "$SNAPTRACE_TOP/scripts/build-module.sh" "/usr/src/linux-headers-$kver" "$mods"
 vmlinuz=$("$SNAPTRACE_TOP/scripts/stock-kernel.sh" "$kver" | tail -n 1)
+"$SNAPTRACE_TOP/scripts/firmware.sh" "$SNAPTRACE_OUT/firmware"
 rc=0
 "$SNAPTRACE_TOP/scripts/qemu-run.sh" --name demo --kernel "$vmlinuz" \
 	--modules "$mods" --scenario "$SNAPTRACE_TOP/tests/scenarios/demo.sh" \
+	--firmware "$SNAPTRACE_OUT/firmware" \
 	--timeout 180 >"$SNAPTRACE_OUT/logs/demo-run.log" || rc=$?
 echo "---- inside the QEMU guest (Debian $kver) ----"
 sed -n '/^# scenario demo/,/@@SNAPTRACE-SCENARIO-EXIT/p' "$SNAPTRACE_OUT/runs/demo/console.log" |
-	grep -v '^@@' | tr -d '\r'
+	grep -vE '^@@|^(not )?ok [0-9]+ - |^\[ *[0-9]+\.[0-9]+\] ' | tr -d '\r'
 echo "----"
 [ $rc -eq 0 ] || { cat "$SNAPTRACE_OUT/logs/demo-run.log"; die "demo failed"; }
 say "demo: ok (console log $SNAPTRACE_OUT/runs/demo/console.log)"

@@ -29,7 +29,10 @@ while [ $# -gt 0 ]; do
 	--firmware) fwdir=$2 ;;
 	--timeout) timeout=$2 ;;
 	--append) append=$2 ;;
-	*) die "qemu-run: unknown argument $1" ;;
+	-h | --help)
+		sed -n '3,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+		exit 0 ;;
+	*) die "qemu-run: unknown argument $1 (see --help)" ;;
 	esac
 	shift 2
 done

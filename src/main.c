@@ -7,11 +7,13 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/module.h>
 
 #include <snaptrace/snaptrace.h>
 #include "internal.h"
+#include "rproc.h"
 
 static unsigned int buffer_size_kb = 1024;
 module_param(buffer_size_kb, uint, 0444);
@@ -23,14 +25,62 @@ module_param(overwrite, bool, 0444);
 MODULE_PARM_DESC(overwrite,
 		 "1: overwrite the oldest records when full (flight recorder, default); 0: drop new records when full");
 
+static unsigned int remotes = 1;
+module_param(remotes, uint, 0444);
+MODULE_PARM_DESC(remotes, "Number of simulated remote processors (0..8, default 1)");
+
+static char *layout[SNAPTRACE_RPROC_MAX];
+static int nr_layout;
+module_param_array(layout, charp, &nr_layout, 0444);
+MODULE_PARM_DESC(layout,
+		 "Memory of each remote: default, stm32mp157, zynqmp-r5, or name:da:size[+name:da:size...] (comma between remotes)");
+
 static struct snaptrace_buffer *snaptrace_buf;
 static struct dentry *snaptrace_root;
 static struct snaptrace_trace_fs *snaptrace_fs;
+static struct snaptrace_rproc *snaptrace_rprocs[SNAPTRACE_RPROC_MAX];
+
+static void snaptrace_rprocs_destroy(void)
+{
+	int i;
+
+	for (i = 0; i < SNAPTRACE_RPROC_MAX; i++) {
+		snaptrace_rproc_destroy(snaptrace_rprocs[i]);
+		snaptrace_rprocs[i] = NULL;
+	}
+}
+
+static int __init snaptrace_rprocs_create(struct dentry *root)
+{
+	struct dentry *dir;
+	int i, ret;
+
+	dir = debugfs_create_dir("remoteproc", root);
+	if (IS_ERR(dir))
+		return PTR_ERR(dir);
+	for (i = 0; i < remotes; i++) {
+		struct snaptrace_rproc *rproc;
+
+		rproc = snaptrace_rproc_create(i, i < nr_layout ? layout[i] : "default");
+		if (IS_ERR(rproc))
+			return PTR_ERR(rproc);
+		snaptrace_rprocs[i] = rproc;
+		ret = snaptrace_rproc_debugfs_create(rproc, dir);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
 
 static int __init snaptrace_init(void)
 {
 	int ret;
 
+	if (remotes > SNAPTRACE_RPROC_MAX || nr_layout > remotes) {
+		pr_err("remotes=%u layout has %d entries: want remotes <= %d and one layout per remote at most\n",
+		       remotes, nr_layout, SNAPTRACE_RPROC_MAX);
+		return -EINVAL;
+	}
 	if (buffer_size_kb == 0 || buffer_size_kb > SNAPTRACE_MAX_SIZE >> 10) {
 		pr_err("buffer_size_kb=%u: must be 1..%lu\n", buffer_size_kb,
 		       SNAPTRACE_MAX_SIZE >> 10);
@@ -59,11 +109,18 @@ static int __init snaptrace_init(void)
 		goto remove_root;
 	}
 
+	ret = snaptrace_rprocs_create(snaptrace_root);
+	if (ret)
+		goto destroy_rprocs;
+
 	pr_info("version %s loaded\n", SNAPTRACE_VERSION);
 	return 0;
 
+destroy_rprocs:
+	snaptrace_rprocs_destroy();
 remove_root:
 	snaptrace_debugfs_destroy(snaptrace_root);
+	snaptrace_trace_fs_destroy(snaptrace_fs);	/* ignores an ERR_PTR() */
 free_buf:
 	snaptrace_buffer_free(snaptrace_buf);
 	return ret;
@@ -71,6 +128,7 @@ free_buf:
 
 static void __exit snaptrace_exit(void)
 {
+	snaptrace_rprocs_destroy();
 	snaptrace_debugfs_destroy(snaptrace_root);
 	snaptrace_trace_fs_destroy(snaptrace_fs);
 	snaptrace_buffer_free(snaptrace_buf);

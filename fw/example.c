@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Example remote processor firmware for snaptrace: no code worth running
+ * (the simulated core writes the log), but a real ELF image with the
+ * resource table a remoteproc host parses: a carveout the host places, a
+ * fixed carveout, a devmem and two trace buffers. Built as ELF64 with the
+ * host's gcc and as ELF32 ARM with arm-none-eabi-gcc; fw.ld places the
+ * sections at the device addresses of snaptrace's "default" layout (SRAM at
+ * 0x10000000, 256 KiB).
+ */
+#include <stdint.h>
+
+#define RSC_CARVEOUT	0
+#define RSC_DEVMEM	1
+#define RSC_TRACE	2
+#define ADDR_ANY	0xffffffffu
+
+/* Where fw.ld puts the trace buffers, and their sizes. */
+#define TRACE0_DA	0x10030000u
+#define TRACE0_LEN	0x800u
+#define TRACE1_DA	0x10031000u
+#define TRACE1_LEN	0x400u
+
+struct carveout {
+	uint32_t type, da, pa, len, flags, reserved;
+	char name[32];
+};
+
+struct trace {
+	uint32_t type, da, len, reserved;
+	char name[32];
+};
+
+struct table {
+	uint32_t ver, num, reserved[2];
+	uint32_t offset[5];
+	struct carveout heap;
+	struct carveout shared;
+	struct carveout regs;	/* a devmem: same layout as a carveout */
+	struct trace log;
+	struct trace stats;
+};
+
+__attribute__((section(".resource_table"), used))
+const struct table resource_table = {
+	.ver = 1,
+	.num = 5,
+	.offset = {
+		__builtin_offsetof(struct table, heap),
+		__builtin_offsetof(struct table, shared),
+		__builtin_offsetof(struct table, regs),
+		__builtin_offsetof(struct table, log),
+		__builtin_offsetof(struct table, stats),
+	},
+	.heap = { RSC_CARVEOUT, ADDR_ANY, ADDR_ANY, 0x10000, 0, 0, "heap" },
+	.shared = { RSC_CARVEOUT, 0x20000000u, ADDR_ANY, 0x4000, 0, 0, "shared" },
+	.regs = { RSC_DEVMEM, 0x30000000u, 0x30000000u, 0x1000, 0, 0, "regs" },
+	.log = { RSC_TRACE, TRACE0_DA, TRACE0_LEN, 0, "log" },
+	.stats = { RSC_TRACE, TRACE1_DA, TRACE1_LEN, 0, "stats" },
+};
+
+__attribute__((section(".trace0"), used)) char trace0[TRACE0_LEN];
+__attribute__((section(".trace1"), used)) char trace1[TRACE1_LEN];
+
+static volatile uint32_t ticks;
+
+void _start(void)
+{
+	for (;;)
+		ticks++;
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Build the example remote firmware images from fw/ and stage the guest's
+# /lib/firmware: our images under snaptrace/, and the real images of
+# ../shared/fixtures/firmware (when present) under snaptrace-fixtures/.
+#
+# Usage: firmware.sh OUTDIR   (OUTDIR becomes the guest's /lib/firmware)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+out=$(realpath -m "${1:?usage: firmware.sh OUTDIR}")
+src=$SNAPTRACE_TOP/fw
+rm -rf "$out"
+mkdir -p "$out/snaptrace"
+
+build() {
+	local flags="-O2 -nostdlib -ffreestanding -Wl,-T,$src/fw.ld -Wl,--build-id=none"
+
+	# ELF64, little-endian x86-64, with the host's compiler.
+	gcc $flags -static -fno-pic -no-pie -fno-asynchronous-unwind-tables \
+		-o "$out/snaptrace/example64.elf" "$src/example.c" || return
+	# ELF32, little-endian ARM (Cortex-M4), as STM32MP1 firmware is.
+	arm-none-eabi-gcc $flags -mcpu=cortex-m4 -mthumb \
+		-o "$out/snaptrace/example32.elf" "$src/example.c" || return
+	readelf -SW "$out/snaptrace/example64.elf" "$out/snaptrace/example32.elf" |
+		grep -c '\.resource_table' | grep -qx 2
+}
+stage "firmware: build example64.elf and example32.elf" \
+	"$SNAPTRACE_OUT/logs/firmware.log" build
+
+fixtures=$SNAPTRACE_TOP/../shared/fixtures/firmware
+if [ -d "$fixtures" ]; then
+	mkdir -p "$out/snaptrace-fixtures"
+	cp "$fixtures"/*.elf "$out/snaptrace-fixtures/"
+	say "firmware: staged $(ls "$fixtures"/*.elf | wc -l) real images from $fixtures"
+else
+	say "firmware: $fixtures absent: the tests that use real images will be skipped"
+fi

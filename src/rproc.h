@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * snaptrace remote processors: a remoteproc-style core for simulated
+ * remotes on kernels without CONFIG_REMOTEPROC.
+ */
+#ifndef _SNAPTRACE_RPROC_H
+#define _SNAPTRACE_RPROC_H
+
+#include <linux/hrtimer.h>
+#include <linux/irq_work.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/sizes.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+#include <snaptrace/rsc_table.h>
+
+struct dentry;
+struct device;
+struct platform_device;
+struct snaptrace_buffer;
+
+#define SNAPTRACE_RPROC_MAX		8
+#define SNAPTRACE_RPROC_FW_NAME_MAX	128
+#define SNAPTRACE_RPROC_MAX_REGIONS	8
+/* Largest trace buffer we keep a last copy of, in bytes. */
+#define SNAPTRACE_RPROC_TRACE_MAX	SZ_1M
+
+/**
+ * enum snaptrace_rproc_state - what a remote is doing
+ * @SNAPTRACE_RPROC_OFFLINE: stopped, no firmware resources held
+ * @SNAPTRACE_RPROC_RUNNING: running its firmware
+ * @SNAPTRACE_RPROC_CRASHED: crashed; resources held until recovery or stop
+ */
+enum snaptrace_rproc_state {
+	SNAPTRACE_RPROC_OFFLINE,
+	SNAPTRACE_RPROC_RUNNING,
+	SNAPTRACE_RPROC_CRASHED,
+};
+
+/**
+ * enum snaptrace_rproc_crash_type - upstream's crash codes
+ * @SNAPTRACE_RPROC_MMUFAULT: iommu fault
+ * @SNAPTRACE_RPROC_WATCHDOG: watchdog bite
+ * @SNAPTRACE_RPROC_FATAL_ERROR: fatal error
+ */
+enum snaptrace_rproc_crash_type {
+	SNAPTRACE_RPROC_MMUFAULT,
+	SNAPTRACE_RPROC_WATCHDOG,
+	SNAPTRACE_RPROC_FATAL_ERROR,
+};
+
+/**
+ * struct snaptrace_rproc_mem - memory the remote sees at a device address
+ * @node: in &snaptrace_rproc.mems
+ * @name: region, carveout or devmem name (NUL-terminated)
+ * @da: device address
+ * @len: length in bytes
+ * @va: host address of the memory
+ * @kind: "region" (platform), "carveout" or "devmem"
+ */
+struct snaptrace_rproc_mem {
+	struct list_head node;
+	char name[SNAPTRACE_RSC_NAME_LEN + 1];
+	u32 da;
+	u32 len;
+	void *va;
+	const char *kind;
+};
+
+/**
+ * struct snaptrace_rproc_trace - a trace buffer of the running firmware
+ * @node: in &snaptrace_rproc.traces
+ * @rproc: owner
+ * @index: N of traceN
+ * @da: device address of the buffer
+ * @len: length in bytes
+ * @name: the firmware's name for it, bounded
+ * @last: holds the last trace after a crash, in its snapshot half; allocated
+ *	when the trace resource is handled, so a crash needs no allocation
+ * @has_last: @last holds a capture
+ * @cursor: where the simulated core writes its next log line (offset)
+ * @file: debugfs traceN
+ * @last_file: debugfs traceN_last
+ */
+struct snaptrace_rproc_trace {
+	struct list_head node;
+	struct snaptrace_rproc *rproc;
+	int index;
+	u32 da;
+	u32 len;
+	char name[SNAPTRACE_RSC_NAME_LEN + 1];
+	struct snaptrace_buffer *last;
+	bool has_last;
+	u32 cursor;
+	struct dentry *file;
+	struct dentry *last_file;
+};
+
+/**
+ * struct snaptrace_rproc - one simulated remote processor
+ * @pdev: its platform device (names it in messages, loads its firmware)
+ * @dev: &pdev->dev
+ * @index: N of remoteprocN
+ * @name: its name
+ * @lock: serialises start, stop, recovery and firmware changes
+ * @state: an &enum snaptrace_rproc_state; read locklessly
+ * @firmware: firmware file name, under /lib/firmware
+ * @layout: the platform's memory: regions that are always there
+ * @nr_layout: entries in @layout
+ * @mems: regions, carveouts and devmems, as da_to_va() searches them
+ * @traces: the firmware's trace buffers
+ * @num_traces: entries in @traces
+ * @vdevs: vdev entries seen, recorded as sub-devices
+ * @table: copy of the firmware's resource table; @table_sz bytes
+ * @table_sz: size of @table
+ * @recovery: recover automatically after a crash
+ * @crash_type: type of the last crash
+ * @crash_work: hardirq work reporting a crash written to debugfs "crash"
+ * @recovery_work: stops and restarts the remote after a crash
+ * @core: the simulated core: writes its log into the trace buffers
+ * @core_lock: the core's log writes against the crash capture
+ * @core_running: the core may write
+ * @seq: log line counter of the core
+ * @dir: debugfs remoteprocN
+ */
+struct snaptrace_rproc {
+	struct platform_device *pdev;
+	struct device *dev;
+	int index;
+	char name[32];
+	struct mutex lock;		/* start, stop, recovery, firmware */
+	int state;
+	char firmware[SNAPTRACE_RPROC_FW_NAME_MAX];
+	struct snaptrace_rproc_mem layout[SNAPTRACE_RPROC_MAX_REGIONS];
+	int nr_layout;
+	struct list_head mems;
+	struct list_head traces;
+	int num_traces;
+	int vdevs;
+	void *table;
+	size_t table_sz;
+	bool recovery;
+	int crash_type;
+	struct irq_work crash_work;
+	struct work_struct recovery_work;
+	struct hrtimer core;
+	raw_spinlock_t core_lock;
+	bool core_running;
+	u32 seq;
+	struct dentry *dir;
+};
+
+/* rproc.c */
+struct snaptrace_rproc *snaptrace_rproc_create(int index, const char *layout);
+void snaptrace_rproc_destroy(struct snaptrace_rproc *rproc);
+int snaptrace_rproc_set_firmware(struct snaptrace_rproc *rproc, const char *name);
+int snaptrace_rproc_start(struct snaptrace_rproc *rproc);
+int snaptrace_rproc_stop(struct snaptrace_rproc *rproc);
+int snaptrace_rproc_recover(struct snaptrace_rproc *rproc);
+void snaptrace_rproc_report_crash(struct snaptrace_rproc *rproc,
+				  enum snaptrace_rproc_crash_type type);
+void *snaptrace_rproc_da_to_va(struct snaptrace_rproc *rproc, u64 da,
+			       size_t len, bool *is_iomem);
+int snaptrace_rproc_handle_trace(struct snaptrace_rproc *rproc, void *ptr,
+				 int offset, int avail);
+ssize_t snaptrace_rproc_read_last(struct snaptrace_rproc_trace *trace,
+				  char *buf, size_t size);
+const char *snaptrace_rproc_state_name(int state);
+
+/* rproc_debugfs.c */
+int snaptrace_rproc_debugfs_create(struct snaptrace_rproc *rproc,
+				   struct dentry *parent);
+void snaptrace_rproc_debugfs_trace(struct snaptrace_rproc_trace *trace);
+
+#endif /* _SNAPTRACE_RPROC_H */

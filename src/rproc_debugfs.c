@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snaptrace remote processors in debugfs, with upstream's file names
+ * (drivers/remoteproc/remoteproc_debugfs.c): remoteproc/remoteprocN/{name,
+ * firmware, state, crash, recovery, resource_table, carveout_memories,
+ * traceN, traceN_last}.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/device.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/irq_work.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include <snaptrace/rsc_table.h>
+#include "rproc.h"
+
+/* Read a short word written by the user: no offset, not empty, <= 63 bytes. */
+static char *st_get_word(const char __user *ubuf, size_t cnt, loff_t *ppos,
+			 size_t max)
+{
+	char *s;
+
+	if (*ppos != 0 || cnt == 0 || cnt > max)
+		return ERR_PTR(-EINVAL);
+	s = memdup_user_nul(ubuf, cnt);
+	if (IS_ERR(s))
+		return s;
+	strim(s);
+	if (!*s) {
+		kfree(s);
+		return ERR_PTR(-EINVAL);
+	}
+	return s;
+}
+
+static ssize_t st_name_read(struct file *filp, char __user *ubuf, size_t cnt,
+			    loff_t *ppos)
+{
+	struct snaptrace_rproc *rproc = filp->private_data;
+	char buf[48];
+	int len = scnprintf(buf, sizeof(buf), "%s\n", rproc->name);
+
+	return simple_read_from_buffer(ubuf, cnt, ppos, buf, len);
+}
+
+static const struct file_operations st_name_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = st_name_read,
+	.llseek = default_llseek,
+};
+
+static ssize_t st_firmware_read(struct file *filp, char __user *ubuf,
+				size_t cnt, loff_t *ppos)
+{
+	struct snaptrace_rproc *rproc = filp->private_data;
+	char buf[SNAPTRACE_RPROC_FW_NAME_MAX + 1];
+	int len;
+
+	mutex_lock(&rproc->lock);
+	len = scnprintf(buf, sizeof(buf), "%s\n", rproc->firmware);
+	mutex_unlock(&rproc->lock);
+	return simple_read_from_buffer(ubuf, cnt, ppos, buf, len);
+}
+
+static ssize_t st_firmware_write(struct file *filp, const char __user *ubuf,
+				 size_t cnt, loff_t *ppos)
+{
+	struct snaptrace_rproc *rproc = filp->private_data;
+	char *name = st_get_word(ubuf, cnt, ppos, SNAPTRACE_RPROC_FW_NAME_MAX);
+	int ret;
+
+	if (IS_ERR(name))
+		return PTR_ERR(name);
+	ret = snaptrace_rproc_set_firmware(rproc, name);
+	kfree(name);
+	return ret ? ret : cnt;
+}
+
+static const struct file_operations st_firmware_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = st_firmware_read,
+	.write = st_firmware_write,
+	.llseek = default_llseek,
+};
+
+static ssize_t st_state_read(struct file *filp, char __user *ubuf, size_t cnt,
+			     loff_t *ppos)
+{
+	struct snaptrace_rproc *rproc = filp->private_data;
+	char buf[16];
+	int len = scnprintf(buf, sizeof(buf), "%s\n",
+			    snaptrace_rproc_state_name(READ_ONCE(rproc->state)));
+
+	return simple_read_from_buffer(ubuf, cnt, ppos, buf, len);
+}
+
+/* "start" boots, "stop" shuts down, as upstream's sysfs "state". */
+static ssize_t st_state_write(struct file *filp, const char __user *ubuf,
+			      size_t cnt, loff_t *ppos)
+{
+	struct snaptrace_rproc *rproc = filp->private_data;
+	char *word = st_get_word(ubuf, cnt, ppos, 16);
+	int ret;
+
+	if (IS_ERR(word))
+		return PTR_ERR(word);
+	if (!strcmp(word, "start"))
+		ret = snaptrace_rproc_start(rproc);
+	else if (!strcmp(word, "stop"))
+		ret = snaptrace_rproc_stop(rproc);
+	else
+		ret = -EINVAL;
+	kfree(word);
+	return ret ? ret : cnt;
+}
+
+static const struct file_operations st_state_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = st_state_read,
+	.write = st_state_write,
+	.llseek = default_llseek,
+};
+
+/*
+ * "crash": upstream's integer codes (0 mmu fault, 1 watchdog, 2 fatal
+ * error) or their words. The report runs from a hardirq irq_work, as a
+ * watchdog interrupt would; the write returns once it ran.
+ */
+static ssize_t st_crash_write(struct file *filp, const char __user *ubuf,
+			      size_t cnt, loff_t *ppos)
+{
+	static const char * const words[] = { "mmufault", "watchdog", "fatal" };
+	struct snaptrace_rproc *rproc = filp->private_data;
+	char *word = st_get_word(ubuf, cnt, ppos, 16);
+	unsigned int type;
+	int ret;
+
+	if (IS_ERR(word))
+		return PTR_ERR(word);
+	ret = match_string(words, ARRAY_SIZE(words), word);
+	if (ret >= 0) {
+		type = ret;
+		ret = 0;
+	} else {
+		ret = kstrtouint(word, 0, &type);
+		if (!ret && type > SNAPTRACE_RPROC_FATAL_ERROR)
+			ret = -EINVAL;
+	}
+	kfree(word);
+	if (ret)
+		return -EINVAL;
+	if (READ_ONCE(rproc->state) != SNAPTRACE_RPROC_RUNNING) {
+		dev_err(rproc->dev, "crash: the remote is not running\n");
+		return -EINVAL;
+	}
+	WRITE_ONCE(rproc->crash_type, type);
+	irq_work_queue(&rproc->crash_work);
+	irq_work_sync(&rproc->crash_work);
+	return cnt;
+}
+
+static const struct file_operations st_crash_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = st_crash_write,
+	.llseek = default_llseek,
+};
+
+static ssize_t st_recovery_read(struct file *filp, char __user *ubuf,
+				size_t cnt, loff_t *ppos)
+{
+	struct snaptrace_rproc *rproc = filp->private_data;
+	const char *s = READ_ONCE(rproc->recovery) ? "enabled\n" : "disabled\n";
+
+	return simple_read_from_buffer(ubuf, cnt, ppos, s, strlen(s));
+}
+
+/* Upstream's words: "enabled", "disabled", "recover". */
+static ssize_t st_recovery_write(struct file *filp, const char __user *ubuf,
+				 size_t cnt, loff_t *ppos)
+{
+	struct snaptrace_rproc *rproc = filp->private_data;
+	char *word = st_get_word(ubuf, cnt, ppos, 16);
+	int ret = 0;
+
+	if (IS_ERR(word))
+		return PTR_ERR(word);
+	if (!strcmp(word, "enabled"))
+		WRITE_ONCE(rproc->recovery, true);
+	else if (!strcmp(word, "disabled"))
+		WRITE_ONCE(rproc->recovery, false);
+	else if (!strcmp(word, "recover"))
+		ret = snaptrace_rproc_recover(rproc);
+	else
+		ret = -EINVAL;
+	kfree(word);
+	return ret ? ret : cnt;
+}
+
+static const struct file_operations st_recovery_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = st_recovery_read,
+	.write = st_recovery_write,
+	.llseek = default_llseek,
+};
+
+/* The firmware's resource table, decoded as upstream's resource_table. */
+static void st_show_name(struct seq_file *m, const u8 *name)
+{
+	seq_printf(m, "  Name %*pE\n",
+		   (int)strnlen(name, SNAPTRACE_RSC_NAME_LEN), name);
+}
+
+static int st_rsc_table_show(struct seq_file *m, void *unused)
+{
+	struct snaptrace_rproc *rproc = m->private;
+	struct snaptrace_rsc_table *table;
+	u32 i, j;
+
+	mutex_lock(&rproc->lock);
+	table = rproc->table;
+	if (!table) {
+		seq_puts(m, "No resource table found\n");
+		goto out;
+	}
+	/* The table was checked when the remote started. */
+	for (i = 0; i < table->num; i++) {
+		struct snaptrace_fw_rsc_hdr *hdr = (void *)table + table->offset[i];
+		struct snaptrace_fw_rsc_carveout *c = (void *)hdr->data;
+		struct snaptrace_fw_rsc_trace *t = (void *)hdr->data;
+		struct snaptrace_fw_rsc_vdev *v = (void *)hdr->data;
+
+		switch (hdr->type) {
+		case SNAPTRACE_RSC_CARVEOUT:
+		case SNAPTRACE_RSC_DEVMEM:
+			seq_printf(m, "Entry %u is of type %s\n", i,
+				   hdr->type == SNAPTRACE_RSC_CARVEOUT ? "carveout" : "devmem");
+			seq_printf(m, "  Device Address 0x%x\n", c->da);
+			seq_printf(m, "  Physical Address 0x%x\n", c->pa);
+			seq_printf(m, "  Length 0x%x Bytes\n", c->len);
+			seq_printf(m, "  Flags 0x%x\n", c->flags);
+			seq_printf(m, "  Reserved (should be zero) [%u]\n", c->reserved);
+			st_show_name(m, c->name);
+			break;
+		case SNAPTRACE_RSC_TRACE:
+			seq_printf(m, "Entry %u is of type trace\n", i);
+			seq_printf(m, "  Device Address 0x%x\n", t->da);
+			seq_printf(m, "  Length 0x%x Bytes\n", t->len);
+			seq_printf(m, "  Reserved (should be zero) [%u]\n", t->reserved);
+			st_show_name(m, t->name);
+			break;
+		case SNAPTRACE_RSC_VDEV:
+			seq_printf(m, "Entry %u is of type vdev\n", i);
+			seq_printf(m, "  ID %u\n", v->id);
+			seq_printf(m, "  Notify ID %u\n", v->notifyid);
+			seq_printf(m, "  Device features 0x%x\n", v->dfeatures);
+			seq_printf(m, "  Guest features 0x%x\n", v->gfeatures);
+			seq_printf(m, "  Config length 0x%x\n", v->config_len);
+			seq_printf(m, "  Status 0x%x\n", v->status);
+			seq_printf(m, "  Number of vrings %u\n", v->num_of_vrings);
+			for (j = 0; j < v->num_of_vrings; j++) {
+				seq_printf(m, "  Vring %u\n", j);
+				seq_printf(m, "    Device Address 0x%x\n", v->vring[j].da);
+				seq_printf(m, "    Alignment %u\n", v->vring[j].align);
+				seq_printf(m, "    Number of buffers %u\n", v->vring[j].num);
+				seq_printf(m, "    Notify ID %u\n", v->vring[j].notifyid);
+			}
+			break;
+		default:
+			seq_printf(m, "Entry %u is of unknown type %u (skipped)\n",
+				   i, hdr->type);
+			break;
+		}
+	}
+out:
+	mutex_unlock(&rproc->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(st_rsc_table);
+
+static int st_carveout_show(struct seq_file *m, void *unused)
+{
+	struct snaptrace_rproc *rproc = m->private;
+	struct snaptrace_rproc_mem *mem;
+
+	mutex_lock(&rproc->lock);
+	list_for_each_entry(mem, &rproc->mems, node) {
+		seq_puts(m, "Carveout memory entry:\n");
+		seq_printf(m, "\tName: %s\n", mem->name);
+		seq_printf(m, "\tKind: %s\n", mem->kind);
+		seq_printf(m, "\tVirtual address: %pK\n", mem->va);
+		seq_printf(m, "\tDevice address: 0x%x\n", mem->da);
+		seq_printf(m, "\tLength: 0x%x Bytes\n\n", mem->len);
+	}
+	mutex_unlock(&rproc->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(st_carveout);
+
+/* traceN: the live buffer, through da_to_va on every read, as upstream. */
+static ssize_t st_trace_read(struct file *filp, char __user *ubuf, size_t cnt,
+			     loff_t *ppos)
+{
+	struct snaptrace_rproc_trace *trace = filp->private_data;
+	char buf[48];
+	const char *va;
+	size_t len;
+
+	va = snaptrace_rproc_da_to_va(trace->rproc, trace->da, trace->len, NULL);
+	if (!va) {
+		len = scnprintf(buf, sizeof(buf), "Trace trace%d not available\n",
+				trace->index);
+		va = buf;
+	} else {
+		len = strnlen(va, trace->len);
+	}
+	return simple_read_from_buffer(ubuf, cnt, ppos, va, len);
+}
+
+static const struct file_operations st_trace_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = st_trace_read,
+	.llseek = default_llseek,
+};
+
+/* traceN_last: what the last crash captured, copied out at open. */
+struct st_last {
+	size_t len;
+	char text[];
+};
+
+static int st_last_open(struct inode *inode, struct file *filp)
+{
+	struct snaptrace_rproc_trace *trace = inode->i_private;
+	struct st_last *last;
+	ssize_t n;
+
+	last = kvzalloc(struct_size(last, text, trace->len), GFP_KERNEL);
+	if (!last)
+		return -ENOMEM;
+	n = snaptrace_rproc_read_last(trace, last->text, trace->len);
+	if (n < 0) {
+		kvfree(last);
+		return n;
+	}
+	last->len = n;
+	filp->private_data = last;
+	return 0;
+}
+
+static ssize_t st_last_read(struct file *filp, char __user *ubuf, size_t cnt,
+			    loff_t *ppos)
+{
+	struct st_last *last = filp->private_data;
+
+	return simple_read_from_buffer(ubuf, cnt, ppos, last->text, last->len);
+}
+
+static int st_last_release(struct inode *inode, struct file *filp)
+{
+	kvfree(filp->private_data);
+	return 0;
+}
+
+static const struct file_operations st_last_fops = {
+	.owner = THIS_MODULE,
+	.open = st_last_open,
+	.read = st_last_read,
+	.llseek = default_llseek,
+	.release = st_last_release,
+};
+
+/**
+ * snaptrace_rproc_debugfs_trace() - create traceN and traceN_last
+ * @trace: a trace just handled
+ *
+ * Context: process context, may sleep.
+ */
+void snaptrace_rproc_debugfs_trace(struct snaptrace_rproc_trace *trace)
+{
+	char name[24];
+
+	if (!trace->rproc->dir)
+		return;
+	snprintf(name, sizeof(name), "trace%d", trace->index);
+	trace->file = debugfs_create_file(name, 0400, trace->rproc->dir, trace,
+					  &st_trace_fops);
+	snprintf(name, sizeof(name), "trace%d_last", trace->index);
+	trace->last_file = debugfs_create_file(name, 0400, trace->rproc->dir,
+					       trace, &st_last_fops);
+}
+
+/**
+ * snaptrace_rproc_debugfs_create() - a remote's debugfs directory
+ * @rproc: the remote
+ * @parent: snaptrace's remoteproc directory
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or the error creating the directory.
+ */
+int snaptrace_rproc_debugfs_create(struct snaptrace_rproc *rproc,
+				   struct dentry *parent)
+{
+	char name[24];
+
+	snprintf(name, sizeof(name), "remoteproc%d", rproc->index);
+	rproc->dir = debugfs_create_dir(name, parent);
+	if (IS_ERR(rproc->dir)) {
+		int ret = PTR_ERR(rproc->dir);
+
+		rproc->dir = NULL;
+		return ret;
+	}
+	debugfs_create_file("name", 0400, rproc->dir, rproc, &st_name_fops);
+	debugfs_create_file("firmware", 0600, rproc->dir, rproc, &st_firmware_fops);
+	debugfs_create_file("state", 0600, rproc->dir, rproc, &st_state_fops);
+	debugfs_create_file("crash", 0200, rproc->dir, rproc, &st_crash_fops);
+	debugfs_create_file("recovery", 0600, rproc->dir, rproc, &st_recovery_fops);
+	debugfs_create_file("resource_table", 0400, rproc->dir, rproc,
+			    &st_rsc_table_fops);
+	debugfs_create_file("carveout_memories", 0400, rproc->dir, rproc,
+			    &st_carveout_fops);
+	return 0;
+}

@@ -1,0 +1,155 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# remoteproc: simulated remotes driven through debugfs as a developer would:
+# load firmware, start, read the traces, crash, read the last trace,
+# recover, stop; bad input on every file; the real images of
+# ../shared/fixtures/firmware when the run staged them.
+. ./lib.sh
+st_begin remoteproc
+
+RP=$ST_DIR/remoteproc
+R0=$RP/remoteproc0
+FX=/lib/firmware/snaptrace-fixtures
+# wait_state DIR STATE: poll up to 5 s for a state (recovery runs in a work)
+wait_state() {
+	local i=0
+	while [ $i -lt 50 ]; do
+		[ "$(cat "$1/state")" = "$2" ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+st_check "insmod with three remotes and their layouts" \
+	insmod $ST_MOD/snaptrace.ko remotes=3 layout=default,stm32mp157,zynqmp-r5
+for f in name firmware state crash recovery resource_table carveout_memories; do
+	st_check "remoteproc0/$f exists" test -f $R0/$f
+done
+st_expect_eq "name" "snaptrace-rproc0" "$(cat $R0/name)"
+st_expect_eq "a new remote is offline" "offline" "$(cat $R0/state)"
+st_check "no resource table before a start" grep -q 'No resource table found' $R0/resource_table
+
+# --- our ELF64 image: start, traces, crash, last trace, recovery, stop
+echo snaptrace/example64.elf >$R0/firmware
+st_expect_eq "firmware name kept" "snaptrace/example64.elf" "$(cat $R0/firmware)"
+st_check "start" sh -c "echo start >$R0/state"
+st_expect_eq "running" "running" "$(cat $R0/state)"
+st_expect_eq "five entries decoded" "5" "$(grep -c '^Entry' $R0/resource_table)"
+st_check "trace entry decoded with its name" sh -c \
+	"grep -A4 'is of type trace' $R0/resource_table | grep -q 'Name log'"
+st_check "carveout placed by the host (FW_RSC_ADDR_ANY)" sh -c \
+	"grep -A4 'Name: heap' $R0/carveout_memories | grep -q 'Device address: 0xc0000000'"
+st_check "devmem recorded" grep -q 'Kind: devmem' $R0/carveout_memories
+st_check "trace0 and trace1 exist" test -f $R0/trace0 -a -f $R0/trace1
+st_check_fails "no trace2" test -e $R0/trace2
+sleep 0.5
+st_check "trace0 shows the remote's log" grep -q 'hello from the remote' $R0/trace0
+st_expect_eq "trace0_last is empty before a crash" "" "$(cat $R0/trace0_last)"
+st_check_fails "firmware cannot change while running" sh -c "echo x.elf >$R0/firmware"
+
+echo disabled >$R0/recovery
+st_expect_eq "recovery reads disabled" "disabled" "$(cat $R0/recovery)"
+st_check "crash (watchdog)" sh -c "echo watchdog >$R0/crash"
+st_expect_eq "crashed" "crashed" "$(cat $R0/state)"
+cat $R0/trace0 >/tmp/at-crash
+st_check "the log stopped with the crash" sh -c \
+	"sleep 0.3; cat $R0/trace0 | cmp -s - /tmp/at-crash"
+st_check "trace0_last holds the trace at the crash" sh -c \
+	"cat $R0/trace0_last | cmp -s - /tmp/at-crash"
+st_check "trace0_last is not empty" test -s /tmp/at-crash
+st_check "recover" sh -c "echo recover >$R0/recovery"
+st_expect_eq "running again" "running" "$(cat $R0/state)"
+sleep 0.3
+st_check_fails "trace0 shows the new run" sh -c "cat $R0/trace0 | cmp -s - /tmp/at-crash"
+st_check "trace0_last still shows the last trace before the crash" sh -c \
+	"cat $R0/trace0_last | cmp -s - /tmp/at-crash"
+
+echo enabled >$R0/recovery
+st_check "crash (code 2, fatal error) with recovery enabled" sh -c "echo 2 >$R0/crash"
+st_check "recovers by itself" wait_state $R0 running
+st_check_fails "trace0_last now holds the second crash" sh -c \
+	"cat $R0/trace0_last | cmp -s - /tmp/at-crash"
+st_check "stop" sh -c "echo stop >$R0/state"
+st_expect_eq "offline" "offline" "$(cat $R0/state)"
+st_check_fails "stop removes the trace files" test -e $R0/trace0
+st_check_fails "and the last traces" test -e $R0/trace0_last
+st_check "and the firmware's memory" sh -c "! grep -q carveout $R0/carveout_memories"
+
+# --- our ELF32 ARM image
+echo snaptrace/example32.elf >$R0/firmware
+st_check "start the ELF32 ARM image" sh -c "echo start >$R0/state"
+st_check "its trace1 shows the remote's log" sh -c \
+	"sleep 0.3; grep -q 'hello from the remote' $R0/trace1"
+st_check "stop" sh -c "echo stop >$R0/state"
+
+# --- bad input: refused, state unchanged
+for v in " " "../etc/passwd" "/lib/firmware/x" "a/../b"; do
+	st_check_fails "firmware refuses '$v'" sh -c "printf '%s' '$v' >$R0/firmware"
+done
+st_expect_eq "firmware unchanged" "snaptrace/example32.elf" "$(cat $R0/firmware)"
+echo snaptrace/missing.elf >$R0/firmware
+st_check_fails "start with a missing file fails" sh -c "echo start >$R0/state"
+st_expect_eq "... and the remote stays offline" "offline" "$(cat $R0/state)"
+st_check_fails "... with no trace file" test -e $R0/trace0
+for v in 3 -1 boom " "; do
+	st_check_fails "crash refuses '$v'" sh -c "echo '$v' >$R0/crash"
+done
+st_check_fails "crash refused while offline" sh -c "echo 1 >$R0/crash"
+for v in foo " " restart; do
+	st_check_fails "state refuses '$v'" sh -c "echo '$v' >$R0/state"
+done
+st_check_fails "stop refused while offline" sh -c "echo stop >$R0/state"
+for v in maybe " " 1; do
+	st_check_fails "recovery refuses '$v'" sh -c "echo '$v' >$R0/recovery"
+done
+st_check_fails "recover refused unless crashed" sh -c "echo recover >$R0/recovery"
+
+# --- the real images of ../shared/fixtures/firmware
+if [ -d $FX ]; then
+	R1=$RP/remoteproc1
+	R2=$RP/remoteproc2
+	echo snaptrace-fixtures/stm32mp157c-dk2_zephyr-hello.elf >$R1/firmware
+	st_check "STM32MP157 Zephyr image starts on the stm32mp157 layout" \
+		sh -c "echo start >$R1/state"
+	st_check "its trace: da 0x10000371, len 0x401, Zephyr_log" sh -c \
+		"grep -A4 'type trace' $R1/resource_table | tr '\n' ' ' | grep -q 'Device Address 0x10000371 *Length 0x401 Bytes.*Name Zephyr_log'"
+	st_check "its trace0 shows the log" sh -c \
+		"sleep 0.3; grep -q 'hello from the remote' $R1/trace0"
+	st_check "stop it" sh -c "echo stop >$R1/state"
+
+	echo snaptrace-fixtures/kv260_r5_rpmsg_multi_services.elf >$R2/firmware
+	st_check "KV260 R5 rpmsg image starts on the zynqmp-r5 layout" \
+		sh -c "echo start >$R2/state"
+	st_check "its vdev (id 7, 2 vrings) is decoded" sh -c \
+		"grep -A7 'type vdev' $R2/resource_table | tr '\n' ' ' | grep -q 'ID 7 .*Number of vrings 2'"
+	st_check_fails "it has no trace" test -e $R2/trace0
+	st_check "stop it" sh -c "echo stop >$R2/state"
+
+	echo snaptrace-fixtures/kv260_r5_zephyr-hello.elf >$R2/firmware
+	st_check_fails "an image without a resource table does not start" \
+		sh -c "echo start >$R2/state"
+	st_expect_eq "... the remote stays offline" "offline" "$(cat $R2/state)"
+	st_check "... with nothing allocated" sh -c "! grep -q Carveout $R2/carveout_memories"
+	st_check "... and a clear message" sh -c "dmesg | grep -q 'has no .resource_table section'"
+
+	echo snaptrace-fixtures/zcu102-split_split_rpu0.elf >$R2/firmware
+	st_check_fails "an image whose table is smaller than its header does not start" \
+		sh -c "echo start >$R2/state"
+	st_expect_eq "... the remote stays offline" "offline" "$(cat $R2/state)"
+else
+	st_skip "real firmware images" "../shared/fixtures/firmware not staged"
+fi
+
+echo snaptrace/example64.elf >$R0/firmware
+echo start >$R0/state
+st_check "rmmod with a remote running" rmmod snaptrace
+st_check_fails "nothing left in debugfs" test -e $ST_DIR
+st_check_fails "no platform device left" test -e /sys/bus/platform/devices/snaptrace-rproc.0
+
+st_check_fails "insmod refuses remotes=9" insmod $ST_MOD/snaptrace.ko remotes=9
+st_check_fails "insmod refuses a bad layout" insmod $ST_MOD/snaptrace.ko layout=sram:0x0
+st_check_fails "... leaving nothing in debugfs" test -e $ST_DIR
+st_check_fails "... and no platform device" test -e /sys/bus/platform/devices/snaptrace-rproc.0
+
+st_end
