@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Build the example remote firmware images from fw/ and stage the guest's
-# /lib/firmware: our images under snaptrace/, and the real images of
+# /lib/firmware: our images under snaptrace/ (and broken variants of them,
+# one per bad-input class, under snaptrace/bad64 and bad32), the real images of
 # ../shared/fixtures/firmware (when present) under snaptrace-fixtures/.
 #
 # Usage: firmware.sh OUTDIR   (OUTDIR becomes the guest's /lib/firmware)
@@ -23,7 +24,13 @@ build() {
 	arm-none-eabi-gcc $flags -mcpu=cortex-m4 -mthumb \
 		-o "$out/snaptrace/example32.elf" "$src/example.c" || return
 	readelf -SW "$out/snaptrace/example64.elf" "$out/snaptrace/example32.elf" |
-		grep -c '\.resource_table' | grep -qx 2
+		grep -c '\.resource_table' | grep -qx 2 || return
+	# One broken image per bad-input class, of each class of ELF.
+	mkdir -p "$out/snaptrace/bad64" "$out/snaptrace/bad32" &&
+		python3 "$SNAPTRACE_TOP/scripts/badfw.py" \
+			"$out/snaptrace/example64.elf" "$out/snaptrace/bad64" &&
+		python3 "$SNAPTRACE_TOP/scripts/badfw.py" \
+			"$out/snaptrace/example32.elf" "$out/snaptrace/bad32"
 }
 stage "firmware: build example64.elf and example32.elf" \
 	"$SNAPTRACE_OUT/logs/firmware.log" build

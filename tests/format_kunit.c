@@ -143,6 +143,45 @@ static void trace_pipe_nonblock_eagain(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "entries-in-buffer/entries-written: 0/"));
 }
 
+/* A zero-byte write(2) to any file that parses input is -EINVAL. */
+static void empty_writes_refused(struct kunit *test)
+{
+	static const char * const files[] = {
+		"buffer_size_kb", "tracing_on", "options/overwrite", "snapshot",
+		"snapshot_alloc", "trace_marker", "remoteproc/remoteproc0/firmware",
+		"remoteproc/remoteproc0/state", "remoteproc/remoteproc0/crash",
+		"remoteproc/remoteproc0/recovery",
+	};
+	char *before = kunit_kzalloc(test, 64, GFP_KERNEL);
+	char *after = kunit_kzalloc(test, 64, GFP_KERNEL);
+	char path[128];
+	unsigned long ubuf;
+	struct file *f;
+	loff_t pos;
+	int i;
+
+	st_skip_unless_debugfs_mounted(test);
+	KUNIT_ASSERT_NOT_NULL(test, before);
+	KUNIT_ASSERT_NOT_NULL(test, after);
+	ubuf = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE(test, ubuf, 0);
+	KUNIT_ASSERT_GE(test, st_read_file(test, ST_DEBUGFS "/snaptrace/buffer_size_kb",
+					   before, 64), 0);
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(path, sizeof(path), ST_DEBUGFS "/snaptrace/%s", files[i]);
+		f = filp_open(path, O_WRONLY, 0);
+		KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f), "%s: %pe", path, f);
+		pos = 0;
+		KUNIT_EXPECT_EQ_MSG(test, f->f_op->write(f, (const char __user *)ubuf, 0, &pos),
+				    -EINVAL, "%s", path);
+		fput(f);
+	}
+	KUNIT_ASSERT_GE(test, st_read_file(test, ST_DEBUGFS "/snaptrace/buffer_size_kb",
+					   after, 64), 0);
+	KUNIT_EXPECT_STREQ(test, after, before);
+}
+
 static struct kunit_case snaptrace_format_cases[] = {
 	KUNIT_CASE(format_text_line),
 	KUNIT_CASE(format_inner_newline_escaped),
@@ -150,6 +189,7 @@ static struct kunit_case snaptrace_format_cases[] = {
 	KUNIT_CASE(format_line_max_suffices),
 	KUNIT_CASE(format_overflow_reported),
 	KUNIT_CASE(trace_pipe_nonblock_eagain),
+	KUNIT_CASE(empty_writes_refused),
 	{}
 };
 

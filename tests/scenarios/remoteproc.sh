@@ -105,6 +105,20 @@ for v in maybe " " 1; do
 done
 st_check_fails "recover refused unless crashed" sh -c "echo recover >$R0/recovery"
 
+# --- broken images, one per bad-input class (scripts/badfw.py): each is
+# refused with a message naming the remote, and nothing is left behind
+for dir in /lib/firmware/snaptrace/bad64 /lib/firmware/snaptrace/bad32; do
+	for f in $dir/*.elf; do
+		[ -f "$f" ] || continue
+		bad=${dir##*/}/$(basename "$f" .elf)
+		echo "snaptrace/$bad.elf" >$R0/firmware
+		dmesg -c >/dev/null
+		st_check_fails "$bad: refused" sh -c "echo start >$R0/state"
+		st_check "$bad: offline, no trace, no carveout, a message" sh -c \
+			"[ \"\$(cat $R0/state)\" = offline ] && ! test -e $R0/trace0 && ! grep -q Carveout $R0/carveout_memories && dmesg | grep -q 'snaptrace-rproc.0: '"
+	done
+done
+
 # --- the real images of ../shared/fixtures/firmware
 if [ -d $FX ]; then
 	R1=$RP/remoteproc1
