@@ -22,6 +22,7 @@
 #ifndef _SNAPTRACE_FW_H
 #define _SNAPTRACE_FW_H
 
+#include <linux/sizes.h>
 #include <linux/types.h>
 /* <linux/unaligned.h> is new in Linux 6.12, which dropped <asm/unaligned.h>. */
 #if __has_include("linux/unaligned.h")
@@ -58,6 +59,14 @@ int snaptrace_rsc_table_check(struct device *dev, const void *table,
  * @rsc to the end of the table. A nonzero return stops the walk and is
  * returned by snaptrace_rsc_walk().
  */
+/*
+ * Limits on what firmware may ask for: a table larger than this, or with
+ * more entries, is refused before anything is copied or compared (the
+ * overlap check is quadratic in the number of entries).
+ */
+#define SNAPTRACE_RSC_TABLE_MAX		SZ_64K
+#define SNAPTRACE_RSC_MAX_ENTRIES	256
+
 typedef int (*snaptrace_rsc_fn)(void *priv, u32 type, void *rsc, int offset,
 				int avail);
 int snaptrace_rsc_walk(struct device *dev, void *table,

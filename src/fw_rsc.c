@@ -143,8 +143,9 @@ int snaptrace_rsc_table_check(struct device *dev, const void *table,
 			table_sz, ST_TBL_HDR);
 		return -EINVAL;
 	}
-	if (table_sz > INT_MAX) {
-		dev_err(dev, "rsc table is %zu bytes, too large\n", table_sz);
+	if (table_sz > SNAPTRACE_RSC_TABLE_MAX) {
+		dev_err(dev, "rsc table is %zu bytes, more than %u\n", table_sz,
+			SNAPTRACE_RSC_TABLE_MAX);
 		return -EINVAL;
 	}
 	ver = st_rd32(table, offsetof(struct snaptrace_rsc_table, ver));
@@ -158,6 +159,11 @@ int snaptrace_rsc_table_check(struct device *dev, const void *table,
 		return -EINVAL;
 	}
 	num = st_rd32(table, offsetof(struct snaptrace_rsc_table, num));
+	if (num > SNAPTRACE_RSC_MAX_ENTRIES) {
+		dev_err(dev, "rsc table has %u entries, more than %u\n", num,
+			SNAPTRACE_RSC_MAX_ENTRIES);
+		return -EINVAL;
+	}
 	if (check_mul_overflow((size_t)num, sizeof(u32), &hdr_end) ||
 	    check_add_overflow(hdr_end, ST_TBL_HDR, &hdr_end) ||
 	    hdr_end > table_sz) {

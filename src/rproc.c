@@ -17,6 +17,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/crc32.h>
 #include <linux/err.h>
 #include <linux/firmware.h>
 #include <linux/kernel.h>
@@ -186,6 +187,11 @@ static int st_add_mem(struct snaptrace_rproc *rproc, const char *kind, u32 da,
 			kind, offset, len, ST_RPROC_MEM_MAX);
 		return -EINVAL;
 	}
+	if (rproc->nr_mems == SNAPTRACE_RPROC_MAX_MEMS) {
+		dev_err(rproc->dev, "%s at offset %d: more than %d carveouts and devmems\n",
+			kind, offset, SNAPTRACE_RPROC_MAX_MEMS);
+		return -EINVAL;
+	}
 	if (da == (u32)SNAPTRACE_FW_RSC_ADDR_ANY) {
 		da = ST_RPROC_ANY_BASE;
 		while (st_overlaps(rproc, da, len) && (u64)da + 2 * (u64)len < BIT_ULL(32))
@@ -209,6 +215,7 @@ static int st_add_mem(struct snaptrace_rproc *rproc, const char *kind, u32 da,
 	m->len = len;
 	m->kind = kind;
 	list_add_tail(&m->node, &rproc->mems);
+	rproc->nr_mems++;
 	return 0;
 }
 
@@ -240,9 +247,12 @@ int snaptrace_rproc_handle_trace(struct snaptrace_rproc *rproc, void *ptr,
 	ret = snaptrace_rsc_check_trace(rproc->dev, rsc, offset, avail);
 	if (ret)
 		return ret;
-	if (rsc->len > SNAPTRACE_RPROC_TRACE_MAX) {
-		dev_err(rproc->dev, "trace at offset %d: len 0x%x larger than 0x%x\n",
-			offset, rsc->len, SNAPTRACE_RPROC_TRACE_MAX);
+	if (rsc->len > SNAPTRACE_RPROC_TRACE_MAX ||
+	    rproc->traces_len + rsc->len > SNAPTRACE_RPROC_TRACES_TOTAL ||
+	    rproc->num_traces == SNAPTRACE_RPROC_MAX_TRACES) {
+		dev_err(rproc->dev, "trace at offset %d: len 0x%x: more than %d traces or 0x%x bytes of traces\n",
+			offset, rsc->len, SNAPTRACE_RPROC_MAX_TRACES,
+			SNAPTRACE_RPROC_TRACES_TOTAL);
 		return -EINVAL;
 	}
 	if (!snaptrace_rproc_da_to_va(rproc, rsc->da, rsc->len, NULL)) {
@@ -254,9 +264,12 @@ int snaptrace_rproc_handle_trace(struct snaptrace_rproc *rproc, void *ptr,
 	trace = kzalloc(sizeof(*trace), GFP_KERNEL);
 	if (!trace)
 		return -ENOMEM;
-	/* Room for the whole trace as records, in one CPU's ring. */
-	trace->last = snaptrace_buffer_alloc(2 * (size_t)rsc->len + SNAPTRACE_MIN_SIZE,
-					     SNAPTRACE_OVERWRITE);
+	/*
+	 * Room for the whole trace as records in one CPU's ring: payload,
+	 * a 16-byte header per 2 KiB, and padding at the wrap.
+	 */
+	trace->last = snaptrace_buffer_alloc((size_t)rsc->len + rsc->len / 64 +
+					     SNAPTRACE_MIN_SIZE, SNAPTRACE_OVERWRITE);
 	if (IS_ERR(trace->last)) {
 		ret = PTR_ERR(trace->last);
 		kfree(trace);
@@ -269,6 +282,7 @@ int snaptrace_rproc_handle_trace(struct snaptrace_rproc *rproc, void *ptr,
 		return ret;
 	}
 	trace->rproc = rproc;
+	rproc->traces_len += rsc->len;
 	trace->index = rproc->num_traces++;
 	trace->da = rsc->da;
 	trace->len = rsc->len;
@@ -330,18 +344,25 @@ static int st_handle_other(void *priv, u32 type, void *rsc, int offset, int avai
 	}
 }
 
-static int st_load_segment(void *priv, u64 da, const u8 *data, u64 filesz,
-			   u64 memsz)
+static int st_check_segment(void *priv, u64 da, const u8 *data, u64 filesz,
+			    u64 memsz)
 {
 	struct snaptrace_rproc *rproc = priv;
-	void *va;
 
-	va = snaptrace_rproc_da_to_va(rproc, da, memsz, NULL);
-	if (!va || memsz > SIZE_MAX) {
+	if (memsz > SIZE_MAX || !snaptrace_rproc_da_to_va(rproc, da, memsz, NULL)) {
 		dev_err(rproc->dev, "segment at da 0x%llx, memsz 0x%llx is outside the remote's memory\n",
 			da, memsz);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+static int st_load_segment(void *priv, u64 da, const u8 *data, u64 filesz,
+			   u64 memsz)
+{
+	struct snaptrace_rproc *rproc = priv;
+	void *va = snaptrace_rproc_da_to_va(rproc, da, memsz, NULL);
+
 	memcpy(va, data, filesz);
 	memset(va + filesz, 0, memsz - filesz);
 	return 0;
@@ -369,7 +390,9 @@ static void st_resources_free(struct snaptrace_rproc *rproc)
 		}
 	}
 	INIT_LIST_HEAD(&rproc->mems);
+	rproc->nr_mems = 0;
 	rproc->num_traces = 0;
+	rproc->traces_len = 0;
 	rproc->vdevs = 0;
 	kfree(rproc->table);
 	rproc->table = NULL;
@@ -386,10 +409,15 @@ static void st_mems_add_layout(struct snaptrace_rproc *rproc)
 	}
 }
 
+/* Every segment is checked before any is copied: no half-loaded remote. */
 static int st_load(struct snaptrace_rproc *rproc, const struct firmware *fw)
 {
-	return snaptrace_elf_walk_segments(rproc->dev, fw->data, fw->size,
-					      st_load_segment, rproc);
+	int ret = snaptrace_elf_walk_segments(rproc->dev, fw->data, fw->size,
+					      st_check_segment, rproc);
+
+	return ret ? ret : snaptrace_elf_walk_segments(rproc->dev, fw->data,
+						       fw->size, st_load_segment,
+						       rproc);
 }
 
 /* ------------------------------------------------------------------ */
@@ -479,6 +507,10 @@ int snaptrace_rproc_start(struct snaptrace_rproc *rproc)
 	int ret;
 
 	mutex_lock(&rproc->lock);
+	if (rproc->deleting) {
+		ret = -ENODEV;
+		goto unlock;
+	}
 	if (rproc->state != SNAPTRACE_RPROC_OFFLINE) {
 		ret = -EBUSY;
 		goto unlock;
@@ -488,7 +520,8 @@ int snaptrace_rproc_start(struct snaptrace_rproc *rproc)
 		ret = -EINVAL;
 		goto unlock;
 	}
-	ret = request_firmware(&fw, rproc->firmware, rproc->dev);
+	/* No user-helper fallback: a missing file fails at once. */
+	ret = request_firmware_direct(&fw, rproc->firmware, rproc->dev);
 	if (ret) {
 		dev_err(rproc->dev, "cannot load firmware %s: %d\n", rproc->firmware, ret);
 		goto unlock;
@@ -498,6 +531,12 @@ int snaptrace_rproc_start(struct snaptrace_rproc *rproc)
 		if (ret == -ENOENT)
 			dev_err(rproc->dev, "firmware %s has no .resource_table section\n",
 				rproc->firmware);
+		goto release;
+	}
+	if (sz > SNAPTRACE_RSC_TABLE_MAX) {
+		dev_err(rproc->dev, "resource table of %zu bytes: more than %u\n",
+			sz, SNAPTRACE_RSC_TABLE_MAX);
+		ret = -EINVAL;
 		goto release;
 	}
 	rproc->table = kmemdup(fw->data + off, sz, GFP_KERNEL);
@@ -517,6 +556,8 @@ int snaptrace_rproc_start(struct snaptrace_rproc *rproc)
 		ret = st_load(rproc, fw);
 	if (ret)
 		goto free;
+	rproc->fw_size = fw->size;
+	rproc->fw_crc = crc32_le(~0, fw->data, fw->size);
 	release_firmware(fw);
 	st_core_start(rproc);
 	dev_info(rproc->dev, "started %s: %d trace(s)\n", rproc->firmware,
@@ -649,25 +690,29 @@ ssize_t snaptrace_rproc_read_last(struct snaptrace_rproc_trace *trace,
 {
 	struct snaptrace_record *rec;
 	struct snaptrace_iter *iter;
-	size_t len = 0, n;
+	size_t len, n;
+	int ret;
 
 	if (!READ_ONCE(trace->has_last))
 		return 0;
 	rec = kmalloc(sizeof(*rec), GFP_KERNEL);
 	if (!rec)
 		return -ENOMEM;
-	iter = snaptrace_iter_start(trace->last, SNAPTRACE_SNAPSHOT,
-				    SNAPTRACE_ALL_CPUS);
-	if (IS_ERR(iter)) {
-		kfree(rec);
-		return PTR_ERR(iter);
-	}
-	while (len < size && !snaptrace_iter_next(iter, rec)) {
-		n = min_t(size_t, rec->len, size - len);
-		memcpy(buf + len, rec->data, n);
-		len += n;
-	}
-	snaptrace_iter_stop(iter);
+	do {	/* a crash replaced the copy while we read it: read the new one */
+		iter = snaptrace_iter_start(trace->last, SNAPTRACE_SNAPSHOT,
+					    SNAPTRACE_ALL_CPUS);
+		if (IS_ERR(iter)) {
+			kfree(rec);
+			return PTR_ERR(iter);
+		}
+		len = 0;
+		while (len < size && !(ret = snaptrace_iter_next(iter, rec))) {
+			n = min_t(size_t, rec->len, size - len);
+			memcpy(buf + len, rec->data, n);
+			len += n;
+		}
+		snaptrace_iter_stop(iter);
+	} while (len < size && ret == -ESTALE);
 	kfree(rec);
 	return strnlen(buf, len);
 }
@@ -690,13 +735,21 @@ static void st_recovery_work(struct work_struct *work)
 	int ret;
 
 	mutex_lock(&rproc->lock);
-	if (rproc->state != SNAPTRACE_RPROC_CRASHED)
+	if (rproc->state != SNAPTRACE_RPROC_CRASHED || rproc->deleting)
 		goto unlock;
 	hrtimer_cancel(&rproc->core);
-	ret = request_firmware(&fw, rproc->firmware, rproc->dev);
+	ret = request_firmware_direct(&fw, rproc->firmware, rproc->dev);
 	if (ret) {
 		dev_err(rproc->dev, "recovery: cannot load firmware %s: %d\n",
 			rproc->firmware, ret);
+		goto unlock;
+	}
+	/* Its resources were set up for the image started: reload only that. */
+	if (fw->size != rproc->fw_size ||
+	    crc32_le(~0, fw->data, fw->size) != rproc->fw_crc) {
+		dev_err(rproc->dev, "recovery: %s changed since the remote started; stop and start it\n",
+			rproc->firmware);
+		release_firmware(fw);
 		goto unlock;
 	}
 	ret = st_load(rproc, fw);
@@ -841,6 +894,7 @@ void snaptrace_rproc_destroy(struct snaptrace_rproc *rproc)
 	if (IS_ERR_OR_NULL(rproc))
 		return;
 	mutex_lock(&rproc->lock);
+	rproc->deleting = true;	/* no start or recovery from now on */
 	if (rproc->state != SNAPTRACE_RPROC_OFFLINE)
 		st_stop_locked(rproc);
 	mutex_unlock(&rproc->lock);

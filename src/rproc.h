@@ -27,6 +27,11 @@ struct snaptrace_buffer;
 #define SNAPTRACE_RPROC_MAX_REGIONS	8
 /* Largest trace buffer we keep a last copy of, in bytes. */
 #define SNAPTRACE_RPROC_TRACE_MAX	SZ_1M
+/* At most this many traces, of at most this many bytes in all. */
+#define SNAPTRACE_RPROC_MAX_TRACES	8
+#define SNAPTRACE_RPROC_TRACES_TOTAL	SZ_1M
+/* At most this many carveouts and devmems. */
+#define SNAPTRACE_RPROC_MAX_MEMS	32
 
 /**
  * enum snaptrace_rproc_state - what a remote is doing
@@ -124,6 +129,11 @@ struct snaptrace_rproc_trace {
  * @core_lock: the core's log writes against the crash capture
  * @core_running: the core may write
  * @seq: log line counter of the core
+ * @nr_mems: carveouts and devmems in @mems
+ * @traces_len: bytes of all traces
+ * @fw_size: size of the image started, so recovery reloads the same one
+ * @fw_crc: its CRC32
+ * @deleting: being destroyed: no start or recovery any more
  * @dir: debugfs remoteprocN
  */
 struct snaptrace_rproc {
@@ -150,6 +160,11 @@ struct snaptrace_rproc {
 	raw_spinlock_t core_lock;
 	bool core_running;
 	u32 seq;
+	int nr_mems;
+	size_t traces_len;
+	size_t fw_size;
+	u32 fw_crc;
+	bool deleting;
 	struct dentry *dir;
 };
 

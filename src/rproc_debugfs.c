@@ -22,22 +22,23 @@
 #include <snaptrace/rsc_table.h>
 #include "rproc.h"
 
-/* Read a short word written by the user: no offset, not empty, <= 63 bytes. */
+/* A short word written by the user: no offset, 1..@max bytes, trimmed. */
 static char *st_get_word(const char __user *ubuf, size_t cnt, loff_t *ppos,
 			 size_t max)
 {
-	char *s;
+	char *s, *word;
 
 	if (*ppos != 0 || cnt == 0 || cnt > max)
 		return ERR_PTR(-EINVAL);
 	s = memdup_user_nul(ubuf, cnt);
 	if (IS_ERR(s))
 		return s;
-	strim(s);
-	if (!*s) {
+	word = strim(s);
+	if (!*word) {
 		kfree(s);
 		return ERR_PTR(-EINVAL);
 	}
+	memmove(s, word, strlen(word) + 1);	/* the caller kfree()s s */
 	return s;
 }
 
@@ -298,7 +299,7 @@ static int st_carveout_show(struct seq_file *m, void *unused)
 	mutex_lock(&rproc->lock);
 	list_for_each_entry(mem, &rproc->mems, node) {
 		seq_puts(m, "Carveout memory entry:\n");
-		seq_printf(m, "\tName: %s\n", mem->name);
+		seq_printf(m, "\tName: %*pE\n", (int)strlen(mem->name), mem->name);
 		seq_printf(m, "\tKind: %s\n", mem->kind);
 		seq_printf(m, "\tVirtual address: %pK\n", mem->va);
 		seq_printf(m, "\tDevice address: 0x%x\n", mem->da);

@@ -14,6 +14,7 @@
 
 #include <snaptrace/rsc_table.h>
 #include <snaptrace/snaptrace.h>
+#include "../src/fw.h"
 #include "../src/rproc.h"
 #include "st_kunit.h"
 
@@ -172,6 +173,41 @@ static void handle_trace_numbering_and_name(struct kunit *test)
 	free_traces(rproc);
 }
 
+/* Firmware cannot make us allocate without bound: traces are capped. */
+static void trace_limits(struct kunit *test)
+{
+	struct snaptrace_rproc *rproc = bare_rproc(test);
+	struct snaptrace_fw_rsc_trace rsc = { .len = 0x80 };
+	int i;
+
+	add_mem(test, rproc, 0x1000, 0x1000);
+	for (i = 0; i < SNAPTRACE_RPROC_MAX_TRACES; i++) {
+		rsc.da = 0x1000 + i * 0x80;
+		KUNIT_ASSERT_EQ(test, snaptrace_rproc_handle_trace(rproc, &rsc, 0, sizeof(rsc)), 0);
+	}
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_handle_trace(rproc, &rsc, 0, sizeof(rsc)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rproc->num_traces, SNAPTRACE_RPROC_MAX_TRACES);
+	free_traces(rproc);
+	rproc->traces_len = SNAPTRACE_RPROC_TRACES_TOTAL - 0x40;
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_handle_trace(rproc, &rsc, 0, sizeof(rsc)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rproc->num_traces, 0);
+}
+
+/* Tables with too many entries, or too large, are refused before any work. */
+static void table_limits(struct kunit *test)
+{
+	size_t sz = SNAPTRACE_RSC_TABLE_MAX + 4;
+	u32 *t = kunit_kzalloc(test, sz, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t[0] = 1;					/* ver */
+	t[1] = SNAPTRACE_RSC_MAX_ENTRIES + 1;		/* num */
+	KUNIT_EXPECT_EQ(test, snaptrace_rsc_table_check(NULL, t, 4096), -EINVAL);
+	t[1] = 0;
+	KUNIT_EXPECT_EQ(test, snaptrace_rsc_table_check(NULL, t, 4096), 0);
+	KUNIT_EXPECT_EQ(test, snaptrace_rsc_table_check(NULL, t, sz), -EINVAL);
+}
+
 static struct snaptrace_rproc *real_rproc(struct kunit *test, int index)
 {
 	struct snaptrace_rproc *rproc = snaptrace_rproc_create(index, "default");
@@ -183,7 +219,7 @@ static struct snaptrace_rproc *real_rproc(struct kunit *test, int index)
 /* Bad names and a missing file fail, and a failed start leaves nothing. */
 static void start_errors_leave_nothing(struct kunit *test)
 {
-	struct snaptrace_rproc *rproc = real_rproc(test, 6);
+	struct snaptrace_rproc *rproc = real_rproc(test, 106);
 
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_start(rproc), -EINVAL);	/* no name */
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_set_firmware(rproc, ""), -EINVAL);
@@ -224,7 +260,7 @@ static enum hrtimer_restart crash_from_timer(struct hrtimer *t)
  */
 static void crash_capture_from_hardirq(struct kunit *test)
 {
-	struct snaptrace_rproc *rproc = real_rproc(test, 7);
+	struct snaptrace_rproc *rproc = real_rproc(test, 107);
 	struct snaptrace_rproc_trace *t;
 	struct crash_ctx ctx = { .rproc = rproc };
 	char *at_crash, *last;
@@ -290,7 +326,7 @@ static void crash_capture_from_hardirq(struct kunit *test)
 /* A crash reported while the remote is not running changes nothing. */
 static void crash_when_offline_ignored(struct kunit *test)
 {
-	struct snaptrace_rproc *rproc = real_rproc(test, 5);
+	struct snaptrace_rproc *rproc = real_rproc(test, 105);
 
 	snaptrace_rproc_report_crash(rproc, SNAPTRACE_RPROC_FATAL_ERROR);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_OFFLINE);
@@ -308,20 +344,20 @@ static void layouts(struct kunit *test)
 	struct snaptrace_rproc *rproc;
 	int i;
 
-	rproc = snaptrace_rproc_create(4, "stm32mp157");
+	rproc = snaptrace_rproc_create(104, "stm32mp157");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rproc));
 	KUNIT_EXPECT_EQ(test, rproc->nr_layout, 2);
 	KUNIT_EXPECT_EQ(test, rproc->layout[1].da, 0x10000000);
 	snaptrace_rproc_destroy(rproc);
 
-	rproc = snaptrace_rproc_create(4, "a:0x0:0x1000+b:0x1000:0x2000");
+	rproc = snaptrace_rproc_create(104, "a:0x0:0x1000+b:0x1000:0x2000");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rproc));
 	KUNIT_EXPECT_EQ(test, rproc->nr_layout, 2);
 	KUNIT_EXPECT_EQ(test, rproc->layout[1].len, 0x2000);
 	snaptrace_rproc_destroy(rproc);
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		KUNIT_EXPECT_EQ_MSG(test, PTR_ERR_OR_ZERO(snaptrace_rproc_create(4, bad[i])),
+		KUNIT_EXPECT_EQ_MSG(test, PTR_ERR_OR_ZERO(snaptrace_rproc_create(104, bad[i])),
 				    -EINVAL, "layout \"%s\"", bad[i]);
 }
 
@@ -329,6 +365,8 @@ static struct kunit_case snaptrace_rproc_cases[] = {
 	KUNIT_CASE(da_to_va_bounds),
 	KUNIT_CASE_PARAM(handle_trace_contract, trace_gen_params),
 	KUNIT_CASE(handle_trace_numbering_and_name),
+	KUNIT_CASE(trace_limits),
+	KUNIT_CASE(table_limits),
 	KUNIT_CASE(start_errors_leave_nothing),
 	KUNIT_CASE(crash_capture_from_hardirq),
 	KUNIT_CASE(crash_when_offline_ignored),
