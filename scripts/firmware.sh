@@ -35,7 +35,7 @@ build() {
 stage "firmware: build example64.elf and example32.elf" \
 	"$SNAPTRACE_OUT/logs/firmware.log" build
 
-fixtures=$SNAPTRACE_TOP/../shared/fixtures/firmware
+fixtures=${SNAPTRACE_SHARED:-$SNAPTRACE_TOP/../shared}/fixtures/firmware
 if [ -d "$fixtures" ]; then
 	mkdir -p "$out/snaptrace-fixtures"
 	cp "$fixtures"/*.elf "$out/snaptrace-fixtures/"
