@@ -8,6 +8,8 @@
 #                                   the module, show its debugfs files
 #   make check                      the whole test suite (KUnit + scenarios)
 #   make firmware                   build the example remote firmware (fw/)
+#   make static-check               checkpatch --strict, sparse, kernel-doc
+#   make install                    modules_install into KDIR's kernel (no DKMS)
 #   make kunit-kernel               build (or find cached) the KUnit kernel
 #   make clean
 
@@ -40,4 +42,10 @@ kunit-kernel: deps
 firmware:
 	scripts/firmware.sh out/firmware
 
-.PHONY: all module clean deps demo check firmware kunit-kernel
+static-check:
+	scripts/static-checks.sh all
+
+install: module
+	$(MAKE) -C $(KDIR) M=$(PWD) modules_install
+
+.PHONY: all module clean deps demo check firmware static-check install kunit-kernel

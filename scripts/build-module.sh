@@ -16,7 +16,7 @@ shift 2
 
 rm -rf "$out"
 mkdir -p "$out"
-cp -r "$SNAPTRACE_TOP"/{Kbuild,Kconfig,src,include,tests} "$out/"
+cp -r "$SNAPTRACE_TOP"/{Kbuild,Kconfig,src,include,compat-include,tests} "$out/"
 log=$out/build.log
 
 build() {

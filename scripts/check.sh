@@ -3,55 +3,96 @@
 # make check: everything that proves snaptrace works.
 #
 #  1. install what is missing (scripts/deps.sh)
-#  2. build or find the cached KUnit kernel and stock Debian kernel images
-#  3. build the module with W=1 against each kernel, no warnings allowed
-#  4. boot each kernel in QEMU and run the scenarios; KUnit suites on the
-#     KUnit kernel
+#  2. build or find the cached test kernels (KUnit debug kernel, PREEMPT_RT
+#     kernel) and the stock Debian kernel images; build the example firmware
+#  3. static checks (checkpatch --strict, sparse, kernel-doc); build the
+#     module with W=1 against each kernel, no warnings allowed, and with DKMS
+#  4. boot each kernel in QEMU and run the scenarios, SNAPTRACE_JOBS (2) at a
+#     time; KUnit suites on the test kernels
 #
 # Last line: "N passed, N failed" (KUnit cases + scenario steps + builds +
 # one "console clean" check per boot). Exit status 1 on any failure.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+jobs_max=${SNAPTRACE_JOBS:-2}
 passed=0 failed=0 skipped=0
+runs=()
 count() { # count OK NAME
 	if [ "$1" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); say "FAILED: $2"; fi
 }
-add_run() { # add_run NAME: add a qemu-run's counts
-	local p=0 f=1 s=0
-	[ -f "$SNAPTRACE_OUT/runs/$1/counts" ] && read -r p f s <"$SNAPTRACE_OUT/runs/$1/counts"
-	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
-}
-run_qemu() { # run_qemu NAME KERNEL MODDIR SCENARIO [args]
+# run_qemu NAME KERNEL MODDIR SCENARIO [args]: boot in the background (at
+# most $jobs_max at once); its output goes to out/runs/NAME.out.
+run_qemu() {
 	local name=$1 kernel=$2 mods=$3 scen=$4
 	shift 4
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do
+		wait -n || true
+	done
+	mkdir -p "$SNAPTRACE_OUT/runs"
+	rm -f "$SNAPTRACE_OUT/runs/$name/counts"
 	"$SNAPTRACE_TOP/scripts/qemu-run.sh" --name "$name" --kernel "$kernel" \
 		--modules "$mods" --scenario "$SNAPTRACE_TOP/tests/scenarios/$scen.sh" \
-		--firmware "$SNAPTRACE_OUT/firmware" "$@" || true
-	add_run "$name"
+		--firmware "$SNAPTRACE_OUT/firmware" "$@" \
+		>"$SNAPTRACE_OUT/runs/$name.out" 2>&1 &
+	runs+=("$name")
+	say "check: started $name"
+}
+# Wait for every run, print their reports in order, add their counts.
+collect() {
+	local name p f s
+	wait || true
+	for name in "${runs[@]}"; do
+		cat "$SNAPTRACE_OUT/runs/$name.out"
+		p=0 f=1 s=0
+		[ -f "$SNAPTRACE_OUT/runs/$name/counts" ] &&
+			read -r p f s <"$SNAPTRACE_OUT/runs/$name/counts"
+		passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	done
+	runs=()
 }
 
 say "check: cache $SNAPTRACE_CACHE, logs $SNAPTRACE_OUT"
 "$SNAPTRACE_TOP/scripts/deps.sh"
-kunit_kdir=$("$SNAPTRACE_TOP/scripts/kernel-kunit.sh" | tail -n 1)
 if "$SNAPTRACE_TOP/scripts/firmware.sh" "$SNAPTRACE_OUT/firmware"; then
 	count 0 "firmware images"
 else
 	count 1 "firmware images"
 fi
-[ -f "$kunit_kdir/arch/x86/boot/bzImage" ] || die "KUnit kernel build failed"
+for c in checkpatch sparse kernel-doc; do
+	if "$SNAPTRACE_TOP/scripts/static-checks.sh" "$c"; then
+		count 0 "static $c"
+	else
+		count 1 "static $c"
+	fi
+done
 
-# Modules for the KUnit kernel.
-if "$SNAPTRACE_TOP/scripts/build-module.sh" "$kunit_kdir" "$SNAPTRACE_OUT/build/kunit"; then
-	count 0 "build kunit"
-	run_qemu kunit "$kunit_kdir/arch/x86/boot/bzImage" "$SNAPTRACE_OUT/build/kunit" kunit --timeout 900
-	for scen in smoke tracefs remoteproc; do
-		run_qemu "$scen-kunit" "$kunit_kdir/arch/x86/boot/bzImage" \
-			"$SNAPTRACE_OUT/build/kunit" "$scen" --timeout 600
+# Test kernels from Debian's linux-source-6.12: the debug kernel (KASAN,
+# UBSAN, lockdep, kmemleak) runs everything; the PREEMPT_RT one runs the
+# KUnit suites and the remote processors (raw paths, hardirq capture).
+frag=$SNAPTRACE_TOP/kconfig
+for variant in kunit rt; do
+	case $variant in
+	kunit) frags=("$frag/kunit.config") scens="smoke tracefs remoteproc" ;;
+	rt) frags=("$frag/kunit.config" "$frag/rt.config") scens="remoteproc" ;;
+	esac
+	kdir=$("$SNAPTRACE_TOP/scripts/kernel-kunit.sh" "${frags[@]}" | tail -n 1)
+	if [ ! -f "$kdir/arch/x86/boot/bzImage" ]; then
+		count 1 "$variant kernel"
+		continue
+	fi
+	mods=$SNAPTRACE_OUT/build/$variant
+	if ! "$SNAPTRACE_TOP/scripts/build-module.sh" "$kdir" "$mods"; then
+		count 1 "build $variant"
+		continue
+	fi
+	count 0 "build $variant"
+	run_qemu "kunit-$variant" "$kdir/arch/x86/boot/bzImage" "$mods" kunit --timeout 900
+	for scen in $scens; do
+		run_qemu "$scen-$variant" "$kdir/arch/x86/boot/bzImage" "$mods" "$scen" \
+			--timeout 600
 	done
-else
-	count 1 "build kunit"
-fi
+done
 
 # Stock Debian kernels: build against the headers, boot the image.
 for meta in $STOCK_METAS; do
@@ -73,7 +114,16 @@ for meta in $STOCK_METAS; do
 	linux-headers-6.12-amd64)
 		run_qemu "demo-$kver" "$vmlinuz" "$mods" demo --timeout 300 ;;
 	esac
+	# The module as DKMS builds and installs it, booted.
+	d=$SNAPTRACE_OUT/build/dkms-$kver
+	if "$SNAPTRACE_TOP/scripts/dkms-check.sh" "$kver" "$d"; then
+		count 0 "dkms $kver"
+		run_qemu "dkms-$kver" "$vmlinuz" "$d" dkms --timeout 300
+	else
+		count 1 "dkms $kver"
+	fi
 done
+collect
 
 say "check: done in $(($(date +%s) - _t0))s; $skipped skipped"
 echo "$passed passed, $failed failed"

@@ -28,7 +28,7 @@ if [ ! -f "$src/.snaptrace-unpacked" ]; then
 fi
 
 key=$( { echo "$srcver"; cat "${frags[@]}" "$0"; } | hash_of -)
-name=$(basename "${frags[0]}" .config)
+name=$(basename "${frags[-1]}" .config)
 obj=$SNAPTRACE_CACHE/build/$name-$key
 log=$SNAPTRACE_OUT/logs/kernel-$name.log
 
@@ -46,19 +46,22 @@ if [ ! -f "$obj/.snaptrace-built" ]; then
 	# mistake in the fragment (a missing dependency), so refuse it here.
 	check_config() {
 		local bad=0 line opt
-		for f in "${frags[@]}"; do
+		# Later fragments override earlier ones: check each option's
+		# last setting.
+		cat "${frags[@]}" | grep -E '^(CONFIG_[A-Z0-9_]+=|# CONFIG_[A-Z0-9_]+ is not set)' |
+			tac | awk '{ o = $0; sub(/^# /, "", o); sub(/[= ].*/, "", o); if (!seen[o]++) print }' |
 			while IFS= read -r line; do
+				opt=${line#\# }
+				opt=${opt%%[= ]*}
 				case "$line" in
-				CONFIG_*=*) opt=$line ;;
-				"# CONFIG_"*" is not set") opt=$line ;;
-				*) continue ;;
+				"# "*) # off: absent (hidden by a dependency) counts too
+					grep -q "^$opt=" "$obj/.config" || continue ;;
+				*)
+					grep -qxF "$line" "$obj/.config" && continue ;;
 				esac
-				if ! grep -qxF "$opt" "$obj/.config"; then
-					echo "fragment option not in .config: $opt"
-					bad=1
-				fi
-			done <"$f"
-		done
+				echo "fragment option not in .config: $line"
+				echo bad
+			done | tee /dev/stderr | grep -q '^bad$' && bad=1
 		return $bad
 	}
 	stage "kernel: check $name config" "$log.check" check_config

@@ -24,12 +24,7 @@
 
 #include <linux/sizes.h>
 #include <linux/types.h>
-/* <linux/unaligned.h> is new in Linux 6.12, which dropped <asm/unaligned.h>. */
-#if __has_include("linux/unaligned.h")
-#include <linux/unaligned.h>
-#else
-#include <asm/unaligned.h>
-#endif
+#include <snaptrace_compat.h>
 
 #include <snaptrace/rsc_table.h>
 

@@ -121,6 +121,7 @@ struct snaptrace_stats {
  * the writer's stack; its fields are private to the ring buffer.
  */
 struct snaptrace_reservation {
+	/* private: */
 	void *ring;
 	u64 pos;
 };
