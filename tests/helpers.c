@@ -1,16 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Helpers shared by the snaptrace KUnit suites, and the test module's
- * metadata.
+ * Helpers shared by the snaptrace KUnit suites (see st_kunit.h), and the
+ * test module's metadata.
  */
+#include <linux/atomic.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/hrtimer.h>
+#include <linux/interrupt.h>
+#include <linux/irq_work.h>
+#include <linux/kthread.h>
 #include <linux/mman.h>
 #include <linux/module.h>
+#include <linux/preempt.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
+#include <kunit/resource.h>
+#include <kunit/test.h>
+#ifdef CONFIG_X86_LOCAL_APIC
+#include <asm/apic.h>
+#include <asm/irq_vectors.h>
+#include <asm/nmi.h>
+#endif
 
+#include <snaptrace/snaptrace.h>
 #include "st_kunit.h"
+
+/* Name of the suites' NMI handler (one test at a time registers it). */
+#define ST_NMI_NAME		"snaptrace_kunit"
 
 /**
  * st_read_file() - read a file the way user space does
@@ -78,6 +101,870 @@ void st_skip_unless_debugfs_mounted(struct kunit *test)
 	if (IS_ERR(f))
 		kunit_skip(test, "debugfs is not mounted at " ST_DEBUGFS);
 	fput(f);
+}
+
+/* ---- self-checking payloads ---- */
+
+static u32 st_fnv(u32 h, const u8 *p, size_t n)
+{
+	while (n--)
+		h = (h ^ *p++) * 16777619U;
+	return h;
+}
+
+/* Checksum of a payload: its header up to csum, then the bytes after it. */
+static u32 st_payload_csum(const u8 *p, size_t len)
+{
+	u32 h = st_fnv(2166136261U, p, offsetof(struct st_hdr, csum));
+
+	return st_fnv(h, p + sizeof(struct st_hdr), len - sizeof(struct st_hdr));
+}
+
+/* Fills @p with a self-checking payload of @len >= ST_PAYLOAD_MIN bytes. */
+void st_payload_fill(u8 *p, size_t len, u32 magic, u32 cpu, u32 seq)
+{
+	struct st_hdr h = { .magic = magic, .cpu = cpu, .seq = seq, .len = len };
+	size_t i;
+
+	for (i = sizeof(h); i < len; i++)
+		p[i] = (u8)(seq * 7 + i * 13 + cpu);
+	memcpy(p, &h, sizeof(h));
+	h.csum = st_payload_csum(p, len);
+	memcpy(p + offsetof(struct st_hdr, csum), &h.csum, sizeof(h.csum));
+}
+
+/* True if @rec is a DATA record holding an intact payload from rec->cpu. */
+bool st_payload_ok(const struct snaptrace_record *rec, struct st_hdr *h)
+{
+	if (rec->type != SNAPTRACE_REC_DATA || rec->len < sizeof(*h) ||
+	    rec->len > SNAPTRACE_MAX_PAYLOAD)
+		return false;
+	memcpy(h, rec->data, sizeof(*h));
+	return (h->magic == ST_MAGIC || h->magic == ST_MAGIC_IRQ) &&
+	       h->cpu == rec->cpu && h->len == rec->len &&
+	       h->csum == st_payload_csum(rec->data, rec->len);
+}
+
+/* ---- checking a stream of records (iterator or consumer) ---- */
+
+void st_check_init(struct st_check *c, u64 *next, int cpu, u64 stride)
+{
+	memset(c, 0, sizeof(*c));
+	memset(next, 0, 2 * nr_cpu_ids * sizeof(*next));
+	c->next = next;
+	c->cpu = cpu;
+	c->stride = stride;
+}
+
+void st_check_one(struct st_check *c, const struct snaptrace_record *rec)
+{
+	struct st_hdr h;
+	u64 *slot;
+
+	if (c->count && rec->ts < c->last_ts)
+		c->ts_back++;
+	if (!c->count)
+		c->first_ts = rec->ts;
+	c->last_ts = rec->ts;
+	c->count++;
+	if (rec->cpu >= nr_cpu_ids ||
+	    (c->cpu != SNAPTRACE_ALL_CPUS && rec->cpu != c->cpu)) {
+		c->bad++;
+		return;
+	}
+	if (rec->type == SNAPTRACE_REC_MARKER) {
+		c->markers++;
+		return;
+	}
+	if (!st_payload_ok(rec, &h)) {
+		c->bad++;
+		return;
+	}
+	slot = &c->next[2 * rec->cpu + (h.magic == ST_MAGIC_IRQ)];
+	if (*slot && h.seq < *slot)
+		c->order++;
+	else if (*slot && h.seq != *slot)
+		c->gaps++;
+	*slot = (u64)h.seq + 1;
+	if (c->stride && rec->pos != (u64)h.seq * c->stride)
+		c->misplaced++;
+	if (c->count == 1)
+		c->first_seq = h.seq;
+	c->last_seq = h.seq;
+}
+
+/*
+ * Iterates one half of @buf (one CPU or all) to the end, checking every
+ * record. Returns what ended the iteration (-ENODATA at the end).
+ */
+int st_scan(struct kunit *test, struct snaptrace_buffer *buf,
+	    enum snaptrace_which which, int cpu, u64 stride,
+	    struct st_check *c)
+{
+	struct snaptrace_record *rec;
+	struct snaptrace_iter *it;
+	u64 *next;
+	int rc;
+
+	rec = kunit_kzalloc(test, sizeof(*rec), GFP_KERNEL);
+	next = kunit_kcalloc(test, 2 * nr_cpu_ids, sizeof(*next), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	KUNIT_ASSERT_NOT_NULL(test, next);
+	st_check_init(c, next, cpu, stride);
+
+	it = snaptrace_iter_start(buf, which, cpu);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, it);
+	for (;;) {
+		rc = snaptrace_iter_next(it, rec);
+		if (rc)
+			break;
+		st_check_one(c, rec);
+	}
+	snaptrace_iter_stop(it);
+	kunit_kfree(test, rec);
+	kunit_kfree(test, next);
+	return rc;
+}
+
+/*
+ * Reads up to @max records of one half into @recs with an iterator; returns
+ * how many, and in @end what ended it (0 if @max was reached).
+ */
+unsigned int st_collect(struct kunit *test, struct snaptrace_buffer *buf,
+			enum snaptrace_which which, int cpu,
+			struct snaptrace_record *recs, unsigned int max,
+			int *end)
+{
+	struct snaptrace_iter *it;
+	unsigned int n;
+	int rc = 0;
+
+	it = snaptrace_iter_start(buf, which, cpu);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, it);
+	for (n = 0; n < max; n++) {
+		rc = snaptrace_iter_next(it, &recs[n]);
+		if (rc)
+			break;
+	}
+	snaptrace_iter_stop(it);
+	*end = rc;
+	return n;
+}
+
+/* ---- buffers, stats, and writing on a chosen CPU ---- */
+
+KUNIT_DEFINE_ACTION_WRAPPER(st_buffer_free_action, snaptrace_buffer_free,
+			    struct snaptrace_buffer *);
+
+/* A buffer freed when the test ends, however it ends. */
+struct snaptrace_buffer *st_buf_new(struct kunit *test, size_t size,
+				    enum snaptrace_mode mode)
+{
+	struct snaptrace_buffer *buf = snaptrace_buffer_alloc(size, mode);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_buffer_free_action, buf), 0);
+	return buf;
+}
+
+struct snaptrace_record *st_rec_new(struct kunit *test)
+{
+	struct snaptrace_record *rec = kunit_kzalloc(test, sizeof(*rec), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	return rec;
+}
+
+struct snaptrace_stats st_stats(struct kunit *test,
+				struct snaptrace_buffer *buf,
+				enum snaptrace_which which, int cpu)
+{
+	struct snaptrace_stats st = {};
+
+	KUNIT_ASSERT_EQ_MSG(test, snaptrace_cpu_stats(buf, which, cpu, &st), 0,
+			    "stats of cpu %d", cpu);
+	return st;
+}
+
+/* written == read + entries + overrun + dropped, at a quiescent point. */
+void st_expect_balanced(struct kunit *test,
+			const struct snaptrace_stats *st, int cpu)
+{
+	KUNIT_EXPECT_EQ_MSG(test, st->written,
+			    st->read + st->entries + st->overrun + st->dropped,
+			    "cpu %d: written %llu read %llu entries %llu overrun %llu dropped %llu",
+			    cpu, st->written, st->read, st->entries, st->overrun,
+			    st->dropped);
+}
+
+/* Every counter of one CPU is 0 (snapshot_misses aside: buffer-wide). */
+void st_expect_empty(struct kunit *test, struct snaptrace_buffer *buf,
+		     enum snaptrace_which which, int cpu)
+{
+	struct snaptrace_stats st = st_stats(test, buf, which, cpu);
+
+	KUNIT_EXPECT_EQ_MSG(test, st.entries, 0, "cpu %d", cpu);
+	KUNIT_EXPECT_EQ_MSG(test, st.written, 0, "cpu %d", cpu);
+	KUNIT_EXPECT_EQ_MSG(test, st.overrun, 0, "cpu %d", cpu);
+	KUNIT_EXPECT_EQ_MSG(test, st.dropped, 0, "cpu %d", cpu);
+	KUNIT_EXPECT_EQ_MSG(test, st.read, 0, "cpu %d", cpu);
+	KUNIT_EXPECT_EQ_MSG(test, st.bytes, 0, "cpu %d", cpu);
+	KUNIT_EXPECT_EQ_MSG(test, st.oldest_ts, 0, "cpu %d", cpu);
+}
+
+struct st_write_args {
+	struct snaptrace_buffer *buf;
+	u8 *scratch;
+	unsigned int n;
+	size_t len;
+	u32 seq0;
+	int cpu;
+	bool wrong_cpu;
+	struct st_wcount wc;
+};
+
+static long st_write_fn(void *data)
+{
+	struct st_write_args *a = data;
+	unsigned int i;
+	int rc;
+
+	preempt_disable();
+	a->wrong_cpu = smp_processor_id() != a->cpu;
+	for (i = 0; i < a->n; i++) {
+		st_payload_fill(a->scratch, a->len, ST_MAGIC, a->cpu, a->seq0 + i);
+		rc = snaptrace_write(a->buf, a->scratch, a->len);
+		if (!rc)
+			a->wc.ok++;
+		else if (rc == -ENOSPC)
+			a->wc.nospc++;
+		else
+			a->wc.other++;
+	}
+	preempt_enable();
+	return 0;
+}
+
+/*
+ * Writes @n self-checking records of @len bytes, sequence numbers from
+ * @seq0, all on @cpu (a kworker bound to it, preemption off throughout).
+ */
+struct st_wcount st_write_n(struct kunit *test,
+			    struct snaptrace_buffer *buf, int cpu,
+			    unsigned int n, size_t len, u32 seq0)
+{
+	struct st_write_args a = {
+		.buf = buf, .n = n, .len = len, .seq0 = seq0, .cpu = cpu,
+	};
+
+	KUNIT_ASSERT_GE(test, len, ST_PAYLOAD_MIN);
+	a.scratch = kunit_kzalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a.scratch);
+	work_on_cpu(cpu, st_write_fn, &a);
+	KUNIT_ASSERT_FALSE_MSG(test, a.wrong_cpu, "writer not on cpu %d", cpu);
+	kunit_kfree(test, a.scratch);
+	return a.wc;
+}
+
+/* The CPU single-CPU tests write on. */
+int st_cpu(void)
+{
+	return cpumask_first(cpu_online_mask);
+}
+
+/* ---- running a function in a chosen context ---- */
+
+static void st_job_run(struct st_job *job)
+{
+	switch (job->ctx) {
+	case ST_CTX_IRQS_OFF:
+		job->in_ctx = in_task() && irqs_disabled();
+		break;
+	case ST_CTX_SOFTIRQ:
+		job->in_ctx = in_serving_softirq() && !in_hardirq() && !in_nmi();
+		break;
+	case ST_CTX_HARDIRQ:
+	case ST_CTX_IRQ_WORK:
+		job->in_ctx = in_hardirq() && !in_nmi();
+		break;
+	case ST_CTX_NMI:
+		job->in_ctx = in_nmi();
+		break;
+	}
+	job->cpu = smp_processor_id();
+	job->fn(job);
+	atomic_set_release(&job->done, 1);
+}
+
+static enum hrtimer_restart st_job_timer(struct hrtimer *t)
+{
+	st_job_run(container_of(t, struct st_job, timer));
+	return HRTIMER_NORESTART;
+}
+
+static void st_job_irq_work(struct irq_work *w)
+{
+	st_job_run(container_of(w, struct st_job, work));
+}
+
+static void st_job_tasklet(struct tasklet_struct *t)
+{
+	struct st_job *job = from_tasklet(job, t, tasklet);
+
+	st_job_run(job);
+}
+
+#ifdef CONFIG_X86_LOCAL_APIC
+/* CPU + 1 of the NMI we raised and nobody took yet; 0 if none. */
+static atomic_t st_nmi_armed = ATOMIC_INIT(0);
+static struct st_job *st_nmi_job;
+
+/* Claims only the NMI a test raised on this CPU. */
+static int st_nmi_handler(unsigned int type, struct pt_regs *regs)
+{
+	int cpu = smp_processor_id();
+
+	if (atomic_cmpxchg(&st_nmi_armed, cpu + 1, 0) != cpu + 1)
+		return NMI_DONE;
+	st_job_run(READ_ONCE(st_nmi_job));
+	return NMI_HANDLED;
+}
+
+static void st_nmi_unregister(void *unused)
+{
+	unregister_nmi_handler(NMI_LOCAL, ST_NMI_NAME);
+}
+
+static void st_nmi_register(struct kunit *test)
+{
+	int rc = register_nmi_handler(NMI_LOCAL, st_nmi_handler, 0, ST_NMI_NAME);
+
+	KUNIT_ASSERT_EQ(test, rc, 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_nmi_unregister, NULL), 0);
+}
+
+/*
+ * Raises an NMI on this CPU; preemption must be off. apic->send_IPI() goes
+ * through the ICR with NMI delivery on xAPIC and x2APIC alike (x2APIC's
+ * send_IPI_self() writes the SELF_IPI register, which has no NMI mode).
+ */
+static void st_nmi_raise(struct st_job *job)
+{
+	int cpu = smp_processor_id();
+
+	WRITE_ONCE(st_nmi_job, job);
+	atomic_set_release(&st_nmi_armed, cpu + 1);
+	apic->send_IPI(cpu, NMI_VECTOR);
+}
+
+/* Withdraws a raised NMI; false if the handler took it meanwhile. */
+bool st_nmi_disarm(void)
+{
+	return atomic_xchg(&st_nmi_armed, 0) != 0;
+}
+#else
+static void st_nmi_register(struct kunit *test)
+{
+	kunit_skip(test, "no self-NMI on this architecture");
+}
+
+static void st_nmi_raise(struct st_job *job)
+{
+}
+
+bool st_nmi_disarm(void)
+{
+	return true;
+}
+#endif
+
+/* Makes sure nothing of @data runs once the test ends. */
+static void st_job_quiesce(void *data)
+{
+	struct st_job *job = data;
+
+	switch (job->ctx) {
+	case ST_CTX_HARDIRQ:
+		hrtimer_cancel(&job->timer);
+		break;
+	case ST_CTX_SOFTIRQ:
+		tasklet_kill(&job->tasklet);
+		break;
+	case ST_CTX_IRQ_WORK:
+		irq_work_sync(&job->work);
+		break;
+	default:
+		break;
+	}
+}
+
+struct st_job *st_job_new(struct kunit *test, struct snaptrace_buffer *buf,
+			  enum st_ctx ctx, void (*fn)(struct st_job *job))
+{
+	struct st_job *job = kunit_kzalloc(test, sizeof(*job), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, job);
+	job->buf = buf;
+	job->ctx = ctx;
+	job->fn = fn;
+	job->cpu = -1;
+	job->rc[0] = -EINPROGRESS;
+	job->rc[1] = -EINPROGRESS;
+	atomic_set(&job->done, 0);
+	hrtimer_init(&job->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	job->timer.function = st_job_timer;
+	job->work = IRQ_WORK_INIT_HARD(st_job_irq_work);
+	tasklet_setup(&job->tasklet, st_job_tasklet);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_job_quiesce, job), 0);
+	if (ctx == ST_CTX_NMI)
+		st_nmi_register(test);
+	return job;
+}
+
+/* Raises an irq_work or NMI job on this CPU; preemption must be off. */
+void st_job_raise(struct st_job *job)
+{
+	if (job->ctx == ST_CTX_NMI)
+		st_nmi_raise(job);
+	else
+		irq_work_queue(&job->work);
+}
+
+bool st_job_wait(struct st_job *job)
+{
+	unsigned int i;
+
+	for (i = 0; i < ST_WAIT_LOOPS && !atomic_read_acquire(&job->done); i++)
+		usleep_range(1000, 2000);
+	return atomic_read_acquire(&job->done);
+}
+
+/* Waits without sleeping: for use inside an open reservation. */
+bool st_job_spin(struct st_job *job)
+{
+	unsigned long i;
+
+	for (i = 0; i < ST_SPIN_LOOPS && !atomic_read_acquire(&job->done); i++)
+		udelay(1);
+	return atomic_read_acquire(&job->done);
+}
+
+/* Runs @job in its context and waits for it; skips if an NMI never came. */
+void st_job_go(struct kunit *test, struct st_job *job)
+{
+	unsigned long flags;
+
+	switch (job->ctx) {
+	case ST_CTX_IRQS_OFF:
+		local_irq_save(flags);
+		st_job_run(job);
+		local_irq_restore(flags);
+		break;
+	case ST_CTX_SOFTIRQ:
+		tasklet_schedule(&job->tasklet);
+		break;
+	case ST_CTX_HARDIRQ:
+		hrtimer_start(&job->timer, ns_to_ktime(NSEC_PER_USEC),
+			      HRTIMER_MODE_REL_HARD);
+		break;
+	case ST_CTX_IRQ_WORK:
+	case ST_CTX_NMI:
+		preempt_disable();
+		st_job_raise(job);
+		preempt_enable();
+		break;
+	}
+	if (st_job_wait(job))
+		return;
+	if (job->ctx == ST_CTX_NMI && st_nmi_disarm())
+		kunit_skip(test, "the self-NMI never arrived");
+	KUNIT_ASSERT_TRUE_MSG(test, st_job_wait(job), "context %d never ran", job->ctx);
+}
+
+/* ---- threads and checks at rest ---- */
+
+/**
+ * st_kthread() - create a stopped kthread, holding a reference to it
+ * @fn: thread function
+ * @data: its argument
+ * @cpu: CPU to bind it to, or -1 for none
+ * @name: its name when not bound
+ *
+ * Wake it with wake_up_process(); end it with kthread_stop_put() once @fn
+ * has finished its work (a kthread stopped before it ran never runs @fn).
+ *
+ * Return: the task, or an ERR_PTR().
+ */
+struct task_struct *st_kthread(int (*fn)(void *data), void *data, int cpu,
+			       const char *name)
+{
+	struct task_struct *t;
+
+	if (cpu >= 0)
+		t = kthread_create_on_cpu(fn, data, cpu, "st_kunit_%u");
+	else
+		t = kthread_create(fn, data, "%s", name);
+	if (!IS_ERR(t))
+		get_task_struct(t);
+	return t;
+}
+
+/**
+ * st_expect_half_consistent() - check one half at rest against its counters
+ * @test: the running test
+ * @buf: the buffer, with no writer, reader or snapshot running
+ * @which: the half
+ * @slack: how many records each CPU's entries may exceed what an iterator
+ *	finds (a writer stalled across two snapshots leaves its record counted
+ *	but below tail: Documentation/ring-buffer.rst, Accounting); 0: exact
+ *
+ * On every possible CPU: no counter wrapped below zero, the counters
+ * balance, the iterator ends with -ENODATA and finds between entries -
+ * @slack and entries records, none torn or out of its CPU's order.
+ */
+void st_expect_half_consistent(struct kunit *test, struct snaptrace_buffer *buf,
+			       enum snaptrace_which which, unsigned int slack)
+{
+	struct snaptrace_stats st;
+	struct st_check c;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		st = st_stats(test, buf, which, cpu);
+		KUNIT_EXPECT_LT_MSG(test, st.entries, ST_COUNT_WRAPPED, "half %d cpu %d",
+				    which, cpu);
+		KUNIT_EXPECT_LT_MSG(test, st.overrun, ST_COUNT_WRAPPED, "half %d cpu %d",
+				    which, cpu);
+		KUNIT_EXPECT_LT_MSG(test, st.read, ST_COUNT_WRAPPED, "half %d cpu %d",
+				    which, cpu);
+		KUNIT_EXPECT_LT_MSG(test, st.written, ST_COUNT_WRAPPED, "half %d cpu %d",
+				    which, cpu);
+		st_expect_balanced(test, &st, cpu);
+		KUNIT_EXPECT_EQ(test, st_scan(test, buf, which, cpu, 0, &c), -ENODATA);
+		if (slack) {
+			KUNIT_EXPECT_LE_MSG(test, c.count, st.entries, "half %d cpu %d",
+					    which, cpu);
+			KUNIT_EXPECT_LE_MSG(test, st.entries, (u64)c.count + slack,
+					    "half %d cpu %d", which, cpu);
+		} else {
+			KUNIT_EXPECT_EQ_MSG(test, c.count, st.entries, "half %d cpu %d",
+					    which, cpu);
+		}
+		KUNIT_EXPECT_EQ_MSG(test, c.bad, 0, "half %d cpu %d", which, cpu);
+		KUNIT_EXPECT_EQ_MSG(test, c.order, 0, "half %d cpu %d", which, cpu);
+		KUNIT_EXPECT_EQ(test, c.markers, 0);
+	}
+}
+
+/* Checks one half at rest: balanced counters, entries == records iterated. */
+void st_expect_half_sane(struct kunit *test, struct snaptrace_buffer *buf,
+			 enum snaptrace_which which)
+{
+	st_expect_half_consistent(test, buf, which, 0);
+}
+
+/* ---- background writers ---- */
+
+/* Longest self-checking payload the background writers write. */
+#define ST_BG_LEN_SPAN		107
+
+static int st_bg_writer_fn(void *data)
+{
+	struct st_bg_writer *w = data;
+	struct snaptrace_buffer *buf = w->ws->buf;
+	u8 scratch[ST_PAYLOAD_MIN + ST_BG_LEN_SPAN];
+	struct snaptrace_reservation res;
+	u32 seq;
+	int rc;
+
+	for (seq = 0; seq < w->ws->max && !READ_ONCE(w->ws->stop); seq++) {
+		size_t len = ST_PAYLOAD_MIN + seq % ST_BG_LEN_SPAN;
+		u8 *p;
+
+		if (READ_ONCE(w->ws->pause)) {
+			atomic_inc(&w->ws->paused);
+			while (READ_ONCE(w->ws->pause) && !READ_ONCE(w->ws->stop))
+				usleep_range(100, 200);
+			atomic_dec(&w->ws->paused);
+		}
+
+		/* Odd: fill the payload inside the reservation, for interrupts to hit. */
+		if (seq & 1) {
+			p = snaptrace_reserve(buf, len, &res);
+			rc = p ? 0 : -ENOSPC;
+			if (p) {
+				if (smp_processor_id() != w->cpu)
+					w->unexpected++;
+				st_payload_fill(p, len, ST_MAGIC, w->cpu, seq);
+				if (w->ws->hold_us && seq % 4 == 1)
+					udelay(w->ws->hold_us);
+				snaptrace_commit(buf, &res);
+			}
+		} else {
+			st_payload_fill(scratch, len, ST_MAGIC, w->cpu, seq);
+			rc = snaptrace_write(buf, scratch, len);
+		}
+		if (!rc)
+			w->ok++;
+		else if (rc == -ENOSPC || rc == -EBUSY)
+			w->refused++;
+		else
+			w->unexpected++;
+		WRITE_ONCE(w->tried, seq + 1);
+		/* Refused (recording off, or a reset): do not burn the budget. */
+		if (rc == -EBUSY)
+			usleep_range(20, 50);
+		else if (w->ws->pace_us && !(seq % 16))
+			usleep_range(w->ws->pace_us, 2 * w->ws->pace_us);
+		else if (!(seq % 32))
+			cond_resched();
+	}
+	complete(&w->done);
+	return 0;
+}
+
+static void st_writers_stop_action(void *data)
+{
+	st_writers_stop(data);
+}
+
+/**
+ * st_writers_start() - start a writer kthread on every online CPU
+ * @test: the running test; the writers are stopped when it ends
+ * @buf: the buffer to write to
+ * @max: records each writer attempts at most
+ * @pace_us: if not 0, each writer sleeps that long (to twice) every 16
+ *	records, to stretch the run over more snapshots and reads
+ * @hold_us: if not 0, every fourth record stays open that long more (a
+ *	busy wait between reserve and commit), for resets, snapshots and
+ *	readers to meet open records more often
+ *
+ * Writer i writes self-checking records (magic %ST_MAGIC, its CPU, seq
+ * 0, 1, ...; payloads of 20..126 bytes), by snaptrace_write() and by
+ * reserve/commit in turn, until it made @max attempts or is stopped.
+ *
+ * Return: the writers (the test aborts if they cannot be created).
+ */
+struct st_writers *st_writers_start(struct kunit *test,
+				    struct snaptrace_buffer *buf,
+				    unsigned int max, unsigned int pace_us,
+				    unsigned int hold_us)
+{
+	struct st_writers *ws = kunit_kzalloc(test, sizeof(*ws), GFP_KERNEL);
+	struct st_bg_writer *w;
+	unsigned int i;
+	int cpu;
+
+	KUNIT_ASSERT_NOT_NULL(test, ws);
+	ws->w = kunit_kcalloc(test, nr_cpu_ids, sizeof(*ws->w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ws->w);
+	ws->buf = buf;
+	ws->max = max;
+	ws->pace_us = pace_us;
+	ws->hold_us = hold_us;
+	for_each_online_cpu(cpu) {
+		w = &ws->w[ws->n];
+		w->ws = ws;
+		w->cpu = cpu;
+		init_completion(&w->done);
+		w->task = st_kthread(st_bg_writer_fn, w, cpu, NULL);
+		if (IS_ERR(w->task))
+			break;
+		ws->n++;
+	}
+	if (ws->n < num_online_cpus())
+		WRITE_ONCE(ws->stop, true);
+	/* Stopped writers still run, to completion: they see @stop at once. */
+	for (i = 0; i < ws->n; i++)
+		wake_up_process(ws->w[i].task);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_writers_stop_action, ws), 0);
+	KUNIT_ASSERT_FALSE_MSG(test, READ_ONCE(ws->stop), "cannot create the writers");
+	return ws;
+}
+
+/**
+ * st_writers_reached() - wait until every writer attempted @tried records
+ * @ws: the writers
+ * @tried: the count to reach
+ *
+ * Sleeps in steps of 1 ms, at most %ST_WAIT_LOOPS of them.
+ *
+ * Return: true if every writer got there in time.
+ */
+bool st_writers_reached(struct st_writers *ws, unsigned int tried)
+{
+	unsigned int i, loop;
+
+	for (loop = 0; loop < ST_WAIT_LOOPS; loop++) {
+		for (i = 0; i < ws->n; i++)
+			if (READ_ONCE(ws->w[i].tried) < tried)
+				break;
+		if (i == ws->n)
+			return true;
+		usleep_range(1000, 2000);
+	}
+	return false;
+}
+
+/**
+ * st_writers_finish() - wait for the writers to make all their attempts
+ * @ws: the writers
+ * @polls: how many times to sleep 10 ms (to 20) at most
+ *
+ * Then stops them (at once if the bound was reached).
+ */
+void st_writers_finish(struct st_writers *ws, unsigned int polls)
+{
+	unsigned int i;
+
+	for (i = 0; i < polls && st_writers_active(ws); i++)
+		usleep_range(10000, 20000);
+	st_writers_stop(ws);
+}
+
+/**
+ * st_writers_pause() - have every writer wait between two records
+ * @ws: the writers
+ *
+ * Waits, by steps of 1 ms and at most %ST_WAIT_LOOPS of them, until each
+ * writer is waiting or done: then no record is open, and the counters are
+ * at rest. st_writers_resume() lets them go on.
+ *
+ * Return: true if they all got there in time.
+ */
+bool st_writers_pause(struct st_writers *ws)
+{
+	unsigned int i, loop, done;
+
+	WRITE_ONCE(ws->pause, true);
+	for (loop = 0; loop < ST_WAIT_LOOPS; loop++) {
+		for (i = 0, done = 0; i < ws->n; i++)
+			done += completion_done(&ws->w[i].done);
+		/* Read after the done count: a writer ending meanwhile is in it. */
+		smp_mb();
+		if (done + atomic_read(&ws->paused) >= ws->n)
+			return true;
+		usleep_range(1000, 2000);
+	}
+	return false;
+}
+
+/* Lets paused writers go on. */
+void st_writers_resume(struct st_writers *ws)
+{
+	WRITE_ONCE(ws->pause, false);
+}
+
+/* Whether some writer is still writing. */
+bool st_writers_active(struct st_writers *ws)
+{
+	unsigned int i;
+
+	for (i = 0; i < ws->n; i++)
+		if (!completion_done(&ws->w[i].done))
+			return true;
+	return false;
+}
+
+/**
+ * st_writers_stop() - stop the writers and wait for them
+ * @ws: the writers
+ *
+ * Idempotent; afterwards their counts are stable.
+ */
+void st_writers_stop(struct st_writers *ws)
+{
+	unsigned int i;
+
+	if (ws->stopped)
+		return;
+	WRITE_ONCE(ws->stop, true);
+	for (i = 0; i < ws->n; i++) {
+		wait_for_completion(&ws->w[i].done);
+		kthread_stop_put(ws->w[i].task);
+	}
+	ws->stopped = true;
+}
+
+/* After st_writers_stop(): every attempt ended in a result the API allows. */
+void st_writers_expect_sane(struct kunit *test, struct st_writers *ws)
+{
+	struct st_bg_writer *w;
+	unsigned int i;
+
+	for (i = 0; i < ws->n; i++) {
+		w = &ws->w[i];
+		KUNIT_EXPECT_EQ_MSG(test, w->ok + w->refused + w->unexpected, w->tried,
+				    "cpu %d", w->cpu);
+		KUNIT_EXPECT_EQ_MSG(test, w->unexpected, 0, "cpu %d", w->cpu);
+	}
+}
+
+/* ---- snapshots from an hrtimer ---- */
+
+static enum hrtimer_restart st_snap_tick(struct hrtimer *t)
+{
+	struct st_snap_timer *tm = container_of(t, struct st_snap_timer, timer);
+	int n, rc;
+
+	n = atomic_inc_return(&tm->started);	/* ordered before the swap */
+	rc = snaptrace_snapshot(tm->buf);
+	if (!rc) {
+		atomic_inc(&tm->ok);
+		smp_mb(); /* the swap before its number */
+		atomic_set(&tm->last_ok, n);
+	} else if (rc == -EBUSY) {
+		atomic_inc(&tm->busy);
+	} else {
+		atomic_inc(&tm->unexpected);
+	}
+	atomic_inc_return(&tm->ended);		/* ordered after the swap */
+	if (n >= tm->max)
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(t, ns_to_ktime(tm->period_ns));
+	return HRTIMER_RESTART;
+}
+
+static void st_snap_timer_stop_action(void *data)
+{
+	st_snap_timer_stop(data);
+}
+
+/**
+ * st_snap_timer_start() - take snapshots from a hard hrtimer
+ * @test: the running test; the timer is cancelled when it ends
+ * @buf: the buffer
+ * @period_ns: time between two snapshot() calls
+ * @max: calls at most
+ *
+ * The timer is pinned to the CPU this runs on, so it interrupts whatever
+ * runs there (a background writer in the middle of a record, say).
+ *
+ * Return: the timer's state and counts.
+ */
+struct st_snap_timer *st_snap_timer_start(struct kunit *test,
+					  struct snaptrace_buffer *buf,
+					  u64 period_ns, unsigned int max)
+{
+	struct st_snap_timer *tm = kunit_kzalloc(test, sizeof(*tm), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, tm);
+	tm->buf = buf;
+	tm->period_ns = period_ns;
+	tm->max = max;
+	hrtimer_init(&tm->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	tm->timer.function = st_snap_tick;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_snap_timer_stop_action, tm), 0);
+	preempt_disable();
+	hrtimer_start(&tm->timer, ns_to_ktime(period_ns), HRTIMER_MODE_REL_PINNED_HARD);
+	preempt_enable();
+	return tm;
+}
+
+/* Cancels the timer and waits for a running callback; idempotent. */
+void st_snap_timer_stop(struct st_snap_timer *tm)
+{
+	hrtimer_cancel(&tm->timer);
 }
 
 MODULE_DESCRIPTION("KUnit tests for snaptrace");

@@ -3,8 +3,10 @@
  * KUnit tests for the snaptrace ring buffer: allocation and sizing, the
  * record layout, both full-buffer modes with exact counts, the readers
  * (consume and iterators), reset and resize, writing from every context
- * (softirq, hardirq, irqs off, NMI), nesting inside an open reservation,
- * and a stress run with a writer on every online CPU.
+ * (softirq, hardirq, irqs off, NMI), nesting inside an open reservation
+ * (an interrupt filling the ring around it: I2), a stress run with a
+ * writer on every online CPU, reset() under running writers, and
+ * snaptrace_wait().
  *
  * Written from the API contract in <snaptrace/snaptrace.h>: every number
  * asserted here is derived from it (16-byte record header, payload rounded
@@ -19,31 +21,16 @@
 #include <linux/irq_work.h>
 #include <linux/kthread.h>
 #include <linux/preempt.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/workqueue.h>
 #include <kunit/resource.h>
 #include <kunit/test.h>
-#ifdef CONFIG_X86_LOCAL_APIC
-#include <asm/apic.h>
-#include <asm/irq_vectors.h>
-#include <asm/nmi.h>
-#endif
 
 #include <snaptrace/snaptrace.h>
 #include "st_kunit.h"
-
-/* Bytes of the record header in the per-CPU buffer (the spec's layout). */
-#define ST_HDR_BYTES		16
-/* Payload magics: records written by tasks, and by interrupt handlers. */
-#define ST_MAGIC		0x53545231U
-#define ST_MAGIC_IRQ		0x53544931U
-/* Bounded waits for an interrupt we raised: sleeping, and spinning. */
-#define ST_WAIT_LOOPS		1000
-#define ST_SPIN_LOOPS		1000000UL
-/* Name of our NMI handler; one per suite so the two never collide. */
-#define ST_NMI_NAME		"snaptrace_kunit_ring"
 
 /* Stress run: records per writer, snapshots taken, period of the timer. */
 #define ST_STRESS_RECORDS	20000
@@ -51,64 +38,7 @@
 #define ST_STRESS_PERIOD_NS	(500 * NSEC_PER_USEC)
 #define ST_STRESS_SIZE		(4 * SNAPTRACE_MIN_SIZE)
 
-/* Bytes a record of @len payload bytes takes in the per-CPU buffer. */
-static u64 st_rec_bytes(size_t len)
-{
-	return ST_HDR_BYTES + ALIGN(len, 8);
-}
-
-/* ---- self-checking payloads ---- */
-
-/* Head of every self-checking payload; the rest is a pattern. */
-struct st_hdr {
-	u32 magic;
-	u32 cpu;
-	u32 seq;
-	u32 len;
-	u32 csum;
-};
-
-#define ST_PAYLOAD_MIN		sizeof(struct st_hdr)
-
-static u32 st_fnv(u32 h, const u8 *p, size_t n)
-{
-	while (n--)
-		h = (h ^ *p++) * 16777619U;
-	return h;
-}
-
-/* Checksum of a payload: its header up to csum, then the bytes after it. */
-static u32 st_payload_csum(const u8 *p, size_t len)
-{
-	u32 h = st_fnv(2166136261U, p, offsetof(struct st_hdr, csum));
-
-	return st_fnv(h, p + sizeof(struct st_hdr), len - sizeof(struct st_hdr));
-}
-
-/* Fills @p with a self-checking payload of @len >= ST_PAYLOAD_MIN bytes. */
-static void st_payload_fill(u8 *p, size_t len, u32 magic, u32 cpu, u32 seq)
-{
-	struct st_hdr h = { .magic = magic, .cpu = cpu, .seq = seq, .len = len };
-	size_t i;
-
-	for (i = sizeof(h); i < len; i++)
-		p[i] = (u8)(seq * 7 + i * 13 + cpu);
-	memcpy(p, &h, sizeof(h));
-	h.csum = st_payload_csum(p, len);
-	memcpy(p + offsetof(struct st_hdr, csum), &h.csum, sizeof(h.csum));
-}
-
-/* True if @rec is a DATA record holding an intact payload from rec->cpu. */
-static bool st_payload_ok(const struct snaptrace_record *rec, struct st_hdr *h)
-{
-	if (rec->type != SNAPTRACE_REC_DATA || rec->len < sizeof(*h) ||
-	    rec->len > SNAPTRACE_MAX_PAYLOAD)
-		return false;
-	memcpy(h, rec->data, sizeof(*h));
-	return (h->magic == ST_MAGIC || h->magic == ST_MAGIC_IRQ) &&
-	       h->cpu == rec->cpu && h->len == rec->len &&
-	       h->csum == st_payload_csum(rec->data, rec->len);
-}
+/* ---- payloads too short for a self-checking header ---- */
 
 /* A plain pattern for payloads too short for a header (1..7 bytes). */
 static void st_pattern(u8 *p, size_t len, u8 seed)
@@ -127,486 +57,6 @@ static bool st_pattern_ok(const u8 *p, size_t len, u8 seed)
 		if (p[i] != (u8)(seed + i * 31))
 			return false;
 	return true;
-}
-
-/* ---- checking a stream of records (iterator or consumer) ---- */
-
-struct st_check {
-	u64 *next;		/* per CPU and magic: last seq + 1, 0: none yet */
-	int cpu;		/* the only CPU allowed, or SNAPTRACE_ALL_CPUS */
-	u64 stride;		/* if not 0, pos must be seq * stride */
-	unsigned int count;	/* records seen */
-	unsigned int bad;	/* torn, foreign, or from the wrong CPU */
-	unsigned int order;	/* a sequence number went backwards on a CPU */
-	unsigned int gaps;	/* a sequence number was skipped (records lost) */
-	unsigned int misplaced;	/* pos does not match seq * stride */
-	unsigned int ts_back;	/* timestamp lower than the previous record's */
-	unsigned int markers;	/* SNAPTRACE_REC_MARKER records */
-	u32 first_seq;
-	u32 last_seq;
-	u64 first_ts;
-	u64 last_ts;
-};
-
-static void st_check_init(struct st_check *c, u64 *next, int cpu, u64 stride)
-{
-	memset(c, 0, sizeof(*c));
-	memset(next, 0, 2 * nr_cpu_ids * sizeof(*next));
-	c->next = next;
-	c->cpu = cpu;
-	c->stride = stride;
-}
-
-static void st_check_one(struct st_check *c, const struct snaptrace_record *rec)
-{
-	struct st_hdr h;
-	u64 *slot;
-
-	if (c->count && rec->ts < c->last_ts)
-		c->ts_back++;
-	if (!c->count)
-		c->first_ts = rec->ts;
-	c->last_ts = rec->ts;
-	c->count++;
-	if (rec->cpu >= nr_cpu_ids ||
-	    (c->cpu != SNAPTRACE_ALL_CPUS && rec->cpu != c->cpu)) {
-		c->bad++;
-		return;
-	}
-	if (rec->type == SNAPTRACE_REC_MARKER) {
-		c->markers++;
-		return;
-	}
-	if (!st_payload_ok(rec, &h)) {
-		c->bad++;
-		return;
-	}
-	slot = &c->next[2 * rec->cpu + (h.magic == ST_MAGIC_IRQ)];
-	if (*slot && h.seq < *slot)
-		c->order++;
-	else if (*slot && h.seq != *slot)
-		c->gaps++;
-	*slot = (u64)h.seq + 1;
-	if (c->stride && rec->pos != (u64)h.seq * c->stride)
-		c->misplaced++;
-	if (c->count == 1)
-		c->first_seq = h.seq;
-	c->last_seq = h.seq;
-}
-
-/*
- * Iterates one half of @buf (one CPU or all) to the end, checking every
- * record. Returns what ended the iteration (-ENODATA at the end).
- */
-static int st_scan(struct kunit *test, struct snaptrace_buffer *buf,
-		   enum snaptrace_which which, int cpu, u64 stride,
-		   struct st_check *c)
-{
-	struct snaptrace_record *rec;
-	struct snaptrace_iter *it;
-	u64 *next;
-	int rc;
-
-	rec = kunit_kzalloc(test, sizeof(*rec), GFP_KERNEL);
-	next = kunit_kcalloc(test, 2 * nr_cpu_ids, sizeof(*next), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, rec);
-	KUNIT_ASSERT_NOT_NULL(test, next);
-	st_check_init(c, next, cpu, stride);
-
-	it = snaptrace_iter_start(buf, which, cpu);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, it);
-	for (;;) {
-		rc = snaptrace_iter_next(it, rec);
-		if (rc)
-			break;
-		st_check_one(c, rec);
-	}
-	snaptrace_iter_stop(it);
-	kunit_kfree(test, rec);
-	kunit_kfree(test, next);
-	return rc;
-}
-
-/*
- * Reads up to @max records of one half into @recs with an iterator; returns
- * how many, and in @end what ended it (0 if @max was reached).
- */
-static unsigned int st_collect(struct kunit *test, struct snaptrace_buffer *buf,
-			       enum snaptrace_which which, int cpu,
-			       struct snaptrace_record *recs, unsigned int max,
-			       int *end)
-{
-	struct snaptrace_iter *it;
-	unsigned int n;
-	int rc = 0;
-
-	it = snaptrace_iter_start(buf, which, cpu);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, it);
-	for (n = 0; n < max; n++) {
-		rc = snaptrace_iter_next(it, &recs[n]);
-		if (rc)
-			break;
-	}
-	snaptrace_iter_stop(it);
-	*end = rc;
-	return n;
-}
-
-/* ---- buffers, stats, and writing on a chosen CPU ---- */
-
-KUNIT_DEFINE_ACTION_WRAPPER(st_buffer_free_action, snaptrace_buffer_free,
-			    struct snaptrace_buffer *);
-
-/* A buffer freed when the test ends, however it ends. */
-static struct snaptrace_buffer *st_buf_new(struct kunit *test, size_t size,
-					   enum snaptrace_mode mode)
-{
-	struct snaptrace_buffer *buf = snaptrace_buffer_alloc(size, mode);
-
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, buf);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_buffer_free_action, buf), 0);
-	return buf;
-}
-
-static struct snaptrace_record *st_rec_new(struct kunit *test)
-{
-	struct snaptrace_record *rec = kunit_kzalloc(test, sizeof(*rec), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, rec);
-	return rec;
-}
-
-static struct snaptrace_stats st_stats(struct kunit *test,
-				       struct snaptrace_buffer *buf,
-				       enum snaptrace_which which, int cpu)
-{
-	struct snaptrace_stats st = {};
-
-	KUNIT_ASSERT_EQ_MSG(test, snaptrace_cpu_stats(buf, which, cpu, &st), 0,
-			    "stats of cpu %d", cpu);
-	return st;
-}
-
-/* written == read + entries + overrun + dropped, at a quiescent point. */
-static void st_expect_balanced(struct kunit *test,
-			       const struct snaptrace_stats *st, int cpu)
-{
-	KUNIT_EXPECT_EQ_MSG(test, st->written,
-			    st->read + st->entries + st->overrun + st->dropped,
-			    "cpu %d: written %llu read %llu entries %llu overrun %llu dropped %llu",
-			    cpu, st->written, st->read, st->entries, st->overrun,
-			    st->dropped);
-}
-
-/* Every counter of one CPU is 0 (snapshot_misses aside: buffer-wide). */
-static void st_expect_empty(struct kunit *test, struct snaptrace_buffer *buf,
-			    enum snaptrace_which which, int cpu)
-{
-	struct snaptrace_stats st = st_stats(test, buf, which, cpu);
-
-	KUNIT_EXPECT_EQ_MSG(test, st.entries, 0, "cpu %d", cpu);
-	KUNIT_EXPECT_EQ_MSG(test, st.written, 0, "cpu %d", cpu);
-	KUNIT_EXPECT_EQ_MSG(test, st.overrun, 0, "cpu %d", cpu);
-	KUNIT_EXPECT_EQ_MSG(test, st.dropped, 0, "cpu %d", cpu);
-	KUNIT_EXPECT_EQ_MSG(test, st.read, 0, "cpu %d", cpu);
-	KUNIT_EXPECT_EQ_MSG(test, st.bytes, 0, "cpu %d", cpu);
-	KUNIT_EXPECT_EQ_MSG(test, st.oldest_ts, 0, "cpu %d", cpu);
-}
-
-struct st_wcount {
-	unsigned int ok;
-	unsigned int nospc;
-	unsigned int other;
-};
-
-struct st_write_args {
-	struct snaptrace_buffer *buf;
-	u8 *scratch;
-	unsigned int n;
-	size_t len;
-	u32 seq0;
-	int cpu;
-	bool wrong_cpu;
-	struct st_wcount wc;
-};
-
-static long st_write_fn(void *data)
-{
-	struct st_write_args *a = data;
-	unsigned int i;
-	int rc;
-
-	preempt_disable();
-	a->wrong_cpu = smp_processor_id() != a->cpu;
-	for (i = 0; i < a->n; i++) {
-		st_payload_fill(a->scratch, a->len, ST_MAGIC, a->cpu, a->seq0 + i);
-		rc = snaptrace_write(a->buf, a->scratch, a->len);
-		if (!rc)
-			a->wc.ok++;
-		else if (rc == -ENOSPC)
-			a->wc.nospc++;
-		else
-			a->wc.other++;
-	}
-	preempt_enable();
-	return 0;
-}
-
-/*
- * Writes @n self-checking records of @len bytes, sequence numbers from
- * @seq0, all on @cpu (a kworker bound to it, preemption off throughout).
- */
-static struct st_wcount st_write_n(struct kunit *test,
-				   struct snaptrace_buffer *buf, int cpu,
-				   unsigned int n, size_t len, u32 seq0)
-{
-	struct st_write_args a = {
-		.buf = buf, .n = n, .len = len, .seq0 = seq0, .cpu = cpu,
-	};
-
-	KUNIT_ASSERT_GE(test, len, ST_PAYLOAD_MIN);
-	a.scratch = kunit_kzalloc(test, len, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, a.scratch);
-	work_on_cpu(cpu, st_write_fn, &a);
-	KUNIT_ASSERT_FALSE_MSG(test, a.wrong_cpu, "writer not on cpu %d", cpu);
-	kunit_kfree(test, a.scratch);
-	return a.wc;
-}
-
-/* The CPU single-CPU tests write on. */
-static int st_cpu(void)
-{
-	return cpumask_first(cpu_online_mask);
-}
-
-/* ---- running a function in a chosen context ---- */
-
-enum st_ctx {
-	ST_CTX_IRQS_OFF,	/* task context, local_irq_save() */
-	ST_CTX_SOFTIRQ,		/* a tasklet */
-	ST_CTX_HARDIRQ,		/* an hrtimer, HRTIMER_MODE_REL_HARD */
-	ST_CTX_IRQ_WORK,	/* a hard irq_work on this CPU */
-	ST_CTX_NMI,		/* a self-NMI (x86 local APIC) */
-};
-
-struct st_job {
-	struct snaptrace_buffer *buf;
-	void (*fn)(struct st_job *job);
-	enum st_ctx ctx;
-	bool in_ctx;		/* it ran in the context asked for */
-	int cpu;		/* where it ran */
-	int rc[2];		/* what fn saw */
-	atomic_t done;
-	struct hrtimer timer;
-	struct irq_work work;
-	struct tasklet_struct tasklet;
-};
-
-static void st_job_run(struct st_job *job)
-{
-	switch (job->ctx) {
-	case ST_CTX_IRQS_OFF:
-		job->in_ctx = in_task() && irqs_disabled();
-		break;
-	case ST_CTX_SOFTIRQ:
-		job->in_ctx = in_serving_softirq() && !in_hardirq() && !in_nmi();
-		break;
-	case ST_CTX_HARDIRQ:
-	case ST_CTX_IRQ_WORK:
-		job->in_ctx = in_hardirq() && !in_nmi();
-		break;
-	case ST_CTX_NMI:
-		job->in_ctx = in_nmi();
-		break;
-	}
-	job->cpu = smp_processor_id();
-	job->fn(job);
-	atomic_set_release(&job->done, 1);
-}
-
-static enum hrtimer_restart st_job_timer(struct hrtimer *t)
-{
-	st_job_run(container_of(t, struct st_job, timer));
-	return HRTIMER_NORESTART;
-}
-
-static void st_job_irq_work(struct irq_work *w)
-{
-	st_job_run(container_of(w, struct st_job, work));
-}
-
-static void st_job_tasklet(struct tasklet_struct *t)
-{
-	struct st_job *job = from_tasklet(job, t, tasklet);
-
-	st_job_run(job);
-}
-
-#ifdef CONFIG_X86_LOCAL_APIC
-/* CPU + 1 of the NMI we raised and nobody took yet; 0 if none. */
-static atomic_t st_nmi_armed = ATOMIC_INIT(0);
-static struct st_job *st_nmi_job;
-
-/* Claims only the NMI this suite raised on this CPU. */
-static int st_nmi_handler(unsigned int type, struct pt_regs *regs)
-{
-	int cpu = smp_processor_id();
-
-	if (atomic_cmpxchg(&st_nmi_armed, cpu + 1, 0) != cpu + 1)
-		return NMI_DONE;
-	st_job_run(READ_ONCE(st_nmi_job));
-	return NMI_HANDLED;
-}
-
-static void st_nmi_unregister(void *unused)
-{
-	unregister_nmi_handler(NMI_LOCAL, ST_NMI_NAME);
-}
-
-static void st_nmi_register(struct kunit *test)
-{
-	int rc = register_nmi_handler(NMI_LOCAL, st_nmi_handler, 0, ST_NMI_NAME);
-
-	KUNIT_ASSERT_EQ(test, rc, 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_nmi_unregister, NULL), 0);
-}
-
-/*
- * Raises an NMI on this CPU; preemption must be off. apic->send_IPI() goes
- * through the ICR with NMI delivery on xAPIC and x2APIC alike (x2APIC's
- * send_IPI_self() writes the SELF_IPI register, which has no NMI mode).
- */
-static void st_nmi_raise(struct st_job *job)
-{
-	int cpu = smp_processor_id();
-
-	WRITE_ONCE(st_nmi_job, job);
-	atomic_set_release(&st_nmi_armed, cpu + 1);
-	apic->send_IPI(cpu, NMI_VECTOR);
-}
-
-/* Withdraws a raised NMI; false if the handler took it meanwhile. */
-static bool st_nmi_disarm(void)
-{
-	return atomic_xchg(&st_nmi_armed, 0) != 0;
-}
-#else
-static void st_nmi_register(struct kunit *test)
-{
-	kunit_skip(test, "no self-NMI on this architecture");
-}
-
-static void st_nmi_raise(struct st_job *job)
-{
-}
-
-static bool st_nmi_disarm(void)
-{
-	return true;
-}
-#endif
-
-/* Makes sure nothing of @data runs once the test ends. */
-static void st_job_quiesce(void *data)
-{
-	struct st_job *job = data;
-
-	switch (job->ctx) {
-	case ST_CTX_HARDIRQ:
-		hrtimer_cancel(&job->timer);
-		break;
-	case ST_CTX_SOFTIRQ:
-		tasklet_kill(&job->tasklet);
-		break;
-	case ST_CTX_IRQ_WORK:
-		irq_work_sync(&job->work);
-		break;
-	default:
-		break;
-	}
-}
-
-static struct st_job *st_job_new(struct kunit *test, struct snaptrace_buffer *buf,
-				 enum st_ctx ctx, void (*fn)(struct st_job *job))
-{
-	struct st_job *job = kunit_kzalloc(test, sizeof(*job), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, job);
-	job->buf = buf;
-	job->ctx = ctx;
-	job->fn = fn;
-	job->cpu = -1;
-	job->rc[0] = -EINPROGRESS;
-	job->rc[1] = -EINPROGRESS;
-	atomic_set(&job->done, 0);
-	hrtimer_init(&job->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	job->timer.function = st_job_timer;
-	job->work = IRQ_WORK_INIT_HARD(st_job_irq_work);
-	tasklet_setup(&job->tasklet, st_job_tasklet);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_job_quiesce, job), 0);
-	if (ctx == ST_CTX_NMI)
-		st_nmi_register(test);
-	return job;
-}
-
-/* Raises an irq_work or NMI job on this CPU; preemption must be off. */
-static void st_job_raise(struct st_job *job)
-{
-	if (job->ctx == ST_CTX_NMI)
-		st_nmi_raise(job);
-	else
-		irq_work_queue(&job->work);
-}
-
-static bool st_job_wait(struct st_job *job)
-{
-	unsigned int i;
-
-	for (i = 0; i < ST_WAIT_LOOPS && !atomic_read_acquire(&job->done); i++)
-		usleep_range(1000, 2000);
-	return atomic_read_acquire(&job->done);
-}
-
-/* Waits without sleeping: for use inside an open reservation. */
-static bool st_job_spin(struct st_job *job)
-{
-	unsigned long i;
-
-	for (i = 0; i < ST_SPIN_LOOPS && !atomic_read_acquire(&job->done); i++)
-		udelay(1);
-	return atomic_read_acquire(&job->done);
-}
-
-/* Runs @job in its context and waits for it; skips if an NMI never came. */
-static void st_job_go(struct kunit *test, struct st_job *job)
-{
-	unsigned long flags;
-
-	switch (job->ctx) {
-	case ST_CTX_IRQS_OFF:
-		local_irq_save(flags);
-		st_job_run(job);
-		local_irq_restore(flags);
-		break;
-	case ST_CTX_SOFTIRQ:
-		tasklet_schedule(&job->tasklet);
-		break;
-	case ST_CTX_HARDIRQ:
-		hrtimer_start(&job->timer, ns_to_ktime(NSEC_PER_USEC),
-			      HRTIMER_MODE_REL_HARD);
-		break;
-	case ST_CTX_IRQ_WORK:
-	case ST_CTX_NMI:
-		preempt_disable();
-		st_job_raise(job);
-		preempt_enable();
-		break;
-	}
-	if (st_job_wait(job))
-		return;
-	if (job->ctx == ST_CTX_NMI && st_nmi_disarm())
-		kunit_skip(test, "the self-NMI never arrived");
-	KUNIT_ASSERT_TRUE_MSG(test, st_job_wait(job), "context %d never ran", job->ctx);
 }
 
 /* Job: one snaptrace_write() and one reserve/commit, self-checking. */
@@ -1666,40 +1116,6 @@ static int st_stress_consumer(void *data)
 	return 0;
 }
 
-/* Creates a stopped kthread holding a reference, bound to @cpu if >= 0. */
-static struct task_struct *st_kthread(int (*fn)(void *data), void *data, int cpu,
-				      const char *name)
-{
-	struct task_struct *t;
-
-	if (cpu >= 0)
-		t = kthread_create_on_cpu(fn, data, cpu, "st_ring_%u");
-	else
-		t = kthread_create(fn, data, "%s", name);
-	if (!IS_ERR(t))
-		get_task_struct(t);
-	return t;
-}
-
-/* Checks one half at rest: balanced counters, entries == records iterated. */
-static void st_expect_half_sane(struct kunit *test, struct snaptrace_buffer *buf,
-				enum snaptrace_which which)
-{
-	struct snaptrace_stats st;
-	struct st_check c;
-	int cpu;
-
-	for_each_possible_cpu(cpu) {
-		st = st_stats(test, buf, which, cpu);
-		st_expect_balanced(test, &st, cpu);
-		KUNIT_EXPECT_EQ(test, st_scan(test, buf, which, cpu, 0, &c), -ENODATA);
-		KUNIT_EXPECT_EQ_MSG(test, c.count, st.entries, "half %d cpu %d", which, cpu);
-		KUNIT_EXPECT_EQ_MSG(test, c.bad, 0, "half %d cpu %d", which, cpu);
-		KUNIT_EXPECT_EQ_MSG(test, c.order, 0, "half %d cpu %d", which, cpu);
-		KUNIT_EXPECT_EQ(test, c.markers, 0);
-	}
-}
-
 /*
  * A writer kthread per online CPU (20000 self-checking records each, by
  * write and reserve/commit), an hrtimer writing and taking snapshots, and
@@ -1778,6 +1194,337 @@ static void ring_stress_all_cpus(struct kunit *test)
 	st_expect_half_sane(test, buf, SNAPTRACE_SNAPSHOT);
 }
 
+/* ---- I2: an interrupt never reuses the bytes of an open record ---- */
+
+/* What a job filling the ring is asked to write, and what it got. */
+struct st_fill {
+	u8 *scratch;
+	size_t len;
+	unsigned int n;
+	unsigned int ok;
+	unsigned int nospc;
+	unsigned int other;
+};
+
+/* Job: @n self-checking writes of @len bytes (magic IRQ, seq 0, 1, ...). */
+static void st_job_fill(struct st_job *job)
+{
+	struct st_fill *f = job->data;
+	unsigned int i;
+	int rc;
+
+	for (i = 0; i < f->n; i++) {
+		st_payload_fill(f->scratch, f->len, ST_MAGIC_IRQ, job->cpu, i);
+		rc = snaptrace_write(job->buf, f->scratch, f->len);
+		if (!rc)
+			f->ok++;
+		else if (rc == -ENOSPC)
+			f->nospc++;
+		else
+			f->other++;
+	}
+}
+
+/*
+ * A task opens a 64-byte record at position 0 of an empty ring (overwrite
+ * mode); on the same CPU an interrupt then writes two rings' worth of
+ * 216-byte records. commit stays at 0 while the task's record is open, and
+ * by I2 no reservation may end beyond commit + size: exactly
+ * (size - 64) / 216 fit (the next one needs padding up to the end of the
+ * ring, so it ends beyond too), every later one fails with -ENOSPC and is
+ * counted in dropped, and nothing is overwritten. Committed, the task's
+ * record is intact and first, the interrupt's follow it back to back, and
+ * the ring then records on, wrapping, as usual.
+ */
+static void st_fill_in_reservation(struct kunit *test, enum st_ctx ctx)
+{
+	const size_t size = SNAPTRACE_MIN_SIZE, olen = 48, len = 200;
+	const u64 orb = st_rec_bytes(olen), rb = st_rec_bytes(len);
+	const unsigned int fit = (size - orb) / rb, n = 2 * (size / rb);
+	struct snaptrace_buffer *buf = st_buf_new(test, size, SNAPTRACE_OVERWRITE);
+	struct st_job *job = st_job_new(test, buf, ctx, st_job_fill);
+	bool taken = false, missed = false, ok;
+	struct snaptrace_reservation res;
+	struct snaptrace_record *recs;
+	struct snaptrace_stats st;
+	unsigned int i, got;
+	int cpu = -1, end;
+	struct st_fill *f;
+	struct st_hdr h;
+	u8 outer[48];
+	u8 *p;
+
+	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	recs = kunit_kcalloc(test, fit + 2, sizeof(*recs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	KUNIT_ASSERT_NOT_NULL(test, recs);
+	f->scratch = kunit_kzalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f->scratch);
+	f->len = len;
+	f->n = n;
+	job->data = f;
+	KUNIT_ASSERT_EQ(test, snaptrace_size_per_cpu(buf), size);
+	KUNIT_ASSERT_GT(test, n * rb, size);
+	/* The first refused record would have needed padding. */
+	KUNIT_ASSERT_NE(test, (size - orb) % rb, 0);
+
+	p = snaptrace_reserve(buf, olen, &res);
+	if (p) {
+		cpu = smp_processor_id();
+		st_payload_fill(outer, olen, ST_MAGIC, cpu, 1000);
+		memcpy(p, outer, olen / 2);
+		st_job_raise(job);
+		taken = st_job_spin(job);
+		if (!taken && ctx == ST_CTX_NMI) {
+			missed = st_nmi_disarm();
+			if (!missed)
+				taken = st_job_spin(job);
+		}
+		memcpy(p + olen / 2, outer + olen / 2, olen - olen / 2);
+		snaptrace_commit(buf, &res);
+	}
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	if (missed)
+		kunit_skip(test, "the self-NMI never arrived");
+	KUNIT_ASSERT_TRUE_MSG(test, taken, "the interrupt never ran");
+	KUNIT_EXPECT_TRUE(test, job->in_ctx);
+	KUNIT_ASSERT_EQ(test, job->cpu, cpu);
+	KUNIT_EXPECT_EQ(test, f->ok, fit);
+	KUNIT_EXPECT_EQ(test, f->nospc, n - fit);
+	KUNIT_EXPECT_EQ(test, f->other, 0);
+
+	st = st_stats(test, buf, SNAPTRACE_LIVE, cpu);
+	KUNIT_EXPECT_EQ(test, st.written, 1 + n);
+	KUNIT_EXPECT_EQ(test, st.dropped, n - fit);
+	KUNIT_EXPECT_EQ(test, st.overrun, 0);
+	KUNIT_EXPECT_EQ(test, st.read, 0);
+	KUNIT_EXPECT_EQ(test, st.entries, 1 + fit);
+	KUNIT_EXPECT_EQ(test, st.bytes, orb + fit * rb);
+	st_expect_balanced(test, &st, cpu);
+
+	got = st_collect(test, buf, SNAPTRACE_LIVE, cpu, recs, fit + 2, &end);
+	KUNIT_EXPECT_EQ(test, end, -ENODATA);
+	KUNIT_ASSERT_EQ(test, got, fit + 1);
+	ok = st_payload_ok(&recs[0], &h);
+	KUNIT_EXPECT_TRUE_MSG(test, ok, "the open record was torn");
+	if (ok) {
+		KUNIT_EXPECT_EQ(test, h.magic, ST_MAGIC);
+		KUNIT_EXPECT_EQ(test, h.seq, 1000);
+	}
+	KUNIT_EXPECT_EQ(test, recs[0].pos, 0);
+	for (i = 1; i < got; i++) {
+		ok = st_payload_ok(&recs[i], &h);
+		KUNIT_EXPECT_TRUE_MSG(test, ok, "record %u torn", i);
+		if (ok) {
+			KUNIT_EXPECT_EQ_MSG(test, h.magic, ST_MAGIC_IRQ, "record %u", i);
+			KUNIT_EXPECT_EQ_MSG(test, h.seq, i - 1, "record %u", i);
+		}
+		KUNIT_EXPECT_EQ_MSG(test, recs[i].pos, orb + (i - 1) * rb, "record %u", i);
+	}
+
+	/* Nothing was left half reserved: the ring wraps and records on. */
+	KUNIT_EXPECT_EQ(test, st_write_n(test, buf, cpu, fit, len, 2000).ok, fit);
+	st_expect_half_sane(test, buf, SNAPTRACE_LIVE);
+}
+
+/* An NMI filling the ring inside an open reservation is refused, exactly. */
+static void ring_nmi_fill_in_reservation_drops_exactly(struct kunit *test)
+{
+	st_fill_in_reservation(test, ST_CTX_NMI);
+}
+
+/* A hardirq filling the ring inside an open reservation is refused, exactly. */
+static void ring_irq_work_fill_in_reservation_drops_exactly(struct kunit *test)
+{
+	st_fill_in_reservation(test, ST_CTX_IRQ_WORK);
+}
+
+/* ---- reset while writers run ---- */
+
+/* Records per writer; resets, each once every writer made another STEP. */
+#define ST_RESET_RECORDS	20000
+#define ST_RESET_ROUNDS		16
+#define ST_RESET_STEP		1000
+/* Records held open that much longer, for the resets to meet some. */
+#define ST_RESET_HOLD_US	20
+/* Bound, in polls of 10 ms, on the writers' time to finish afterwards. */
+#define ST_RESET_POLLS		2000
+
+/*
+ * A writer on every online CPU keeps writing (overwrite mode, small rings:
+ * records are overwritten too; some records held open a while) while
+ * reset() empties the buffer 16 times, and then to the end of its 20000
+ * records. reset() waits for the writers inside, so its baselines are
+ * exact: after each reset (the writers then paused between two records)
+ * and at the end, on every CPU entries is the number of records an
+ * iterator finds (no wrap below zero), the counters balance, nothing is
+ * torn or out of order; and recording is on again.
+ */
+static void ring_reset_under_writers_keeps_counts_exact(struct kunit *test)
+{
+	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
+						  SNAPTRACE_OVERWRITE);
+	unsigned int i, resets = 0, overlapped = 0;
+	struct snaptrace_stats st;
+	struct st_writers *ws;
+
+	ws = st_writers_start(test, buf, ST_RESET_RECORDS, 0, ST_RESET_HOLD_US);
+	for (i = 0; i < ST_RESET_ROUNDS; i++) {
+		if (!st_writers_reached(ws, (i + 1) * ST_RESET_STEP))
+			break;
+		snaptrace_reset(buf);
+		resets++;
+		overlapped += st_writers_active(ws);
+		/* An error in a reset's baselines lasts until the next reset. */
+		KUNIT_ASSERT_TRUE_MSG(test, st_writers_pause(ws), "the writers did not pause");
+		st_expect_half_consistent(test, buf, SNAPTRACE_LIVE, 0);
+		st_writers_resume(ws);
+	}
+	/* Let them go on after the last reset, so there is more to count. */
+	st_writers_finish(ws, ST_RESET_POLLS);
+
+	KUNIT_EXPECT_EQ(test, resets, ST_RESET_ROUNDS);
+	KUNIT_EXPECT_GE_MSG(test, overlapped, 1, "the writers were done before any reset");
+	st_writers_expect_sane(test, ws);
+	KUNIT_EXPECT_TRUE(test, snaptrace_record_is_on(buf));
+	st_expect_half_consistent(test, buf, SNAPTRACE_LIVE, 0);
+	for (i = 0; i < ws->n; i++) {
+		st = st_stats(test, buf, SNAPTRACE_LIVE, ws->w[i].cpu);
+		KUNIT_EXPECT_LE_MSG(test, st.written, ws->w[i].tried, "cpu %d", ws->w[i].cpu);
+		kunit_info(test, "cpu %d: %u tried, %u refused; after the last reset %llu written, %llu overrun\n",
+			   ws->w[i].cpu, ws->w[i].tried, ws->w[i].refused, st.written,
+			   st.overrun);
+	}
+}
+
+/* ---- waiting for data ---- */
+
+/* Liveness bound for a waiter that must return: polls of 10 ms. */
+#define ST_WAITER_POLLS		500
+/* How long a waiter that must not return is watched (> the 100 ms recheck). */
+#define ST_WAITER_QUIET_MS	150
+
+struct st_waiter {
+	struct snaptrace_buffer *buf;
+	enum snaptrace_which which;
+	int cpu;
+	bool until_off;
+	bool reaped;
+	int rc;
+	struct completion done;
+	struct task_struct *task;
+};
+
+static int st_waiter_fn(void *data)
+{
+	struct st_waiter *w = data;
+
+	/* Only for the clean-up of a waiter that never returns. */
+	allow_signal(SIGKILL);
+	w->rc = snaptrace_wait(w->buf, w->which, w->cpu, w->until_off);
+	complete(&w->done);
+	return 0;
+}
+
+/* Ends a waiter; one still in snaptrace_wait() is interrupted by SIGKILL. */
+static void st_waiter_reap(void *data)
+{
+	struct st_waiter *w = data;
+
+	if (w->reaped)
+		return;
+	while (!wait_for_completion_timeout(&w->done, HZ / 10))
+		send_sig(SIGKILL, w->task, 1);
+	kthread_stop_put(w->task);
+	w->reaped = true;
+}
+
+/* A kthread calling snaptrace_wait(@buf, @which, @cpu, @until_off). */
+static struct st_waiter *st_waiter_start(struct kunit *test,
+					 struct snaptrace_buffer *buf,
+					 enum snaptrace_which which, int cpu,
+					 bool until_off)
+{
+	struct st_waiter *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	w->buf = buf;
+	w->which = which;
+	w->cpu = cpu;
+	w->until_off = until_off;
+	w->rc = -EINPROGRESS;
+	init_completion(&w->done);
+	w->task = st_kthread(st_waiter_fn, w, -1, "st_kunit_waiter");
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(w->task), "kthread: %pe", w->task);
+	wake_up_process(w->task);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_waiter_reap, w), 0);
+	return w;
+}
+
+/* Whether the waiter returned within the liveness bound. */
+static bool st_waiter_returned(struct st_waiter *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < ST_WAITER_POLLS && !completion_done(&w->done); i++)
+		usleep_range(10000, 20000);
+	return completion_done(&w->done);
+}
+
+/*
+ * snaptrace_wait() sleeps while there is nothing to read and returns 0
+ * once a record is written; a waiter for one CPU is not woken by another
+ * CPU's record; with until_off it returns -ENODATA when recording is
+ * turned off, and at once if it is off already. "Returns" means within
+ * 500 polls of 10 ms: liveness, not timing.
+ */
+static void ring_wait_wakes_on_data_and_off(struct kunit *test)
+{
+	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
+						  SNAPTRACE_OVERWRITE);
+	struct st_waiter *w;
+	int cpus[2];
+
+	w = st_waiter_start(test, buf, SNAPTRACE_LIVE, SNAPTRACE_ALL_CPUS, false);
+	msleep(ST_WAITER_QUIET_MS);
+	KUNIT_EXPECT_FALSE_MSG(test, completion_done(&w->done),
+			       "returned %d on an empty buffer", w->rc);
+	KUNIT_ASSERT_EQ(test, st_write_n(test, buf, st_cpu(), 1, 40, 0).ok, 1);
+	KUNIT_EXPECT_TRUE_MSG(test, st_waiter_returned(w), "not woken by a record");
+	KUNIT_EXPECT_EQ(test, w->rc, 0);
+	st_waiter_reap(w);
+
+	snaptrace_reset(buf);
+	w = st_waiter_start(test, buf, SNAPTRACE_LIVE, SNAPTRACE_ALL_CPUS, true);
+	msleep(ST_WAITER_QUIET_MS);
+	KUNIT_EXPECT_FALSE_MSG(test, completion_done(&w->done),
+			       "returned %d on an empty buffer, recording on", w->rc);
+	snaptrace_record_off(buf);
+	KUNIT_EXPECT_TRUE_MSG(test, st_waiter_returned(w), "not woken by record_off()");
+	KUNIT_EXPECT_EQ(test, w->rc, -ENODATA);
+	st_waiter_reap(w);
+
+	w = st_waiter_start(test, buf, SNAPTRACE_LIVE, SNAPTRACE_ALL_CPUS, true);
+	KUNIT_EXPECT_TRUE_MSG(test, st_waiter_returned(w), "recording off: did not return");
+	KUNIT_EXPECT_EQ(test, w->rc, -ENODATA);
+	st_waiter_reap(w);
+	snaptrace_record_on(buf);
+
+	if (num_online_cpus() < 2)
+		return;
+	cpus[0] = cpumask_first(cpu_online_mask);
+	cpus[1] = cpumask_next(cpus[0], cpu_online_mask);
+	w = st_waiter_start(test, buf, SNAPTRACE_LIVE, cpus[0], false);
+	KUNIT_ASSERT_EQ(test, st_write_n(test, buf, cpus[1], 1, 40, 0).ok, 1);
+	msleep(ST_WAITER_QUIET_MS);
+	KUNIT_EXPECT_FALSE_MSG(test, completion_done(&w->done),
+			       "woken (%d) by another CPU's record", w->rc);
+	KUNIT_ASSERT_EQ(test, st_write_n(test, buf, cpus[0], 1, 40, 1).ok, 1);
+	KUNIT_EXPECT_TRUE_MSG(test, st_waiter_returned(w), "not woken by its CPU's record");
+	KUNIT_EXPECT_EQ(test, w->rc, 0);
+}
+
 static struct kunit_case snaptrace_ring_cases[] = {
 	KUNIT_CASE(ring_alloc_rejects_bad_args),
 	KUNIT_CASE(ring_alloc_rounds_size_up),
@@ -1806,6 +1553,10 @@ static struct kunit_case snaptrace_ring_cases[] = {
 	KUNIT_CASE(ring_nested_irq_work_in_reservation),
 	KUNIT_CASE(ring_nested_nmi_in_reservation),
 	KUNIT_CASE_SLOW(ring_stress_all_cpus),
+	KUNIT_CASE(ring_nmi_fill_in_reservation_drops_exactly),
+	KUNIT_CASE(ring_irq_work_fill_in_reservation_drops_exactly),
+	KUNIT_CASE_SLOW(ring_reset_under_writers_keeps_counts_exact),
+	KUNIT_CASE_SLOW(ring_wait_wakes_on_data_and_off),
 	{}
 };
 

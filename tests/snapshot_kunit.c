@@ -5,10 +5,11 @@
  * (softirq, hardirq, irqs off, NMI) without sleeping, misses are counted
  * (and with stop-on-miss leave a marker and stop recording), clear, free
  * and resize keep both halves consistent, iterators see -ESTALE, and
- * alloc/free/clear/resize race safely with snapshots from a timer.
+ * alloc/free/clear/resize race safely with snapshots from a timer, as do
+ * iterating and consuming either half while writers run.
  *
- * Written from the API contract in <snaptrace/snaptrace.h>. The helpers
- * below mirror those of ring_kunit.c (each suite stands alone).
+ * Written from the API contract in <snaptrace/snaptrace.h>; the helpers
+ * both suites share are in helpers.c.
  */
 #include <linux/atomic.h>
 #include <linux/completion.h>
@@ -26,25 +27,9 @@
 #include <linux/workqueue.h>
 #include <kunit/resource.h>
 #include <kunit/test.h>
-#ifdef CONFIG_X86_LOCAL_APIC
-#include <asm/apic.h>
-#include <asm/irq_vectors.h>
-#include <asm/nmi.h>
-#endif
 
 #include <snaptrace/snaptrace.h>
 #include "st_kunit.h"
-
-/* Bytes of the record header in the per-CPU buffer (the spec's layout). */
-#define ST_HDR_BYTES		16
-/* Payload magics: records written by tasks, and by interrupt handlers. */
-#define ST_MAGIC		0x53545231U
-#define ST_MAGIC_IRQ		0x53544931U
-/* Bounded waits for an interrupt we raised: sleeping, and spinning. */
-#define ST_WAIT_LOOPS		1000
-#define ST_SPIN_LOOPS		1000000UL
-/* Name of our NMI handler; one per suite so the two never collide. */
-#define ST_NMI_NAME		"snaptrace_kunit_snap"
 
 /* Race run: rounds of alloc/free/clear/resize, and the timer's bounds. */
 #define ST_RACE_ROUNDS		100
@@ -52,576 +37,6 @@
 #define ST_RACE_PERIOD_NS	(100 * NSEC_PER_USEC)
 /* Rounds of two threads allocating the spare at once. */
 #define ST_ALLOC_RACE_ROUNDS	10
-
-/* Bytes a record of @len payload bytes takes in the per-CPU buffer. */
-static u64 st_rec_bytes(size_t len)
-{
-	return ST_HDR_BYTES + ALIGN(len, 8);
-}
-
-/* ---- self-checking payloads ---- */
-
-/* Head of every self-checking payload; the rest is a pattern. */
-struct st_hdr {
-	u32 magic;
-	u32 cpu;
-	u32 seq;
-	u32 len;
-	u32 csum;
-};
-
-#define ST_PAYLOAD_MIN		sizeof(struct st_hdr)
-
-static u32 st_fnv(u32 h, const u8 *p, size_t n)
-{
-	while (n--)
-		h = (h ^ *p++) * 16777619U;
-	return h;
-}
-
-/* Checksum of a payload: its header up to csum, then the bytes after it. */
-static u32 st_payload_csum(const u8 *p, size_t len)
-{
-	u32 h = st_fnv(2166136261U, p, offsetof(struct st_hdr, csum));
-
-	return st_fnv(h, p + sizeof(struct st_hdr), len - sizeof(struct st_hdr));
-}
-
-/* Fills @p with a self-checking payload of @len >= ST_PAYLOAD_MIN bytes. */
-static void st_payload_fill(u8 *p, size_t len, u32 magic, u32 cpu, u32 seq)
-{
-	struct st_hdr h = { .magic = magic, .cpu = cpu, .seq = seq, .len = len };
-	size_t i;
-
-	for (i = sizeof(h); i < len; i++)
-		p[i] = (u8)(seq * 7 + i * 13 + cpu);
-	memcpy(p, &h, sizeof(h));
-	h.csum = st_payload_csum(p, len);
-	memcpy(p + offsetof(struct st_hdr, csum), &h.csum, sizeof(h.csum));
-}
-
-/* True if @rec is a DATA record holding an intact payload from rec->cpu. */
-static bool st_payload_ok(const struct snaptrace_record *rec, struct st_hdr *h)
-{
-	if (rec->type != SNAPTRACE_REC_DATA || rec->len < sizeof(*h) ||
-	    rec->len > SNAPTRACE_MAX_PAYLOAD)
-		return false;
-	memcpy(h, rec->data, sizeof(*h));
-	return (h->magic == ST_MAGIC || h->magic == ST_MAGIC_IRQ) &&
-	       h->cpu == rec->cpu && h->len == rec->len &&
-	       h->csum == st_payload_csum(rec->data, rec->len);
-}
-
-/* ---- checking a stream of records (iterator or consumer) ---- */
-
-struct st_check {
-	u64 *next;		/* per CPU and magic: last seq + 1, 0: none yet */
-	int cpu;		/* the only CPU allowed, or SNAPTRACE_ALL_CPUS */
-	u64 stride;		/* if not 0, pos must be seq * stride */
-	unsigned int count;	/* records seen */
-	unsigned int bad;	/* torn, foreign, or from the wrong CPU */
-	unsigned int order;	/* a sequence number went backwards on a CPU */
-	unsigned int gaps;	/* a sequence number was skipped (records lost) */
-	unsigned int misplaced;	/* pos does not match seq * stride */
-	unsigned int ts_back;	/* timestamp lower than the previous record's */
-	unsigned int markers;	/* SNAPTRACE_REC_MARKER records */
-	u32 first_seq;
-	u32 last_seq;
-	u64 first_ts;
-	u64 last_ts;
-};
-
-static void st_check_init(struct st_check *c, u64 *next, int cpu, u64 stride)
-{
-	memset(c, 0, sizeof(*c));
-	memset(next, 0, 2 * nr_cpu_ids * sizeof(*next));
-	c->next = next;
-	c->cpu = cpu;
-	c->stride = stride;
-}
-
-static void st_check_one(struct st_check *c, const struct snaptrace_record *rec)
-{
-	struct st_hdr h;
-	u64 *slot;
-
-	if (c->count && rec->ts < c->last_ts)
-		c->ts_back++;
-	if (!c->count)
-		c->first_ts = rec->ts;
-	c->last_ts = rec->ts;
-	c->count++;
-	if (rec->cpu >= nr_cpu_ids ||
-	    (c->cpu != SNAPTRACE_ALL_CPUS && rec->cpu != c->cpu)) {
-		c->bad++;
-		return;
-	}
-	if (rec->type == SNAPTRACE_REC_MARKER) {
-		c->markers++;
-		return;
-	}
-	if (!st_payload_ok(rec, &h)) {
-		c->bad++;
-		return;
-	}
-	slot = &c->next[2 * rec->cpu + (h.magic == ST_MAGIC_IRQ)];
-	if (*slot && h.seq < *slot)
-		c->order++;
-	else if (*slot && h.seq != *slot)
-		c->gaps++;
-	*slot = (u64)h.seq + 1;
-	if (c->stride && rec->pos != (u64)h.seq * c->stride)
-		c->misplaced++;
-	if (c->count == 1)
-		c->first_seq = h.seq;
-	c->last_seq = h.seq;
-}
-
-/*
- * Iterates one half of @buf (one CPU or all) to the end, checking every
- * record. Returns what ended the iteration (-ENODATA at the end).
- */
-static int st_scan(struct kunit *test, struct snaptrace_buffer *buf,
-		   enum snaptrace_which which, int cpu, u64 stride,
-		   struct st_check *c)
-{
-	struct snaptrace_record *rec;
-	struct snaptrace_iter *it;
-	u64 *next;
-	int rc;
-
-	rec = kunit_kzalloc(test, sizeof(*rec), GFP_KERNEL);
-	next = kunit_kcalloc(test, 2 * nr_cpu_ids, sizeof(*next), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, rec);
-	KUNIT_ASSERT_NOT_NULL(test, next);
-	st_check_init(c, next, cpu, stride);
-
-	it = snaptrace_iter_start(buf, which, cpu);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, it);
-	for (;;) {
-		rc = snaptrace_iter_next(it, rec);
-		if (rc)
-			break;
-		st_check_one(c, rec);
-	}
-	snaptrace_iter_stop(it);
-	kunit_kfree(test, rec);
-	kunit_kfree(test, next);
-	return rc;
-}
-
-/*
- * Reads up to @max records of one half into @recs with an iterator; returns
- * how many, and in @end what ended it (0 if @max was reached).
- */
-static unsigned int st_collect(struct kunit *test, struct snaptrace_buffer *buf,
-			       enum snaptrace_which which, int cpu,
-			       struct snaptrace_record *recs, unsigned int max,
-			       int *end)
-{
-	struct snaptrace_iter *it;
-	unsigned int n;
-	int rc = 0;
-
-	it = snaptrace_iter_start(buf, which, cpu);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, it);
-	for (n = 0; n < max; n++) {
-		rc = snaptrace_iter_next(it, &recs[n]);
-		if (rc)
-			break;
-	}
-	snaptrace_iter_stop(it);
-	*end = rc;
-	return n;
-}
-
-/* ---- buffers, stats, and writing on a chosen CPU ---- */
-
-KUNIT_DEFINE_ACTION_WRAPPER(st_buffer_free_action, snaptrace_buffer_free,
-			    struct snaptrace_buffer *);
-
-/* A buffer freed when the test ends, however it ends. */
-static struct snaptrace_buffer *st_buf_new(struct kunit *test, size_t size,
-					   enum snaptrace_mode mode)
-{
-	struct snaptrace_buffer *buf = snaptrace_buffer_alloc(size, mode);
-
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, buf);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_buffer_free_action, buf), 0);
-	return buf;
-}
-
-static struct snaptrace_record *st_rec_new(struct kunit *test)
-{
-	struct snaptrace_record *rec = kunit_kzalloc(test, sizeof(*rec), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, rec);
-	return rec;
-}
-
-static struct snaptrace_stats st_stats(struct kunit *test,
-				       struct snaptrace_buffer *buf,
-				       enum snaptrace_which which, int cpu)
-{
-	struct snaptrace_stats st = {};
-
-	KUNIT_ASSERT_EQ_MSG(test, snaptrace_cpu_stats(buf, which, cpu, &st), 0,
-			    "stats of cpu %d", cpu);
-	return st;
-}
-
-/* written == read + entries + overrun + dropped, at a quiescent point. */
-static void st_expect_balanced(struct kunit *test,
-			       const struct snaptrace_stats *st, int cpu)
-{
-	KUNIT_EXPECT_EQ_MSG(test, st->written,
-			    st->read + st->entries + st->overrun + st->dropped,
-			    "cpu %d: written %llu read %llu entries %llu overrun %llu dropped %llu",
-			    cpu, st->written, st->read, st->entries, st->overrun,
-			    st->dropped);
-}
-
-/* Every counter of one CPU is 0 (snapshot_misses aside: buffer-wide). */
-static void st_expect_empty(struct kunit *test, struct snaptrace_buffer *buf,
-			    enum snaptrace_which which, int cpu)
-{
-	struct snaptrace_stats st = st_stats(test, buf, which, cpu);
-
-	KUNIT_EXPECT_EQ_MSG(test, st.entries, 0, "cpu %d", cpu);
-	KUNIT_EXPECT_EQ_MSG(test, st.written, 0, "cpu %d", cpu);
-	KUNIT_EXPECT_EQ_MSG(test, st.overrun, 0, "cpu %d", cpu);
-	KUNIT_EXPECT_EQ_MSG(test, st.dropped, 0, "cpu %d", cpu);
-	KUNIT_EXPECT_EQ_MSG(test, st.read, 0, "cpu %d", cpu);
-	KUNIT_EXPECT_EQ_MSG(test, st.bytes, 0, "cpu %d", cpu);
-	KUNIT_EXPECT_EQ_MSG(test, st.oldest_ts, 0, "cpu %d", cpu);
-}
-
-struct st_wcount {
-	unsigned int ok;
-	unsigned int nospc;
-	unsigned int other;
-};
-
-struct st_write_args {
-	struct snaptrace_buffer *buf;
-	u8 *scratch;
-	unsigned int n;
-	size_t len;
-	u32 seq0;
-	int cpu;
-	bool wrong_cpu;
-	struct st_wcount wc;
-};
-
-static long st_write_fn(void *data)
-{
-	struct st_write_args *a = data;
-	unsigned int i;
-	int rc;
-
-	preempt_disable();
-	a->wrong_cpu = smp_processor_id() != a->cpu;
-	for (i = 0; i < a->n; i++) {
-		st_payload_fill(a->scratch, a->len, ST_MAGIC, a->cpu, a->seq0 + i);
-		rc = snaptrace_write(a->buf, a->scratch, a->len);
-		if (!rc)
-			a->wc.ok++;
-		else if (rc == -ENOSPC)
-			a->wc.nospc++;
-		else
-			a->wc.other++;
-	}
-	preempt_enable();
-	return 0;
-}
-
-/*
- * Writes @n self-checking records of @len bytes, sequence numbers from
- * @seq0, all on @cpu (a kworker bound to it, preemption off throughout).
- */
-static struct st_wcount st_write_n(struct kunit *test,
-				   struct snaptrace_buffer *buf, int cpu,
-				   unsigned int n, size_t len, u32 seq0)
-{
-	struct st_write_args a = {
-		.buf = buf, .n = n, .len = len, .seq0 = seq0, .cpu = cpu,
-	};
-
-	KUNIT_ASSERT_GE(test, len, ST_PAYLOAD_MIN);
-	a.scratch = kunit_kzalloc(test, len, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, a.scratch);
-	work_on_cpu(cpu, st_write_fn, &a);
-	KUNIT_ASSERT_FALSE_MSG(test, a.wrong_cpu, "writer not on cpu %d", cpu);
-	kunit_kfree(test, a.scratch);
-	return a.wc;
-}
-
-/* The CPU single-CPU tests write on. */
-static int st_cpu(void)
-{
-	return cpumask_first(cpu_online_mask);
-}
-
-/* ---- running a function in a chosen context ---- */
-
-enum st_ctx {
-	ST_CTX_IRQS_OFF,	/* task context, local_irq_save() */
-	ST_CTX_SOFTIRQ,		/* a tasklet */
-	ST_CTX_HARDIRQ,		/* an hrtimer, HRTIMER_MODE_REL_HARD */
-	ST_CTX_IRQ_WORK,	/* a hard irq_work on this CPU */
-	ST_CTX_NMI,		/* a self-NMI (x86 local APIC) */
-};
-
-struct st_job {
-	struct snaptrace_buffer *buf;
-	void (*fn)(struct st_job *job);
-	enum st_ctx ctx;
-	bool in_ctx;		/* it ran in the context asked for */
-	int cpu;		/* where it ran */
-	int rc[2];		/* what fn saw */
-	atomic_t done;
-	struct hrtimer timer;
-	struct irq_work work;
-	struct tasklet_struct tasklet;
-};
-
-static void st_job_run(struct st_job *job)
-{
-	switch (job->ctx) {
-	case ST_CTX_IRQS_OFF:
-		job->in_ctx = in_task() && irqs_disabled();
-		break;
-	case ST_CTX_SOFTIRQ:
-		job->in_ctx = in_serving_softirq() && !in_hardirq() && !in_nmi();
-		break;
-	case ST_CTX_HARDIRQ:
-	case ST_CTX_IRQ_WORK:
-		job->in_ctx = in_hardirq() && !in_nmi();
-		break;
-	case ST_CTX_NMI:
-		job->in_ctx = in_nmi();
-		break;
-	}
-	job->cpu = smp_processor_id();
-	job->fn(job);
-	atomic_set_release(&job->done, 1);
-}
-
-static enum hrtimer_restart st_job_timer(struct hrtimer *t)
-{
-	st_job_run(container_of(t, struct st_job, timer));
-	return HRTIMER_NORESTART;
-}
-
-static void st_job_irq_work(struct irq_work *w)
-{
-	st_job_run(container_of(w, struct st_job, work));
-}
-
-static void st_job_tasklet(struct tasklet_struct *t)
-{
-	struct st_job *job = from_tasklet(job, t, tasklet);
-
-	st_job_run(job);
-}
-
-#ifdef CONFIG_X86_LOCAL_APIC
-/* CPU + 1 of the NMI we raised and nobody took yet; 0 if none. */
-static atomic_t st_nmi_armed = ATOMIC_INIT(0);
-static struct st_job *st_nmi_job;
-
-/* Claims only the NMI this suite raised on this CPU. */
-static int st_nmi_handler(unsigned int type, struct pt_regs *regs)
-{
-	int cpu = smp_processor_id();
-
-	if (atomic_cmpxchg(&st_nmi_armed, cpu + 1, 0) != cpu + 1)
-		return NMI_DONE;
-	st_job_run(READ_ONCE(st_nmi_job));
-	return NMI_HANDLED;
-}
-
-static void st_nmi_unregister(void *unused)
-{
-	unregister_nmi_handler(NMI_LOCAL, ST_NMI_NAME);
-}
-
-static void st_nmi_register(struct kunit *test)
-{
-	int rc = register_nmi_handler(NMI_LOCAL, st_nmi_handler, 0, ST_NMI_NAME);
-
-	KUNIT_ASSERT_EQ(test, rc, 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_nmi_unregister, NULL), 0);
-}
-
-/*
- * Raises an NMI on this CPU; preemption must be off. apic->send_IPI() goes
- * through the ICR with NMI delivery on xAPIC and x2APIC alike (x2APIC's
- * send_IPI_self() writes the SELF_IPI register, which has no NMI mode).
- */
-static void st_nmi_raise(struct st_job *job)
-{
-	int cpu = smp_processor_id();
-
-	WRITE_ONCE(st_nmi_job, job);
-	atomic_set_release(&st_nmi_armed, cpu + 1);
-	apic->send_IPI(cpu, NMI_VECTOR);
-}
-
-/* Withdraws a raised NMI; false if the handler took it meanwhile. */
-static bool st_nmi_disarm(void)
-{
-	return atomic_xchg(&st_nmi_armed, 0) != 0;
-}
-#else
-static void st_nmi_register(struct kunit *test)
-{
-	kunit_skip(test, "no self-NMI on this architecture");
-}
-
-static void st_nmi_raise(struct st_job *job)
-{
-}
-
-static bool st_nmi_disarm(void)
-{
-	return true;
-}
-#endif
-
-/* Makes sure nothing of @data runs once the test ends. */
-static void st_job_quiesce(void *data)
-{
-	struct st_job *job = data;
-
-	switch (job->ctx) {
-	case ST_CTX_HARDIRQ:
-		hrtimer_cancel(&job->timer);
-		break;
-	case ST_CTX_SOFTIRQ:
-		tasklet_kill(&job->tasklet);
-		break;
-	case ST_CTX_IRQ_WORK:
-		irq_work_sync(&job->work);
-		break;
-	default:
-		break;
-	}
-}
-
-static struct st_job *st_job_new(struct kunit *test, struct snaptrace_buffer *buf,
-				 enum st_ctx ctx, void (*fn)(struct st_job *job))
-{
-	struct st_job *job = kunit_kzalloc(test, sizeof(*job), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, job);
-	job->buf = buf;
-	job->ctx = ctx;
-	job->fn = fn;
-	job->cpu = -1;
-	job->rc[0] = -EINPROGRESS;
-	job->rc[1] = -EINPROGRESS;
-	atomic_set(&job->done, 0);
-	hrtimer_init(&job->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	job->timer.function = st_job_timer;
-	job->work = IRQ_WORK_INIT_HARD(st_job_irq_work);
-	tasklet_setup(&job->tasklet, st_job_tasklet);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_job_quiesce, job), 0);
-	if (ctx == ST_CTX_NMI)
-		st_nmi_register(test);
-	return job;
-}
-
-/* Raises an irq_work or NMI job on this CPU; preemption must be off. */
-static void st_job_raise(struct st_job *job)
-{
-	if (job->ctx == ST_CTX_NMI)
-		st_nmi_raise(job);
-	else
-		irq_work_queue(&job->work);
-}
-
-static bool st_job_wait(struct st_job *job)
-{
-	unsigned int i;
-
-	for (i = 0; i < ST_WAIT_LOOPS && !atomic_read_acquire(&job->done); i++)
-		usleep_range(1000, 2000);
-	return atomic_read_acquire(&job->done);
-}
-
-/* Waits without sleeping: for use inside an open reservation. */
-static bool st_job_spin(struct st_job *job)
-{
-	unsigned long i;
-
-	for (i = 0; i < ST_SPIN_LOOPS && !atomic_read_acquire(&job->done); i++)
-		udelay(1);
-	return atomic_read_acquire(&job->done);
-}
-
-/* Runs @job in its context and waits for it; skips if an NMI never came. */
-static void st_job_go(struct kunit *test, struct st_job *job)
-{
-	unsigned long flags;
-
-	switch (job->ctx) {
-	case ST_CTX_IRQS_OFF:
-		local_irq_save(flags);
-		st_job_run(job);
-		local_irq_restore(flags);
-		break;
-	case ST_CTX_SOFTIRQ:
-		tasklet_schedule(&job->tasklet);
-		break;
-	case ST_CTX_HARDIRQ:
-		hrtimer_start(&job->timer, ns_to_ktime(NSEC_PER_USEC),
-			      HRTIMER_MODE_REL_HARD);
-		break;
-	case ST_CTX_IRQ_WORK:
-	case ST_CTX_NMI:
-		preempt_disable();
-		st_job_raise(job);
-		preempt_enable();
-		break;
-	}
-	if (st_job_wait(job))
-		return;
-	if (job->ctx == ST_CTX_NMI && st_nmi_disarm())
-		kunit_skip(test, "the self-NMI never arrived");
-	KUNIT_ASSERT_TRUE_MSG(test, st_job_wait(job), "context %d never ran", job->ctx);
-}
-
-/* ---- helpers shared by the tests below ---- */
-
-/* Creates a stopped kthread bound to @cpu, holding a reference to it. */
-static struct task_struct *st_kthread(int (*fn)(void *data), void *data, int cpu)
-{
-	struct task_struct *t = kthread_create_on_cpu(fn, data, cpu, "st_snap_%u");
-
-	if (!IS_ERR(t))
-		get_task_struct(t);
-	return t;
-}
-
-/* Checks one half at rest: balanced counters, entries == records iterated. */
-static void st_expect_half_sane(struct kunit *test, struct snaptrace_buffer *buf,
-				enum snaptrace_which which)
-{
-	struct snaptrace_stats st;
-	struct st_check c;
-	int cpu;
-
-	for_each_possible_cpu(cpu) {
-		st = st_stats(test, buf, which, cpu);
-		st_expect_balanced(test, &st, cpu);
-		KUNIT_EXPECT_EQ(test, st_scan(test, buf, which, cpu, 0, &c), -ENODATA);
-		KUNIT_EXPECT_EQ_MSG(test, c.count, st.entries, "half %d cpu %d", which, cpu);
-		KUNIT_EXPECT_EQ_MSG(test, c.bad, 0, "half %d cpu %d", which, cpu);
-		KUNIT_EXPECT_EQ_MSG(test, c.order, 0, "half %d cpu %d", which, cpu);
-		KUNIT_EXPECT_EQ(test, c.markers, 0);
-	}
-}
 
 /* Job: write one 40-byte self-checking record (seq 0), then snapshot(). */
 static void st_job_write_snap(struct st_job *job)
@@ -1289,7 +704,7 @@ static void snap_concurrent_alloc_single_spare(struct kunit *test)
 			a[i].go = &go;
 			a[i].rc = -EINPROGRESS;
 			init_completion(&a[i].done);
-			a[i].task = st_kthread(st_allocer_fn, &a[i], cpus[i]);
+			a[i].task = st_kthread(st_allocer_fn, &a[i], cpus[i], NULL);
 			if (IS_ERR(a[i].task))
 				break;
 		}
@@ -1643,7 +1058,7 @@ static void snap_race_lifecycle_vs_timer(struct kunit *test)
 	ocpu = cpumask_any_but(cpu_online_mask, tcpu);
 	if (ocpu >= nr_cpu_ids)
 		ocpu = tcpu;
-	ops = st_kthread(st_race_ops, r, ocpu);
+	ops = st_kthread(st_race_ops, r, ocpu, NULL);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(ops), "kthread: %pe", ops);
 
 	preempt_disable();
@@ -1671,6 +1086,325 @@ static void snap_race_lifecycle_vs_timer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, snaptrace_snapshot(buf), 0);
 }
 
+/* ---- reading while an hrtimer takes snapshots under writers ---- */
+
+/* Records per writer and their pace, timer bounds, ring size, rounds. */
+#define ST_SNAPREAD_RECORDS	20000
+#define ST_SNAPREAD_PACE_US	100
+/* Records held open that much longer, for snapshots to land inside. */
+#define ST_SNAPREAD_HOLD_US	20
+#define ST_SNAPREAD_TICKS	10000
+#define ST_SNAPREAD_PERIOD_NS	(500 * NSEC_PER_USEC)
+#define ST_SNAPREAD_SIZE	(2 * SNAPTRACE_MIN_SIZE)
+#define ST_SNAPREAD_ROUNDS	20000
+/* Rounds of iterating per round of consuming. */
+#define ST_SNAPREAD_CONSUME_EVERY	4
+/* Records one iteration, and one round of consume, read at most. */
+#define ST_SNAPREAD_BATCH	4096
+/*
+ * Per CPU, how many of the records the stats counted an iteration that no
+ * swap touched may miss and still end with -ENODATA: one reservation made
+ * after the swap by a writer that had looked up the halves before it
+ * (<= 2 * 152 bytes, so <= 8 records of >= 40 bytes overwritten), and one
+ * record counted but below tail (a writer stalled across two swaps).
+ */
+#define ST_SNAPREAD_SLACK	10
+
+/* What the reading thread found. */
+struct st_snapread {
+	unsigned int iterations;
+	unsigned int iterated;
+	unsigned int ended;		/* iterations ended by -ENODATA */
+	unsigned int stale;		/* iterations ended by -ESTALE */
+	unsigned int bad_rc;		/* any other result */
+	unsigned int must_stale;	/* not -ESTALE after a swap since iter_start */
+	unsigned int spurious_stale;	/* -ESTALE although no snapshot() ran */
+	unsigned int short_end;		/* -ENODATA short of what the half held */
+	unsigned int torn;
+	unsigned int order;		/* a CPU's seq went backwards */
+	unsigned int pos_back;		/* a CPU's pos went backwards */
+	unsigned int consume_bad_rc;
+	struct st_check consumed;	/* across all rounds */
+};
+
+/*
+ * Iterates the snapshot half once while the timer swaps halves. Sound
+ * checks only (see the calls' numbers in struct st_snap_timer):
+ * - a call made after a swap that began after iter_start() returned must
+ *   give -ESTALE (the half read is no longer the snapshot, or was reset);
+ * - -ESTALE needs a snapshot() call running at some point since before
+ *   iter_start();
+ * - -ENODATA, when no snapshot() call ran from the stats to the end of
+ *   iter_start(), means the iterator passed every record of the half it
+ *   started on, so it cannot have found fewer than the stats counted,
+ *   but for %ST_SNAPREAD_SLACK per CPU. (When a swap comes during the
+ *   iteration, -ENODATA may be right, if the iteration was over before
+ *   it: nothing is asserted then beyond the count.)
+ * Within one iteration each CPU's records come in the order written, at
+ * growing positions, intact.
+ */
+static void st_snapread_iterate(struct st_snap_timer *tm, struct snaptrace_buffer *buf,
+				struct snaptrace_record *rec, u64 *next, u64 *last,
+				struct st_snapread *sr)
+{
+	int ended0, started1, started2, last_ok, cpu, rc = 0;
+	struct snaptrace_stats st;
+	struct snaptrace_iter *it;
+	struct st_check c;
+	unsigned int i;
+	u64 held = 0;
+	bool quiet;
+
+	smp_mb(); /* what came before, before the count */
+	ended0 = atomic_read(&tm->ended);
+	smp_mb(); /* the count before the stats */
+	for_each_possible_cpu(cpu)
+		if (!snaptrace_cpu_stats(buf, SNAPTRACE_SNAPSHOT, cpu, &st))
+			held += st.entries;
+	it = snaptrace_iter_start(buf, SNAPTRACE_SNAPSHOT, SNAPTRACE_ALL_CPUS);
+	if (IS_ERR(it)) {
+		sr->bad_rc++;
+		return;
+	}
+	smp_mb(); /* iter_start() before the count */
+	started1 = atomic_read(&tm->started);
+	quiet = started1 == ended0;
+
+	st_check_init(&c, next, SNAPTRACE_ALL_CPUS, 0);
+	memset(last, 0, nr_cpu_ids * sizeof(*last));
+	for (i = 0; i < ST_SNAPREAD_BATCH; i++) {
+		smp_mb(); /* the previous call before the count */
+		last_ok = atomic_read(&tm->last_ok);
+		smp_mb(); /* the count before this call looks at the halves */
+		rc = snaptrace_iter_next(it, rec);
+		if (rc != -ESTALE && last_ok - started1 > 0)
+			sr->must_stale++;
+		if (rc)
+			break;
+		st_check_one(&c, rec);
+		if (rec->cpu < nr_cpu_ids) {
+			if (last[rec->cpu] && rec->pos < last[rec->cpu])
+				sr->pos_back++;
+			last[rec->cpu] = rec->pos + 1;
+		}
+	}
+	snaptrace_iter_stop(it);
+	smp_mb(); /* the last call before the count */
+	started2 = atomic_read(&tm->started);
+
+	if (rc == -ESTALE) {
+		sr->stale++;
+		if (started2 == ended0)
+			sr->spurious_stale++;
+	} else if (rc == -ENODATA) {
+		sr->ended++;
+		if (quiet && c.count + ST_SNAPREAD_SLACK * num_possible_cpus() < held)
+			sr->short_end++;
+	} else if (rc) {
+		sr->bad_rc++;
+	}
+	sr->iterations++;
+	sr->iterated += c.count;
+	sr->torn += c.bad + c.markers;
+	sr->order += c.order;
+}
+
+/* Consumes the snapshot half until it is empty (or a batch is read). */
+static void st_snapread_consume(struct snaptrace_buffer *buf,
+				struct snaptrace_record *rec, struct st_snapread *sr)
+{
+	unsigned int i;
+	int rc;
+
+	for (i = 0; i < ST_SNAPREAD_BATCH; i++) {
+		rc = snaptrace_consume(buf, SNAPTRACE_SNAPSHOT, SNAPTRACE_ALL_CPUS, rec);
+		if (rc == -ENODATA)
+			return;
+		if (rc) {
+			sr->consume_bad_rc++;
+			return;
+		}
+		st_check_one(&sr->consumed, rec);
+	}
+}
+
+/*
+ * A writer on every online CPU, an hrtimer taking snapshots every 500 us,
+ * and the test thread iterating the snapshot half (checks in
+ * st_snapread_iterate()) and, every fourth time, consuming it:
+ * iter_next() gives only 0, -ESTALE or -ENODATA, each when it may; every
+ * record consumed is intact and comes in its CPU's order (a snapshot
+ * holds records written before those of the next one); at rest no
+ * counter of either half wrapped below zero and each agrees with what an
+ * iterator finds.
+ */
+static void snap_read_snapshot_vs_timer_snapshots(struct kunit *test)
+{
+	struct snaptrace_buffer *buf = st_buf_new(test, ST_SNAPREAD_SIZE,
+						  SNAPTRACE_OVERWRITE);
+	struct snaptrace_record *rec = st_rec_new(test);
+	struct st_snap_timer *tm;
+	struct st_writers *ws;
+	struct st_snapread *sr;
+	u64 *next, *cnext, *last;
+	unsigned int round;
+
+	sr = kunit_kzalloc(test, sizeof(*sr), GFP_KERNEL);
+	next = kunit_kcalloc(test, 2 * nr_cpu_ids, sizeof(*next), GFP_KERNEL);
+	cnext = kunit_kcalloc(test, 2 * nr_cpu_ids, sizeof(*cnext), GFP_KERNEL);
+	last = kunit_kcalloc(test, nr_cpu_ids, sizeof(*last), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sr);
+	KUNIT_ASSERT_NOT_NULL(test, next);
+	KUNIT_ASSERT_NOT_NULL(test, cnext);
+	KUNIT_ASSERT_NOT_NULL(test, last);
+	st_check_init(&sr->consumed, cnext, SNAPTRACE_ALL_CPUS, 0);
+	KUNIT_ASSERT_EQ(test, snaptrace_alloc_snapshot(buf), 0);
+
+	ws = st_writers_start(test, buf, ST_SNAPREAD_RECORDS, ST_SNAPREAD_PACE_US,
+			      ST_SNAPREAD_HOLD_US);
+	tm = st_snap_timer_start(test, buf, ST_SNAPREAD_PERIOD_NS, ST_SNAPREAD_TICKS);
+	for (round = 0; round < ST_SNAPREAD_ROUNDS && st_writers_active(ws); round++) {
+		st_snapread_iterate(tm, buf, rec, next, last, sr);
+		/* Not every round: iterations then find fuller snapshots. */
+		if (!(round % ST_SNAPREAD_CONSUME_EVERY))
+			st_snapread_consume(buf, rec, sr);
+		cond_resched();
+	}
+	st_writers_stop(ws);
+	st_snap_timer_stop(tm);
+
+	st_writers_expect_sane(test, ws);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tm->unexpected), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&tm->ok), 0);
+	KUNIT_EXPECT_EQ(test, sr->bad_rc, 0);
+	KUNIT_EXPECT_EQ(test, sr->must_stale, 0);
+	KUNIT_EXPECT_EQ(test, sr->spurious_stale, 0);
+	KUNIT_EXPECT_EQ(test, sr->short_end, 0);
+	KUNIT_EXPECT_EQ(test, sr->torn, 0);
+	KUNIT_EXPECT_EQ(test, sr->order, 0);
+	KUNIT_EXPECT_EQ(test, sr->pos_back, 0);
+	KUNIT_EXPECT_EQ(test, sr->consume_bad_rc, 0);
+	KUNIT_EXPECT_EQ(test, sr->consumed.bad, 0);
+	KUNIT_EXPECT_EQ(test, sr->consumed.markers, 0);
+	KUNIT_EXPECT_EQ(test, sr->consumed.order, 0);
+	kunit_info(test, "%d snapshots (%d busy); %u iterations (%u ended, %u stale) of %u records; %u consumed\n",
+		   atomic_read(&tm->ok), atomic_read(&tm->busy), sr->iterations, sr->ended,
+		   sr->stale, sr->iterated, sr->consumed.count);
+
+	st_expect_half_consistent(test, buf, SNAPTRACE_LIVE, 1);
+	st_expect_half_consistent(test, buf, SNAPTRACE_SNAPSHOT, 1);
+}
+
+/* ---- consuming the live half while an hrtimer takes snapshots ---- */
+
+/* Records per writer and their pace, timer bounds, bound on the run. */
+#define ST_LIVEREAD_RECORDS	10000
+#define ST_LIVEREAD_PACE_US	100
+#define ST_LIVEREAD_TICKS	10000
+#define ST_LIVEREAD_PERIOD_NS	(150 * NSEC_PER_USEC)
+#define ST_LIVEREAD_POLLS	2000
+
+struct st_live_consumer {
+	struct snaptrace_buffer *buf;
+	struct task_struct *task;
+	bool stopped;
+	struct st_check check;
+	unsigned int errors;
+	int first_error;
+};
+
+static int st_live_consumer_fn(void *data)
+{
+	struct st_live_consumer *lc = data;
+	struct snaptrace_record *rec = kmalloc(sizeof(*rec), GFP_KERNEL);
+	int cpu = -1, which, rc;
+	unsigned int i = 0;
+
+	while (!kthread_should_stop()) {
+		/* By turns every CPU merged, and one CPU at a time. */
+		if (i++ & 1) {
+			which = SNAPTRACE_ALL_CPUS;
+		} else {
+			cpu = cpumask_next(cpu, cpu_online_mask);
+			if (cpu >= nr_cpu_ids)
+				cpu = cpumask_first(cpu_online_mask);
+			which = cpu;
+		}
+		rc = rec ? snaptrace_consume(lc->buf, SNAPTRACE_LIVE, which, rec) : -ENOMEM;
+		if (!rc) {
+			st_check_one(&lc->check, rec);
+			continue;
+		}
+		if (rc != -ENODATA && !lc->errors++)
+			lc->first_error = rc;
+		if (which == SNAPTRACE_ALL_CPUS)
+			usleep_range(50, 100);
+	}
+	kfree(rec);
+	return 0;
+}
+
+static void st_live_consumer_stop(void *data)
+{
+	struct st_live_consumer *lc = data;
+
+	if (lc->stopped)
+		return;
+	kthread_stop_put(lc->task);
+	lc->stopped = true;
+}
+
+/*
+ * Stop-when-full: a writer on every online CPU, an hrtimer taking
+ * snapshots every 150 us, and a consumer thread emptying the live half
+ * (merged and per CPU by turns), which both makes room for the writers
+ * and races each swap. Every record consumed is intact and in its CPU's
+ * order, consume() gives only 0 or -ENODATA, and at rest no counter of
+ * either half wrapped below zero and each agrees with an iterator.
+ */
+static void snap_timer_snapshots_vs_live_consumer(struct kunit *test)
+{
+	struct snaptrace_buffer *buf = st_buf_new(test, ST_SNAPREAD_SIZE,
+						  SNAPTRACE_STOP_WHEN_FULL);
+	struct st_live_consumer *lc;
+	struct st_snap_timer *tm;
+	struct st_writers *ws;
+	u64 *next;
+
+	lc = kunit_kzalloc(test, sizeof(*lc), GFP_KERNEL);
+	next = kunit_kcalloc(test, 2 * nr_cpu_ids, sizeof(*next), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, lc);
+	KUNIT_ASSERT_NOT_NULL(test, next);
+	KUNIT_ASSERT_EQ(test, snaptrace_alloc_snapshot(buf), 0);
+	lc->buf = buf;
+	st_check_init(&lc->check, next, SNAPTRACE_ALL_CPUS, 0);
+	lc->task = st_kthread(st_live_consumer_fn, lc, -1, "st_kunit_consumer");
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(lc->task), "kthread: %pe", lc->task);
+	wake_up_process(lc->task);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_live_consumer_stop, lc), 0);
+
+	ws = st_writers_start(test, buf, ST_LIVEREAD_RECORDS, ST_LIVEREAD_PACE_US,
+			      ST_SNAPREAD_HOLD_US);
+	tm = st_snap_timer_start(test, buf, ST_LIVEREAD_PERIOD_NS, ST_LIVEREAD_TICKS);
+	st_writers_finish(ws, ST_LIVEREAD_POLLS);
+	st_snap_timer_stop(tm);
+	st_live_consumer_stop(lc);
+
+	st_writers_expect_sane(test, ws);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tm->unexpected), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&tm->ok), 0);
+	KUNIT_EXPECT_EQ_MSG(test, lc->errors, 0, "first: %d", lc->first_error);
+	KUNIT_EXPECT_EQ(test, lc->check.bad, 0);
+	KUNIT_EXPECT_EQ(test, lc->check.markers, 0);
+	KUNIT_EXPECT_EQ(test, lc->check.order, 0);
+	KUNIT_EXPECT_GT(test, lc->check.count, 0);
+	kunit_info(test, "%d snapshots (%d busy); %u consumed\n", atomic_read(&tm->ok),
+		   atomic_read(&tm->busy), lc->check.count);
+
+	st_expect_half_consistent(test, buf, SNAPTRACE_LIVE, 1);
+	st_expect_half_consistent(test, buf, SNAPTRACE_SNAPSHOT, 1);
+}
+
 static struct kunit_case snaptrace_snapshot_cases[] = {
 	KUNIT_CASE(snap_spare_is_lazy),
 	KUNIT_CASE(snap_without_spare_misses),
@@ -1696,6 +1430,8 @@ static struct kunit_case snaptrace_snapshot_cases[] = {
 	KUNIT_CASE(snap_iter_stale_after_snapshot),
 	KUNIT_CASE(snap_iter_stale_after_clear),
 	KUNIT_CASE_SLOW(snap_race_lifecycle_vs_timer),
+	KUNIT_CASE_SLOW(snap_read_snapshot_vs_timer_snapshots),
+	KUNIT_CASE_SLOW(snap_timer_snapshots_vs_live_consumer),
 	{}
 };
 

@@ -1,9 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Helpers shared by the snaptrace KUnit suites. */
+/*
+ * Helpers shared by the snaptrace KUnit suites: self-checking payloads,
+ * record stream checks, buffers freed with the test, running a function in
+ * a chosen context (softirq, hardirq, irqs off, NMI), and background load
+ * (a writer kthread per online CPU, an hrtimer taking snapshots).
+ *
+ * Written from the API contract in <snaptrace/snaptrace.h>: every number
+ * the suites assert is derived from it (16-byte record header, payload
+ * rounded up to 8 bytes, per-CPU size a power-of-two number of pages).
+ */
 #ifndef _SNAPTRACE_ST_KUNIT_H
 #define _SNAPTRACE_ST_KUNIT_H
 
+#include <linux/atomic.h>
+#include <linux/bits.h>
+#include <linux/completion.h>
+#include <linux/hrtimer.h>
+#include <linux/interrupt.h>
+#include <linux/irq_work.h>
+#include <linux/types.h>
 #include <kunit/test.h>
+
+#include <snaptrace/snaptrace.h>
 
 /* Where the guest mounts debugfs (scripts/guest/init). */
 #define ST_DEBUGFS "/sys/kernel/debug"
@@ -11,5 +29,190 @@
 ssize_t st_read_file(struct kunit *test, const char *path, char *buf,
 		     size_t len);
 void st_skip_unless_debugfs_mounted(struct kunit *test);
+
+/* Bytes of the record header in the per-CPU buffer (the spec's layout). */
+#define ST_HDR_BYTES		16
+/* Payload magics: records written by tasks, and by interrupt handlers. */
+#define ST_MAGIC		0x53545231U
+#define ST_MAGIC_IRQ		0x53544931U
+/* Bounded waits for an interrupt we raised: sleeping, and spinning. */
+#define ST_WAIT_LOOPS		1000
+#define ST_SPIN_LOOPS		1000000UL
+/* A counter at or above this has wrapped below zero. */
+#define ST_COUNT_WRAPPED	BIT_ULL(62)
+
+/* Bytes a record of @len payload bytes takes in the per-CPU buffer. */
+static inline u64 st_rec_bytes(size_t len)
+{
+	return ST_HDR_BYTES + ALIGN(len, 8);
+}
+
+/* ---- self-checking payloads ---- */
+
+/* Head of every self-checking payload; the rest is a pattern. */
+struct st_hdr {
+	u32 magic;
+	u32 cpu;
+	u32 seq;
+	u32 len;
+	u32 csum;
+};
+
+#define ST_PAYLOAD_MIN		sizeof(struct st_hdr)
+
+void st_payload_fill(u8 *p, size_t len, u32 magic, u32 cpu, u32 seq);
+bool st_payload_ok(const struct snaptrace_record *rec, struct st_hdr *h);
+
+/* ---- checking a stream of records (iterator or consumer) ---- */
+
+struct st_check {
+	u64 *next;		/* per CPU and magic: last seq + 1, 0: none yet */
+	int cpu;		/* the only CPU allowed, or SNAPTRACE_ALL_CPUS */
+	u64 stride;		/* if not 0, pos must be seq * stride */
+	unsigned int count;	/* records seen */
+	unsigned int bad;	/* torn, foreign, or from the wrong CPU */
+	unsigned int order;	/* a sequence number went backwards on a CPU */
+	unsigned int gaps;	/* a sequence number was skipped (records lost) */
+	unsigned int misplaced;	/* pos does not match seq * stride */
+	unsigned int ts_back;	/* timestamp lower than the previous record's */
+	unsigned int markers;	/* SNAPTRACE_REC_MARKER records */
+	u32 first_seq;
+	u32 last_seq;
+	u64 first_ts;
+	u64 last_ts;
+};
+
+void st_check_init(struct st_check *c, u64 *next, int cpu, u64 stride);
+void st_check_one(struct st_check *c, const struct snaptrace_record *rec);
+int st_scan(struct kunit *test, struct snaptrace_buffer *buf,
+	    enum snaptrace_which which, int cpu, u64 stride, struct st_check *c);
+unsigned int st_collect(struct kunit *test, struct snaptrace_buffer *buf,
+			enum snaptrace_which which, int cpu,
+			struct snaptrace_record *recs, unsigned int max, int *end);
+
+/* ---- buffers, stats, and writing on a chosen CPU ---- */
+
+struct st_wcount {
+	unsigned int ok;
+	unsigned int nospc;
+	unsigned int other;
+};
+
+struct snaptrace_buffer *st_buf_new(struct kunit *test, size_t size,
+				    enum snaptrace_mode mode);
+struct snaptrace_record *st_rec_new(struct kunit *test);
+struct snaptrace_stats st_stats(struct kunit *test, struct snaptrace_buffer *buf,
+				enum snaptrace_which which, int cpu);
+void st_expect_balanced(struct kunit *test, const struct snaptrace_stats *st,
+			int cpu);
+void st_expect_empty(struct kunit *test, struct snaptrace_buffer *buf,
+		     enum snaptrace_which which, int cpu);
+void st_expect_half_sane(struct kunit *test, struct snaptrace_buffer *buf,
+			 enum snaptrace_which which);
+void st_expect_half_consistent(struct kunit *test, struct snaptrace_buffer *buf,
+			       enum snaptrace_which which, unsigned int slack);
+struct st_wcount st_write_n(struct kunit *test, struct snaptrace_buffer *buf,
+			    int cpu, unsigned int n, size_t len, u32 seq0);
+int st_cpu(void);
+struct task_struct *st_kthread(int (*fn)(void *data), void *data, int cpu,
+			       const char *name);
+
+/* ---- running a function in a chosen context ---- */
+
+enum st_ctx {
+	ST_CTX_IRQS_OFF,	/* task context, local_irq_save() */
+	ST_CTX_SOFTIRQ,		/* a tasklet */
+	ST_CTX_HARDIRQ,		/* an hrtimer, HRTIMER_MODE_REL_HARD */
+	ST_CTX_IRQ_WORK,	/* a hard irq_work on this CPU */
+	ST_CTX_NMI,		/* a self-NMI (x86 local APIC) */
+};
+
+struct st_job {
+	struct snaptrace_buffer *buf;
+	void (*fn)(struct st_job *job);
+	void *data;		/* for fn */
+	enum st_ctx ctx;
+	bool in_ctx;		/* it ran in the context asked for */
+	int cpu;		/* where it ran */
+	int rc[2];		/* what fn saw */
+	atomic_t done;
+	struct hrtimer timer;
+	struct irq_work work;
+	struct tasklet_struct tasklet;
+};
+
+struct st_job *st_job_new(struct kunit *test, struct snaptrace_buffer *buf,
+			  enum st_ctx ctx, void (*fn)(struct st_job *job));
+void st_job_raise(struct st_job *job);
+bool st_job_wait(struct st_job *job);
+bool st_job_spin(struct st_job *job);
+void st_job_go(struct kunit *test, struct st_job *job);
+bool st_nmi_disarm(void);
+
+/* ---- background load ---- */
+
+struct st_writers;
+
+/* One writer kthread, bound to its CPU. */
+struct st_bg_writer {
+	struct st_writers *ws;
+	struct task_struct *task;
+	struct completion done;
+	int cpu;
+	unsigned int tried;	/* records attempted so far (READ_ONCE) */
+	unsigned int ok;
+	unsigned int refused;	/* no room, or recording off */
+	unsigned int unexpected;	/* any other result, or on the wrong CPU */
+};
+
+/* A writer per online CPU, each writing up to @max self-checking records. */
+struct st_writers {
+	struct snaptrace_buffer *buf;
+	unsigned int max;
+	unsigned int pace_us;
+	unsigned int hold_us;
+	bool pause;
+	atomic_t paused;	/* writers waiting in a pause */
+	bool stop;
+	bool stopped;
+	unsigned int n;
+	struct st_bg_writer *w;
+};
+
+struct st_writers *st_writers_start(struct kunit *test,
+				    struct snaptrace_buffer *buf,
+				    unsigned int max, unsigned int pace_us,
+				    unsigned int hold_us);
+bool st_writers_reached(struct st_writers *ws, unsigned int tried);
+bool st_writers_active(struct st_writers *ws);
+bool st_writers_pause(struct st_writers *ws);
+void st_writers_resume(struct st_writers *ws);
+void st_writers_finish(struct st_writers *ws, unsigned int polls);
+void st_writers_stop(struct st_writers *ws);
+void st_writers_expect_sane(struct kunit *test, struct st_writers *ws);
+
+/*
+ * An hrtimer calling snaptrace_snapshot() every @period_ns, at most @max
+ * times. Calls are numbered from 1: @started is the number of the latest
+ * call begun, @ended counts calls returned, @last_ok is the number of the
+ * latest call that returned 0 (set after the swap).
+ */
+struct st_snap_timer {
+	struct snaptrace_buffer *buf;
+	struct hrtimer timer;
+	u64 period_ns;
+	unsigned int max;
+	atomic_t started;
+	atomic_t ended;
+	atomic_t last_ok;
+	atomic_t ok;
+	atomic_t busy;
+	atomic_t unexpected;
+};
+
+struct st_snap_timer *st_snap_timer_start(struct kunit *test,
+					  struct snaptrace_buffer *buf,
+					  u64 period_ns, unsigned int max);
+void st_snap_timer_stop(struct st_snap_timer *tm);
 
 #endif /* _SNAPTRACE_ST_KUNIT_H */
