@@ -127,7 +127,8 @@ struct snaptrace_buffer {
 	struct st_half *spare;		/* NULL until alloc_snapshot */
 	atomic_t swap_busy;		/* the swap lock: a trylock for triggers */
 	int mode;			/* enum snaptrace_mode */
-	bool record_on;
+	bool record_on;			/* the user's switch */
+	atomic_t record_disabled;	/* resets in progress: writers refused */
 	bool stop_on_miss;
 	atomic64_t snapshot_misses;
 	struct mutex lock;		/* readers, resize, alloc/free of the spare */
@@ -362,13 +363,19 @@ st_reserve(struct snaptrace_buffer *buf, size_t len, u16 type,
 		*err = ST_EINVAL;
 		return NULL;
 	}
-	if (unlikely(!READ_ONCE(buf->record_on))) {
+	total = ST_HDR_SIZE + ALIGN(len, ST_ALIGN);
+
+	/*
+	 * The switches are looked at with preemption off, so a reset's
+	 * synchronize_rcu() waits for every writer that saw them on.
+	 */
+	preempt_disable_notrace();
+	if (unlikely(!READ_ONCE(buf->record_on) ||
+		     atomic_read(&buf->record_disabled))) {
+		preempt_enable_notrace();
 		*err = ST_EOFF;
 		return NULL;
 	}
-	total = ST_HDR_SIZE + ALIGN(len, ST_ALIGN);
-
-	preempt_disable_notrace();
 retry:
 	half = rcu_dereference_sched(buf->live);
 	r = this_cpu_ptr(half->rings);
@@ -1214,26 +1221,29 @@ EXPORT_SYMBOL_GPL(snaptrace_resize);
  * @buf: the buffer
  *
  * Every CPU's ring of the live half becomes empty and its counters start
- * again from 0. Recording is off while writers already inside finish
+ * again from 0. Writers are refused while those already inside finish
  * (synchronize_rcu()), so the counters are exact; writes during that time
- * fail with -EBUSY. Mirrors ring_buffer_reset_online_cpus().
+ * fail with -EBUSY. The user's tracing_on switch is left as it is.
+ * Mirrors ring_buffer_reset_online_cpus().
  *
  * Context: process context, may sleep (takes the reader mutex).
  */
 void snaptrace_reset(struct snaptrace_buffer *buf)
 {
-	bool was_on = READ_ONCE(buf->record_on);
 	unsigned long flags;
 
 	mutex_lock(&buf->lock);
-	/* As ring_buffer_reset_online_cpus(): no writer inside during the reset. */
-	WRITE_ONCE(buf->record_on, false);
+	/*
+	 * As ring_buffer_reset_online_cpus(): no writer inside during the
+	 * reset. A count, not the user's switch, so that concurrent resets
+	 * and a snaptrace_record_off() meanwhile are not undone.
+	 */
+	atomic_inc(&buf->record_disabled);
 	synchronize_rcu();
 	st_swap_lock_irqsave(buf, &flags);
 	st_half_reset(st_live(buf));
 	st_swap_unlock_irqrestore(buf, flags);
-	if (was_on)
-		WRITE_ONCE(buf->record_on, true);
+	atomic_dec(&buf->record_disabled);
 	mutex_unlock(&buf->lock);
 }
 EXPORT_SYMBOL_GPL(snaptrace_reset);

@@ -1525,6 +1525,49 @@ static void ring_wait_wakes_on_data_and_off(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w->rc, 0);
 }
 
+struct reset_work {
+	struct work_struct work;
+	struct snaptrace_buffer *buf;
+};
+
+static void reset_many(struct work_struct *work)
+{
+	struct reset_work *rw = container_of(work, struct reset_work, work);
+	int i;
+
+	for (i = 0; i < 20; i++)
+		snaptrace_reset(rw->buf);
+}
+
+/*
+ * Resets quiesce writers without touching the user's switch: two resets at
+ * once leave recording on, and a reset never turns it back on.
+ */
+static void ring_concurrent_resets_keep_the_switch(struct kunit *test)
+{
+	struct snaptrace_buffer *buf = snaptrace_buffer_alloc(SNAPTRACE_MIN_SIZE,
+							      SNAPTRACE_OVERWRITE);
+	struct reset_work a = { .buf = buf }, b = { .buf = buf };
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(buf));
+	INIT_WORK_ONSTACK(&a.work, reset_many);
+	INIT_WORK_ONSTACK(&b.work, reset_many);
+	queue_work(system_unbound_wq, &a.work);
+	queue_work(system_unbound_wq, &b.work);
+	flush_work(&a.work);
+	flush_work(&b.work);
+	destroy_work_on_stack(&a.work);
+	destroy_work_on_stack(&b.work);
+	KUNIT_EXPECT_TRUE(test, snaptrace_record_is_on(buf));
+	KUNIT_EXPECT_EQ(test, snaptrace_write(buf, "x", 1), 0);
+
+	snaptrace_record_off(buf);
+	snaptrace_reset(buf);
+	KUNIT_EXPECT_FALSE(test, snaptrace_record_is_on(buf));
+	KUNIT_EXPECT_EQ(test, snaptrace_write(buf, "x", 1), -EBUSY);
+	snaptrace_buffer_free(buf);
+}
+
 static struct kunit_case snaptrace_ring_cases[] = {
 	KUNIT_CASE(ring_alloc_rejects_bad_args),
 	KUNIT_CASE(ring_alloc_rounds_size_up),
@@ -1557,6 +1600,7 @@ static struct kunit_case snaptrace_ring_cases[] = {
 	KUNIT_CASE(ring_irq_work_fill_in_reservation_drops_exactly),
 	KUNIT_CASE_SLOW(ring_reset_under_writers_keeps_counts_exact),
 	KUNIT_CASE_SLOW(ring_wait_wakes_on_data_and_off),
+	KUNIT_CASE(ring_concurrent_resets_keep_the_switch),
 	{}
 };
 
