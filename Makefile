@@ -9,6 +9,7 @@
 #   make check                      the whole test suite (KUnit + scenarios)
 #   make firmware                   build the example remote firmware (fw/)
 #   make static-check               checkpatch --strict, sparse, kernel-doc
+#   make fuzz [FUZZ_SECONDS=600]    libFuzzer on the firmware parsers
 #   make install                    modules_install into KDIR's kernel (no DKMS)
 #   make kunit-kernel               build (or find cached) the KUnit kernel
 #   make clean
@@ -45,7 +46,11 @@ firmware:
 static-check:
 	scripts/static-checks.sh all
 
+FUZZ_SECONDS ?= 600
+fuzz:
+	scripts/fuzz.sh $(FUZZ_SECONDS)
+
 install: module
 	$(MAKE) -C $(KDIR) M=$(PWD) modules_install
 
-.PHONY: all module clean deps demo check firmware static-check install kunit-kernel
+.PHONY: all module clean deps demo check firmware static-check fuzz install kunit-kernel

@@ -8,7 +8,8 @@
 #  3. static checks (checkpatch --strict, sparse, kernel-doc); build the
 #     module with W=1 against each kernel, no warnings allowed, and with DKMS
 #  4. boot each kernel in QEMU and run the scenarios, SNAPTRACE_JOBS (2) at a
-#     time; KUnit suites on the test kernels
+#     time; KUnit suites on the test kernels; meanwhile libFuzzer on the
+#     parsers for SNAPTRACE_FUZZ_SECONDS (60)
 #
 # Last line: "N passed, N failed" (KUnit cases + scenario steps + builds +
 # one "console clean" check per boot). Exit status 1 on any failure.
@@ -59,6 +60,10 @@ if "$SNAPTRACE_TOP/scripts/firmware.sh" "$SNAPTRACE_OUT/firmware"; then
 else
 	count 1 "firmware images"
 fi
+# The parsers under libFuzzer, beside the kernel work (one core).
+rm -f "$SNAPTRACE_OUT/fuzz.rc"
+("$SNAPTRACE_TOP/scripts/fuzz.sh" "${SNAPTRACE_FUZZ_SECONDS:-60}" \
+	>"$SNAPTRACE_OUT/fuzz.out" 2>&1; echo $? >"$SNAPTRACE_OUT/fuzz.rc") &
 for c in checkpatch sparse kernel-doc; do
 	if "$SNAPTRACE_TOP/scripts/static-checks.sh" "$c"; then
 		count 0 "static $c"
@@ -124,6 +129,8 @@ for meta in $STOCK_METAS; do
 	fi
 done
 collect
+cat "$SNAPTRACE_OUT/fuzz.out"
+count "$(cat "$SNAPTRACE_OUT/fuzz.rc" 2>/dev/null || echo 1)" "fuzz"
 
 say "check: done in $(($(date +%s) - _t0))s; $skipped skipped"
 echo "$passed passed, $failed failed"
