@@ -10,6 +10,7 @@
 #   make firmware                   build the example remote firmware (fw/)
 #   make static-check               checkpatch --strict, sparse, kernel-doc
 #   make fuzz [FUZZ_SECONDS=600]    libFuzzer on the firmware parsers
+#   make bench                      snaptrace vs ftrace in one QEMU boot (out/bench/)
 #   make install                    modules_install into KDIR's kernel (no DKMS)
 #   make kunit-kernel               build (or find cached) the KUnit kernel
 #   make clean
@@ -46,6 +47,9 @@ firmware:
 static-check:
 	scripts/static-checks.sh all
 
+bench:
+	scripts/bench.sh
+
 FUZZ_SECONDS ?= 600
 fuzz:
 	scripts/fuzz.sh $(FUZZ_SECONDS)
@@ -53,4 +57,4 @@ fuzz:
 install: module
 	$(MAKE) -C $(KDIR) M=$(PWD) modules_install
 
-.PHONY: all module clean deps demo check firmware static-check fuzz install kunit-kernel
+.PHONY: all module clean deps demo check firmware static-check fuzz bench install kunit-kernel
