@@ -40,18 +40,8 @@ if ! command -v gnuplot >/dev/null; then
 	stage "bench: apt-get install gnuplot-nox" "$logs/bench-deps.log" \
 		as_root apt-get install -y --no-install-recommends gnuplot-nox
 fi
-# qemu-run.sh parses the guest's KTAP with the kernel's kunit.py: unpack the
-# source tree (as scripts/static-checks.sh does) without building a kernel.
-srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) ||
-	die "linux-source-6.12 is not installed: run 'make deps'"
-src=$SNAPTRACE_CACHE/src/linux-source-$srcver
-if [ ! -f "$src/.snaptrace-unpacked" ]; then
-	rm -rf "$src"
-	mkdir -p "$src"
-	stage "bench: unpack linux-source $srcver" "$logs/unpack.log" \
-		tar -xJf /usr/src/linux-source-6.12.tar.xz -C "$src" --strip-components=1
-	touch "$src/.snaptrace-unpacked"
-fi
+# qemu-run.sh parses the guest's KTAP with the kernel's kunit.py.
+kernel_source >/dev/null
 
 kver=${BENCH_KVER:-$(stock_kver linux-headers-6.12-amd64)}
 [ -n "$kver" ] || die "cannot resolve linux-headers-6.12-amd64 (apt-get update?)"

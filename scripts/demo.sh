@@ -7,7 +7,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 "$SNAPTRACE_TOP/scripts/deps.sh"
-"$SNAPTRACE_TOP/scripts/kernel-kunit.sh" >/dev/null # unpacks kunit.py, used by the runner
+kernel_source >/dev/null # kunit.py, which the runner parses KTAP with
 kver=$(stock_kver linux-headers-6.12-amd64)
 [ -n "$kver" ] || die "cannot resolve linux-headers-6.12-amd64"
 mods=$SNAPTRACE_OUT/build/$kver

@@ -57,6 +57,26 @@ hash_of() {
 	cat "$@" | sha256sum | cut -c1-16
 }
 
+# kernel_source: Debian's linux-source-6.12, unpacked once into the cache
+# (the tree the test kernels build from, and home of checkpatch.pl,
+# kernel-doc and kunit.py); prints its path. (scripts/kernel-kunit.sh still
+# has its own copy of these lines: they are part of its cache key.)
+kernel_source() {
+	local srcver tarball=/usr/src/linux-source-6.12.tar.xz src
+	srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) ||
+		die "linux-source-6.12 is not installed: run 'make deps'"
+	src=$SNAPTRACE_CACHE/src/linux-source-$srcver
+	if [ ! -f "$src/.snaptrace-unpacked" ]; then
+		[ -f "$tarball" ] || die "$tarball missing: run 'make deps'"
+		rm -rf "$src"
+		mkdir -p "$src"
+		stage "unpack linux-source $srcver" "$SNAPTRACE_OUT/logs/unpack.log" \
+			tar -xJf "$tarball" -C "$src" --strip-components=1 >&2 || return
+		touch "$src/.snaptrace-unpacked"
+	fi
+	echo "$src"
+}
+
 # The Debian kernels we build against and boot. The meta packages name the
 # current ABI of each flavour; resolve it rather than hard-code it.
 STOCK_METAS="linux-headers-amd64 linux-headers-6.12-amd64 linux-headers-6.12-rt-amd64"

@@ -23,21 +23,8 @@ what=${1:-all}
 top=$SNAPTRACE_TOP
 logs=$SNAPTRACE_OUT/logs
 
-# The kernel source: the same unpacked tree as the KUnit kernel's.
 ksrc() {
-	local srcver tarball=/usr/src/linux-source-6.12.tar.xz src
-	srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) ||
-		die "linux-source-6.12 is not installed: run 'make deps'"
-	src=$SNAPTRACE_CACHE/src/linux-source-$srcver
-	if [ ! -f "$src/.snaptrace-unpacked" ]; then
-		[ -f "$tarball" ] || die "$tarball missing: run 'make deps'"
-		rm -rf "$src"
-		mkdir -p "$src"
-		stage "static: unpack linux-source $srcver" "$logs/unpack.log" \
-			tar -xJf "$tarball" -C "$src" --strip-components=1
-		touch "$src/.snaptrace-unpacked"
-	fi
-	echo "$src"
+	kernel_source
 }
 
 # c_files DIR SUBDIR...: the C files under DIR/SUBDIR..., relative to DIR, so
