@@ -3,8 +3,9 @@
 # make check: everything that proves snaptrace works.
 #
 #  1. install what is missing (scripts/deps.sh)
-#  2. build or find the cached test kernels (KUnit debug kernel, PREEMPT_RT
-#     kernel) and the stock Debian kernel images; build the example firmware
+#  2. build or find the cached test kernels (KUnit debug kernel with fault
+#     injection, PREEMPT_RT, KCSAN) and the stock Debian kernel images; build
+#     the example firmware
 #  3. static checks (checkpatch --strict, sparse, kernel-doc); build the
 #     module with W=1 against each kernel, no warnings allowed, and with DKMS
 #  4. boot each kernel in QEMU and run the scenarios, SNAPTRACE_JOBS (2) at a
@@ -73,13 +74,23 @@ for c in checkpatch sparse kernel-doc; do
 done
 
 # Test kernels from Debian's linux-source-6.12: the debug kernel (KASAN,
-# UBSAN, lockdep, kmemleak) runs everything; the PREEMPT_RT one runs the
-# KUnit suites and the remote processors (raw paths, hardirq capture).
+# UBSAN, lockdep, kmemleak, fault injection) runs everything; the
+# PREEMPT_RT one runs the KUnit suites and the remote processors (raw
+# paths, hardirq capture); the KCSAN one runs the KUnit suites (their
+# stress cases) looking for data races in our code.
 frag=$SNAPTRACE_TOP/kconfig
-for variant in kunit rt; do
+for variant in debug rt kcsan; do
+	extra=()
 	case $variant in
-	kunit) frags=("$frag/kunit.config") scens="smoke tracefs remoteproc" ;;
-	rt) frags=("$frag/kunit.config" "$frag/rt.config") scens="remoteproc" ;;
+	debug)
+		frags=("$frag/kunit.config" "$frag/faults.config")
+		scens="smoke tracefs remoteproc faults" ;;
+	rt)
+		frags=("$frag/kunit.config" "$frag/rt.config")
+		scens="remoteproc" ;;
+	kcsan)
+		frags=("$frag/kunit.config" "$frag/kcsan.config")
+		scens="" extra=(--kcsan) ;;
 	esac
 	kdir=$("$SNAPTRACE_TOP/scripts/kernel-kunit.sh" "${frags[@]}" | tail -n 1)
 	if [ ! -f "$kdir/arch/x86/boot/bzImage" ]; then
@@ -92,10 +103,13 @@ for variant in kunit rt; do
 		continue
 	fi
 	count 0 "build $variant"
-	run_qemu "kunit-$variant" "$kdir/arch/x86/boot/bzImage" "$mods" kunit --timeout 900
+	run_qemu "kunit-$variant" "$kdir/arch/x86/boot/bzImage" "$mods" kunit \
+		--timeout 900 "${extra[@]}"
 	for scen in $scens; do
+		opts=()
+		[ "$scen" = faults ] && opts=(--faults)
 		run_qemu "$scen-$variant" "$kdir/arch/x86/boot/bzImage" "$mods" "$scen" \
-			--timeout 600
+			--timeout 600 "${opts[@]}"
 	done
 done
 
