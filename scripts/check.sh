@@ -84,7 +84,7 @@ for variant in debug rt kcsan; do
 	case $variant in
 	debug)
 		frags=("$frag/kunit.config" "$frag/faults.config")
-		scens="smoke tracefs remoteproc faults" ;;
+		scens="tracefs remoteproc faults" ;;
 	rt)
 		frags=("$frag/kunit.config" "$frag/rt.config")
 		scens="remoteproc" ;;
