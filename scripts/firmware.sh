@@ -16,6 +16,8 @@ mkdir -p "$out/snaptrace"
 
 build() {
 	local flags="-O2 -nostdlib -ffreestanding -Wl,-T,$src/fw.ld -Wl,--build-id=none"
+	# The kernel's attribute names, so fw/ reads (and checkpatches) like kernel C.
+	flags="$flags -D__section(s)=__attribute__((section(s))) -D__used=__attribute__((used))"
 
 	# ELF64, little-endian x86-64, with the host's compiler.
 	gcc $flags -static -fno-pic -no-pie -fno-asynchronous-unwind-tables \
