@@ -476,8 +476,16 @@ static void st_core_start(struct snaptrace_rproc *rproc)
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&rproc->core_lock, flags);
-	list_for_each_entry(trace, &rproc->traces, node)
+	/*
+	 * The firmware logs as it boots, before it can crash: a crash right
+	 * after a (re)start captures that line rather than an empty buffer
+	 * over the last crash's copy.
+	 */
+	list_for_each_entry(trace, &rproc->traces, node) {
 		trace->cursor = 0;
+		st_core_log(rproc, trace, &trace->cursor);
+	}
+	rproc->seq++;
 	rproc->core_running = true;
 	WRITE_ONCE(rproc->state, SNAPTRACE_RPROC_RUNNING);
 	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
