@@ -81,4 +81,7 @@ int snaptrace_rsc_check_vdev(struct device *dev,
 			     const struct snaptrace_fw_rsc_vdev *rsc,
 			     int offset, int avail);
 
+int snaptrace_rsc_check_entry(struct device *dev, u32 type, const void *rsc,
+			      int offset, int avail);
+
 #endif /* _SNAPTRACE_FW_H */

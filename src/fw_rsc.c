@@ -413,3 +413,36 @@ int snaptrace_rsc_check_vdev(struct device *dev,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_rsc_check_vdev);
+
+/**
+ * snaptrace_rsc_check_entry() - the checks of an entry's type
+ * @dev: for error messages (may be NULL)
+ * @type: the entry's type
+ * @rsc: the entry's body
+ * @offset: its offset in the table, for messages
+ * @avail: bytes from @rsc to the end of the table
+ *
+ * Dispatches to snaptrace_rsc_check_carveout(), _devmem(), _trace() or
+ * _vdev(); other types pass (a handler warns about and skips them). For
+ * callers that check a whole table without handling it.
+ *
+ * Context: any; never sleeps, allocates nothing.
+ * Return: 0, or -EINVAL from the type's check.
+ */
+int snaptrace_rsc_check_entry(struct device *dev, u32 type, const void *rsc,
+			      int offset, int avail)
+{
+	switch (type) {
+	case SNAPTRACE_RSC_CARVEOUT:
+		return snaptrace_rsc_check_carveout(dev, rsc, offset, avail);
+	case SNAPTRACE_RSC_DEVMEM:
+		return snaptrace_rsc_check_devmem(dev, rsc, offset, avail);
+	case SNAPTRACE_RSC_TRACE:
+		return snaptrace_rsc_check_trace(dev, rsc, offset, avail);
+	case SNAPTRACE_RSC_VDEV:
+		return snaptrace_rsc_check_vdev(dev, rsc, offset, avail);
+	default:
+		return 0;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_rsc_check_entry);

@@ -396,18 +396,7 @@ struct rsc_log {
 /* What the remoteproc core's handler does first: the type's checks. */
 static int check_entry(u32 type, void *rsc, int offset, int avail)
 {
-	switch (type) {
-	case SNAPTRACE_RSC_CARVEOUT:
-		return snaptrace_rsc_check_carveout(NULL, rsc, offset, avail);
-	case SNAPTRACE_RSC_DEVMEM:
-		return snaptrace_rsc_check_devmem(NULL, rsc, offset, avail);
-	case SNAPTRACE_RSC_TRACE:
-		return snaptrace_rsc_check_trace(NULL, rsc, offset, avail);
-	case SNAPTRACE_RSC_VDEV:
-		return snaptrace_rsc_check_vdev(NULL, rsc, offset, avail);
-	default:
-		return 0;	/* warned about and skipped */
-	}
+	return snaptrace_rsc_check_entry(NULL, type, rsc, offset, avail);
 }
 
 static int log_entry(void *priv, u32 type, void *rsc, int offset, int avail)
