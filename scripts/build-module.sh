@@ -18,6 +18,10 @@ rm -rf "$out"
 mkdir -p "$out"
 cp -r "$SNAPTRACE_TOP"/{Kbuild,Kconfig,src,include,compat-include,tests} "$out/"
 log=$out/build.log
+# A clang-built tree wants the module built by the same toolchain.
+if grep -q '^CONFIG_CC_IS_CLANG=y' "$kdir/.config" 2>/dev/null; then
+	set -- LLVM=1 "$@"
+fi
 
 build() {
 	make -C "$kdir" M="$out" W=1 "$@" modules || return

@@ -4,7 +4,7 @@
 #
 #  1. install what is missing (scripts/deps.sh)
 #  2. build or find the cached test kernels (KUnit debug kernel with fault
-#     injection, PREEMPT_RT, KCSAN) and the stock Debian kernel images; build
+#     injection, PREEMPT_RT, KCSAN, clang-built) and the stock Debian kernel images; build
 #     the example firmware
 #  3. static checks (checkpatch --strict, sparse, kernel-doc); build the
 #     module with W=1 against each kernel, no warnings allowed, and with DKMS
@@ -77,9 +77,10 @@ done
 # UBSAN, lockdep, kmemleak, fault injection) runs everything; the
 # PREEMPT_RT one runs the KUnit suites and the remote processors (raw
 # paths, hardirq capture); the KCSAN one runs the KUnit suites (their
-# stress cases) looking for data races in our code.
+# stress cases) looking for data races in our code; the clang one (LLVM=1)
+# builds the module with clang, W=1, and runs the KUnit suites.
 frag=$SNAPTRACE_TOP/kconfig
-for variant in debug rt kcsan; do
+for variant in debug rt kcsan clang; do
 	extra=()
 	case $variant in
 	debug)
@@ -91,6 +92,9 @@ for variant in debug rt kcsan; do
 	kcsan)
 		frags=("$frag/kunit.config" "$frag/kcsan.config")
 		scens="" extra=(--kcsan) ;;
+	clang)
+		frags=("$frag/kunit.config" "$frag/clang.config")
+		scens="" ;;
 	esac
 	kdir=$("$SNAPTRACE_TOP/scripts/kernel-kunit.sh" "${frags[@]}" | tail -n 1)
 	if [ ! -f "$kdir/arch/x86/boot/bzImage" ]; then

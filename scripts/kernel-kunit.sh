@@ -29,6 +29,9 @@ fi
 
 key=$( { echo "$srcver"; cat "${frags[@]}" "$0"; } | hash_of -)
 name=$(basename "${frags[-1]}" .config)
+# A fragment may ask for make variables (clang.config: LLVM=1) with a
+# "# snaptrace-make: VAR=VALUE" line.
+read -r -a mkvars <<<"$(sed -n 's/^# snaptrace-make: //p' "${frags[@]}" | tr '\n' ' ')"
 obj=$SNAPTRACE_CACHE/build/$name-$key
 log=$SNAPTRACE_OUT/logs/kernel-$name.log
 
@@ -36,10 +39,10 @@ if [ ! -f "$obj/.snaptrace-built" ]; then
 	rm -rf "$obj"
 	mkdir -p "$obj"
 	configure() {
-		make -C "$src" O="$obj" ARCH=x86_64 tinyconfig &&
+		make -C "$src" O="$obj" ARCH=x86_64 "${mkvars[@]}" tinyconfig &&
 			"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" \
 				"$obj/.config" "${frags[@]}" &&
-			make -C "$src" O="$obj" ARCH=x86_64 olddefconfig
+			make -C "$src" O="$obj" ARCH=x86_64 "${mkvars[@]}" olddefconfig
 	}
 	stage "kernel: configure $name ($key)" "$log.config" configure
 	# merge_config.sh only warns; a fragment option that did not stick is a
@@ -66,7 +69,7 @@ if [ ! -f "$obj/.snaptrace-built" ]; then
 	}
 	stage "kernel: check $name config" "$log.check" check_config
 	stage "kernel: build $name bzImage+modules (a few minutes)" "$log" \
-		make -C "$src" O="$obj" ARCH=x86_64 -j"$(($(nproc) + 1))" bzImage modules modules_prepare
+		make -C "$src" O="$obj" ARCH=x86_64 "${mkvars[@]}" -j"$(($(nproc) + 1))" bzImage modules modules_prepare
 	touch "$obj/.snaptrace-built"
 else
 	say "kernel: $name ($key) cached in $obj"
