@@ -10,7 +10,8 @@
 #   make firmware                   build the example remote firmware (fw/)
 #   make static-check               checkpatch --strict, sparse, kernel-doc
 #   make fuzz [FUZZ_SECONDS=600]    libFuzzer on the firmware parsers
-#   make bench                      snaptrace vs ftrace in one QEMU boot (out/bench/)
+#   make bench [BENCH_ACCEL=kvm]    snaptrace vs ftrace in one QEMU boot (out/bench/)
+#   make bench-here                 the same on the running kernel, as root (dev box)
 #   make install                    modules_install into KDIR's kernel (no DKMS)
 #   make kunit-kernel               build (or find cached) the KUnit kernel
 #   make clean
@@ -50,6 +51,9 @@ static-check:
 bench:
 	scripts/bench.sh
 
+bench-here:
+	scripts/bench.sh --here
+
 FUZZ_SECONDS ?= 600
 fuzz:
 	scripts/fuzz.sh $(FUZZ_SECONDS)
@@ -57,4 +61,4 @@ fuzz:
 install: module
 	$(MAKE) -C $(KDIR) M=$(PWD) modules_install
 
-.PHONY: all module clean deps demo check firmware static-check fuzz bench install kunit-kernel
+.PHONY: all module clean deps demo check firmware static-check fuzz bench bench-here install kunit-kernel

@@ -16,6 +16,16 @@
 # reported, never asserted: the exit status is 1 only when something did
 # not run (build, boot, a missing measurement).
 #
+# On a dev box, for real-hardware numbers:
+#   BENCH_ACCEL=kvm make bench   the same QEMU boot under KVM (-cpu host)
+#   make bench-here              no QEMU: build against the running kernel's
+#                                headers (/lib/modules/$(uname -r)/build) and
+#                                run tests/scenarios/bench.sh on this machine,
+#                                as root (sudo); the kernel's BENCH lines are
+#                                read with dmesg --follow-new. It resizes and
+#                                clears ftrace's global buffer (restoring its
+#                                size) and needs snaptrace not loaded.
+#
 # Knobs (environment): BENCH_RUNS (7), BENCH_RECORDS (200000 records per
 # write run), BENCH_PAYLOADS (8,64,512), BENCH_SIZES_KB
 # (64,256,1024,4096,16384,65536), BENCH_PIPE_RECORDS (16384),
@@ -24,6 +34,9 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+here=0
+[ "${1:-}" = --here ] && here=1
+accel=${BENCH_ACCEL:-tcg}
 runs=${BENCH_RUNS:-7}
 records=${BENCH_RECORDS:-200000}
 payloads=${BENCH_PAYLOADS:-8,64,512}
@@ -34,19 +47,33 @@ res=$SNAPTRACE_OUT/bench
 logs=$SNAPTRACE_OUT/logs
 
 # --- what it needs -----------------------------------------------------------
-"$SNAPTRACE_TOP/scripts/deps.sh"
+# A dev box running --here needs only its kernel's headers and gnuplot.
+[ $here = 1 ] || "$SNAPTRACE_TOP/scripts/deps.sh"
 if ! command -v gnuplot >/dev/null; then
 	export DEBIAN_FRONTEND=noninteractive
 	stage "bench: apt-get install gnuplot-nox" "$logs/bench-deps.log" \
 		as_root apt-get install -y --no-install-recommends gnuplot-nox
 fi
 # qemu-run.sh parses the guest's KTAP with the kernel's kunit.py.
-kernel_source >/dev/null
+[ $here = 1 ] || kernel_source >/dev/null
 
-kver=${BENCH_KVER:-$(stock_kver linux-headers-6.12-amd64)}
-[ -n "$kver" ] || die "cannot resolve linux-headers-6.12-amd64 (apt-get update?)"
-kdir=/usr/src/linux-headers-$kver
-[ -f "$kdir/Makefile" ] || die "no headers at $kdir: run 'make deps'"
+if [ $here = 1 ]; then
+	kver=$(uname -r)
+	kdir=/lib/modules/$kver/build
+	[ -f "$kdir/Makefile" ] ||
+		die "bench: no headers for the running kernel at $kdir: install linux-headers-$kver"
+	platform="this machine ($(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1))"
+else
+	kver=${BENCH_KVER:-$(stock_kver linux-headers-6.12-amd64)}
+	[ -n "$kver" ] || die "cannot resolve linux-headers-6.12-amd64 (apt-get update?)"
+	kdir=/usr/src/linux-headers-$kver
+	[ -f "$kdir/Makefile" ] || die "no headers at $kdir: run 'make deps'"
+	case $accel in
+	kvm) platform="QEMU -accel kvm -cpu host -smp 2 -m 1024 (KVM: hardware timing)" ;;
+	*) platform="QEMU -accel tcg,thread=multi -cpu max -smp 2 -m 1024, tsc=reliable (TCG: emulated timing)" ;;
+	esac
+fi
+export BENCH_PLATFORM=$platform
 
 # --- build ---------------------------------------------------------------------
 bdir=$SNAPTRACE_OUT/build/bench-$kver
@@ -66,24 +93,34 @@ stage "build: snaptrace_bench.ko ($kver)" "$bdir/bench-build.log" build_bench
 cp "$bdir/snaptrace/snaptrace.ko" "$bdir/src/bench/snaptrace_bench.ko" "$bdir/modules/"
 
 # --- run -----------------------------------------------------------------------
-vmlinuz=$("$SNAPTRACE_TOP/scripts/stock-kernel.sh" "$kver" | tail -n 1)
-# tsc=reliable: under TCG the clocksource watchdog finds the TSC "skewed"
-# against the HPET once the guest is busy, marks it unstable, and from then
-# on local_clock() is clamped to one tick past the last one: a loop timed
-# with IRQs off would read a few ms whatever it took. (The TSC of a TCG
-# guest follows the host's clock; hardware with a stable TSC never leaves
-# the fast local_clock() path either.)
-append="tsc=reliable BENCH_RUNS=$runs BENCH_RECORDS=$records BENCH_PAYLOADS=$payloads"
-append+=" BENCH_SIZES_KB=$sizes BENCH_PIPE_RECORDS=$pipe_records"
 # Other guests on this host share its CPUs with ours: say so in the results.
 busy() { echo "$(pgrep -c qemu-system || true) $(cut -d' ' -f1 /proc/loadavg)"; }
 read -r others_before load_before <<<"$(busy)"
 [ "$others_before" -eq 0 ] || say "bench: $others_before other QEMU guests are running here: expect noisy timings"
 rc=0
-"$SNAPTRACE_TOP/scripts/qemu-run.sh" --name bench --kernel "$vmlinuz" \
-	--modules "$bdir/modules" --scenario "$SNAPTRACE_TOP/tests/scenarios/bench.sh" \
-	--timeout "$timeout" --append "$append" >"$logs/bench-run.log" || rc=$?
-console=$SNAPTRACE_OUT/runs/bench/console.log
+if [ $here = 1 ]; then
+	console=$SNAPTRACE_OUT/runs/bench-here/console.log
+	# sudo keeps only what it is told to: pass the knobs on its command line.
+	stage "bench: run on $kver (this machine, as root)" "$logs/bench-run.log" \
+		as_root env BENCH_RUNS="$runs" BENCH_RECORDS="$records" BENCH_PAYLOADS="$payloads" \
+		BENCH_SIZES_KB="$sizes" BENCH_PIPE_RECORDS="$pipe_records" \
+		"$SNAPTRACE_TOP/scripts/bench-here-run.sh" "$SNAPTRACE_OUT/runs/bench-here" \
+		"$bdir/modules" || rc=$?
+else
+	vmlinuz=$("$SNAPTRACE_TOP/scripts/stock-kernel.sh" "$kver" | tail -n 1)
+	# tsc=reliable: under TCG the clocksource watchdog finds the TSC "skewed"
+	# against the HPET once the guest is busy, marks it unstable, and from then
+	# on local_clock() is clamped to one tick past the last one: a loop timed
+	# with IRQs off would read a few ms whatever it took. (The TSC of a TCG
+	# guest follows the host's clock; hardware with a stable TSC never leaves
+	# the fast local_clock() path either.)
+	append="tsc=reliable BENCH_RUNS=$runs BENCH_RECORDS=$records BENCH_PAYLOADS=$payloads"
+	append+=" BENCH_SIZES_KB=$sizes BENCH_PIPE_RECORDS=$pipe_records"
+	"$SNAPTRACE_TOP/scripts/qemu-run.sh" --name bench --kernel "$vmlinuz" \
+		--modules "$bdir/modules" --scenario "$SNAPTRACE_TOP/tests/scenarios/bench.sh" \
+		--timeout "$timeout" --append "$append" --accel "$accel" >"$logs/bench-run.log" || rc=$?
+	console=$SNAPTRACE_OUT/runs/bench/console.log
+fi
 read -r others_after load_after <<<"$(busy)"
 host="$(nproc) $others_before $others_after $load_before $load_after"
 [ $rc -eq 0 ] || say "bench: the guest run was not clean (see $logs/bench-run.log, $console)"
@@ -93,7 +130,7 @@ rm -rf "$res"
 mkdir -p "$res"
 arc=0
 python3 - "$console" "$res" "$kver" "$host" <<'EOF' || arc=$?
-import json, re, statistics, sys, time
+import json, os, re, statistics, sys, time
 
 console, outdir, kver, host = sys.argv[1:5]
 ncpu, others_before, others_after, load_before, load_after = host.split()
@@ -133,7 +170,7 @@ res = {"meta": {
              "other_qemu_after": int(others_after), "loadavg_before": float(load_before),
              "loadavg_after": float(load_after)},
     "kernel": info.get("kernel", kver), "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-    "qemu": "-accel tcg,thread=multi -cpu max -smp 2 -m 1024, tsc=reliable (TCG: emulated timing)",
+    "platform": os.environ.get("BENCH_PLATFORM", "QEMU"),
     "online_cpus": info.get("online"), "possible_cpus": cpus,
     "clock_pair_ns": info.get("clock_pair_ns"), "clock_res_ns": info.get("clock_res_ns"),
     "runs": guest.get("runs"), "records_per_write_run": guest.get("records"),
@@ -322,7 +359,7 @@ def size(kb):
     return f"{kb // 1024} MiB" if kb >= 1024 else f"{kb} KiB"
 
 m = res["meta"]
-L = [f"Kernel {m['kernel']} in QEMU {m['qemu']}; {m['online_cpus']} CPUs; "
+L = [f"Kernel {m['kernel']} on {m['platform']}; {m['online_cpus']} CPUs; "
      f"median [min–max] of {m['runs']} runs; ratio = ours/ftrace of the medians, same boot. "
      f"local_clock() pair: {m['clock_pair_ns']} ns.", ""]
 if others:
@@ -383,8 +420,10 @@ for g in goals:
     L.append(f"- {'MET' if g['met'] else 'NOT MET'}: {g['goal']} — {g['detail']}")
 if missing:
     L += ["", "Missing measurements: " + ", ".join(missing)]
-L += ["", "Plot: out/bench/bench.png. TCG emulates the CPUs: absolute times are not those of "
-      "hardware, only the ratios of one boot mean something."]
+L += ["", "Plot: out/bench/bench.png."]
+if "TCG" in m["platform"]:
+    L[-1] += (" TCG emulates the CPUs: absolute times are not those of hardware, only the "
+              "ratios of one boot mean something.")
 open(f"{outdir}/results.md", "w").write("\n".join(L) + "\n")
 print("\n".join(L))
 if not write or not snap or missing or unstable:
@@ -403,7 +442,7 @@ if [ -s "$res/write.dat" ] && [ -s "$res/snap.dat" ]; then
 	gnuplot <<-EOF >"$logs/bench-gnuplot.log" 2>&1 || say "bench: gnuplot failed (see $logs/bench-gnuplot.log)"
 		set terminal pngcairo noenhanced size 1400,560 font ",10"
 		set output '$res/bench.png'
-		set multiplot layout 1,2 title "snaptrace vs ftrace, Debian $kver, QEMU TCG 2 vCPUs (median, bars min-max of $runs runs)"
+		set multiplot layout 1,2 title "snaptrace vs ftrace, $kver, ${platform%% (*} (median, bars min-max of $runs runs)"
 		set logscale x 2
 		set grid
 		set key top left

@@ -4,7 +4,7 @@
 #
 # Usage: qemu-run.sh --name NAME --kernel BZIMAGE --modules DIR
 #                    --scenario FILE [--firmware DIR] [--timeout SECONDS]
-#                    [--append CMDLINE] [--kcsan] [--faults]
+#                    [--append CMDLINE] [--kcsan] [--faults] [--accel tcg|kvm]
 #
 # The initramfs holds busybox-static, the *.ko files of DIR under /modules,
 # the files of the firmware DIR under /lib/firmware, the scenario as
@@ -21,6 +21,9 @@
 # kernel code too: only reports where one of the racing accesses is in a
 # snaptrace module fail the run (each is printed); the others are counted
 # and otherwise ignored.
+# --accel kvm: boot with KVM and the host's CPU model (-cpu host) instead
+# of TCG emulating "-cpu max"; for dev boxes where KVM works (it does not on
+# the machine CI runs on, so make check never uses it).
 # --faults: the scenario injects allocation failures, so the kernel's own
 # "page allocation failure" / "vmalloc error" reports (warn_alloc(), with a
 # stack) are expected and dropped before the splat check; nothing else is.
@@ -28,6 +31,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 name="" kernel="" moddir="" scenario="" fwdir="" timeout=300 append="" kcsan=0 faults=0
+accel=tcg
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--name) name=$2 ;;
@@ -37,6 +41,7 @@ while [ $# -gt 0 ]; do
 	--firmware) fwdir=$2 ;;
 	--timeout) timeout=$2 ;;
 	--append) append=$2 ;;
+	--accel) accel=$2 ;;
 	--kcsan) kcsan=1; shift; continue ;;
 	--faults) faults=1; shift; continue ;;
 	-h | --help)
@@ -48,6 +53,13 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$name" ] && [ -f "$kernel" ] && [ -d "$moddir" ] && [ -f "$scenario" ] ||
 	die "qemu-run: need --name, --kernel FILE, --modules DIR, --scenario FILE"
+case $accel in
+tcg) accel_args=(-accel tcg,thread=multi -cpu max) ;;
+kvm)
+	[ -w /dev/kvm ] || die "qemu-run: --accel kvm needs a writable /dev/kvm"
+	accel_args=(-accel kvm -cpu host) ;;
+*) die "qemu-run: --accel tcg or kvm, not '$accel'" ;;
+esac
 
 run=$SNAPTRACE_OUT/runs/$name
 rm -rf "$run"
@@ -79,7 +91,7 @@ stage "qemu[$name]: initramfs" "$run/initramfs.log" mkinitramfs
 boot() {
 	local rc=0
 	timeout -k 10 "$timeout" qemu-system-x86_64 \
-		-accel tcg,thread=multi -cpu max -smp 2 -m 1024 \
+		"${accel_args[@]}" -smp 2 -m 1024 \
 		-display none -monitor none -serial stdio -no-reboot \
 		-kernel "$kernel" -initrd "$run/initramfs.cpio.gz" \
 		-append "console=ttyS0 printk.time=1 panic=-1 $append" \

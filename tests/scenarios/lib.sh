@@ -5,13 +5,14 @@
 
 ST_DEBUGFS=/sys/kernel/debug
 ST_DIR=$ST_DEBUGFS/snaptrace
-ST_MOD=/modules
+ST_MOD=${ST_MOD:-/modules}
+ST_KTAP=${ST_KTAP:-/tmp/ktap}
 ST_N=0
 ST_FILE=
 
 # st_begin NAME: start the scenario's KTAP document.
 st_begin() {
-	ST_FILE=/tmp/ktap/scenario-$1.body
+	ST_FILE=$ST_KTAP/scenario-$1.body
 	: >"$ST_FILE"
 	ST_NAME=$1
 	echo "# scenario $1"
@@ -70,7 +71,7 @@ st_end() {
 		echo "KTAP version 1"
 		echo "1..$ST_N"
 		cat "$ST_FILE"
-	} >"/tmp/ktap/scenario-$ST_NAME.ktap"
+	} >"$ST_KTAP/scenario-$ST_NAME.ktap"
 	rm -f "$ST_FILE"
 }
 
