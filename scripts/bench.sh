@@ -81,15 +81,13 @@ bdir=$SNAPTRACE_OUT/build/bench-$kver
 rm -rf "$bdir/src" "$bdir/modules"
 mkdir -p "$bdir/src" "$bdir/modules"
 cp -r "$SNAPTRACE_TOP/bench" "$SNAPTRACE_TOP/include" "$bdir/src/"
-build_bench() {
+stage "build: snaptrace_bench.ko ($kver)" "$bdir/bench-build.log" \
 	make -C "$kdir" M="$bdir/src/bench" W=1 \
-		KBUILD_EXTRA_SYMBOLS="$bdir/snaptrace/Module.symvers" modules || return
-	if grep -n 'warning:' "$bdir/bench-build.log"; then
-		echo "bench: warnings are errors here"
-		return 1
-	fi
-}
-stage "build: snaptrace_bench.ko ($kver)" "$bdir/bench-build.log" build_bench
+	KBUILD_EXTRA_SYMBOLS="$bdir/snaptrace/Module.symvers" modules
+# Read after the build: grep cannot read the file its output goes to.
+if grep -n 'warning:' "$bdir/bench-build.log" >&2; then
+	die "bench: warnings are errors here ($bdir/bench-build.log)"
+fi
 cp "$bdir/snaptrace/snaptrace.ko" "$bdir/src/bench/snaptrace_bench.ko" "$bdir/modules/"
 
 # --- run -----------------------------------------------------------------------

@@ -23,11 +23,11 @@ if grep -q '^CONFIG_CC_IS_CLANG=y' "$kdir/.config" 2>/dev/null; then
 	set -- LLVM=1 "$@"
 fi
 
-build() {
-	make -C "$kdir" M="$out" W=1 "$@" modules || return
-	if grep -n 'warning:' "$log"; then
-		echo "build-module: warnings are errors here"
-		return 1
-	fi
-}
-stage "build: $(basename "$kdir")" "$log" build "$@"
+# The check reads the log once make is done, outside stage's redirection:
+# GNU grep refuses to read the file its own output goes to ("input file is
+# also the output"), and would then find nothing.
+stage "build: $(basename "$kdir")" "$log" make -C "$kdir" M="$out" W=1 "$@" modules
+if grep -n 'warning:' "$log" >&2; then
+	say "build-module: warnings are errors here ($log)"
+	exit 1
+fi
