@@ -7,7 +7,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 PKGS="build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
- busybox-static qemu-system-x86 python3 sparse clang lld llvm
+ busybox-static qemu-system-x86 qemu-system-arm python3 sparse clang lld llvm
  gcc-arm-none-eabi dkms libclang-rt-14-dev gnuplot-nox
  linux-source-6.12 $STOCK_METAS"
 

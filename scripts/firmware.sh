@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Build the example remote firmware images from fw/ and stage the guest's
-# /lib/firmware: our images under snaptrace/ (and broken variants of them,
+# Build the example remote firmware images from fw/ and the ARM remote of
+# fw/arm-remote/ (run by qemu-system-arm in scripts/remote-demo.sh), and
+# stage the guest's /lib/firmware: our images under snaptrace/ (and broken
+# variants of them,
 # one per bad-input class, under snaptrace/bad64 and bad32), the real images of
 # ../shared/fixtures/firmware (when present) under snaptrace-fixtures/.
 #
@@ -25,8 +27,17 @@ build() {
 	# ELF32, little-endian ARM (Cortex-M4), as STM32MP1 firmware is.
 	arm-none-eabi-gcc $flags -mcpu=cortex-m4 -mthumb \
 		-o "$out/snaptrace/example32.elf" "$src/example.c" || return
-	readelf -SW "$out/snaptrace/example64.elf" "$out/snaptrace/example32.elf" |
-		grep -c '\.resource_table' | grep -qx 2 || return
+	# The real remote: a bare-metal Cortex-A15 image for QEMU's virt.
+	arm-none-eabi-gcc -O2 -nostdlib -ffreestanding -Wall -Wextra -Werror \
+		-mcpu=cortex-a15 -mthumb -mfloat-abi=soft -mno-unaligned-access \
+		-D'__section(s)=__attribute__((section(s)))' \
+		-D'__used=__attribute__((used))' \
+		-Wl,-T,"$src/arm-remote/remote.ld" -Wl,--build-id=none \
+		-o "$out/snaptrace/arm-remote.elf" \
+		"$src/arm-remote/start.S" "$src/arm-remote/remote.c" -lgcc || return
+	readelf -SW "$out/snaptrace/example64.elf" "$out/snaptrace/example32.elf" \
+		"$out/snaptrace/arm-remote.elf" |
+		grep -c '\.resource_table' | grep -qx 3 || return
 	# One broken image per bad-input class, of each class of ELF.
 	mkdir -p "$out/snaptrace/bad64" "$out/snaptrace/bad32" &&
 		python3 "$SNAPTRACE_TOP/scripts/badfw.py" \
@@ -34,7 +45,7 @@ build() {
 		python3 "$SNAPTRACE_TOP/scripts/badfw.py" \
 			"$out/snaptrace/example32.elf" "$out/snaptrace/bad32"
 }
-stage "firmware: build example64.elf and example32.elf" \
+stage "firmware: build example64.elf, example32.elf and arm-remote.elf" \
 	"$SNAPTRACE_OUT/logs/firmware.log" build
 
 fixtures=${SNAPTRACE_SHARED:-$SNAPTRACE_TOP/../shared}/fixtures/firmware
