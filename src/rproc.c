@@ -13,6 +13,11 @@
  * handled (a snaptrace ring buffer's snapshot), so traceN_last survives
  * recovery. Recovery, like upstream's, keeps the resources and reloads the
  * segments.
+ *
+ * A remote that boots on its own (a real core sharing memory with the host,
+ * as rproc_ivshmem.c drives) is attached to instead: its resource table is
+ * found loaded in the shared memory, no segment is loaded, no simulated
+ * core runs, and a heartbeat watchdog reports its crashes.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,9 +25,11 @@
 #include <linux/crc32.h>
 #include <linux/err.h>
 #include <linux/firmware.h>
+#include <linux/io.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
+#include <linux/overflow.h>
 #include <linux/platform_device.h>
 #include <linux/sched/clock.h>
 #include <linux/sizes.h>
@@ -103,7 +110,7 @@ void *snaptrace_rproc_da_to_va(struct snaptrace_rproc *rproc, u64 da,
 		if (da < m->da || len > m->len || da - m->da > m->len - len)
 			continue;
 		if (is_iomem)
-			*is_iomem = false;
+			*is_iomem = m->is_iomem;
 		return m->va + (da - m->da);
 	}
 	return NULL;
@@ -177,11 +184,16 @@ static void st_print_name(char *dst, const u8 *name)
 	dst[SNAPTRACE_RSC_NAME_LEN] = '\0';
 }
 
+static int st_add_view(struct snaptrace_rproc *rproc, const char *kind, u32 da,
+		       u32 len, const u8 *name, int offset);
+
 static int st_add_mem(struct snaptrace_rproc *rproc, const char *kind, u32 da,
 		      u32 len, const u8 *name, int offset)
 {
 	struct snaptrace_rproc_mem *m;
 
+	if (rproc->attached)	/* it is in the memory the remote runs from */
+		return st_add_view(rproc, kind, da, len, name, offset);
 	if (!len || len > ST_RPROC_MEM_MAX) {
 		dev_err(rproc->dev, "%s at offset %d: len 0x%x not in 1..0x%x\n",
 			kind, offset, len, ST_RPROC_MEM_MAX);
@@ -384,8 +396,11 @@ static void st_resources_free(struct snaptrace_rproc *rproc)
 	}
 	list_for_each_entry_safe(m, mn, &rproc->mems, node) {
 		list_del(&m->node);
+		if (rproc->attached && m == &rproc->attached->shared)
+			continue;
 		if (m < rproc->layout || m >= rproc->layout + SNAPTRACE_RPROC_MAX_REGIONS) {
-			vfree(m->va);
+			if (!m->borrowed)
+				vfree(m->va);
 			kfree(m);
 		}
 	}
@@ -495,6 +510,8 @@ static void st_core_start(struct snaptrace_rproc *rproc)
 /* ------------------------------------------------------------------ */
 /* Life cycle */
 
+static int st_attach(struct snaptrace_rproc *rproc);
+
 /**
  * snaptrace_rproc_start() - boot a remote with its firmware
  * @rproc: the remote
@@ -503,6 +520,9 @@ static void st_core_start(struct snaptrace_rproc *rproc)
  * resource table, handles its resources (memory first, then traces and
  * vdevs), loads its segments and starts the simulated core. On any error
  * everything is given back. Mirrors rproc_boot()/rproc_fw_boot().
+ * A remote made by snaptrace_rproc_create_attached() is attached to
+ * instead, as snaptrace_rproc_attach_image() describes, and its segments
+ * are not loaded.
  *
  * Context: process context, may sleep. Takes the remote's lock.
  * Return: 0; -EBUSY if not offline; -EINVAL for no firmware name or a bad
@@ -514,6 +534,8 @@ int snaptrace_rproc_start(struct snaptrace_rproc *rproc)
 	size_t off, sz;
 	int ret;
 
+	if (rproc->attached)
+		return st_attach(rproc);
 	mutex_lock(&rproc->lock);
 	if (rproc->deleting) {
 		ret = -ENODEV;
@@ -626,7 +648,9 @@ static void st_capture(struct snaptrace_rproc *rproc,
 		       struct snaptrace_rproc_trace *trace)
 {
 	struct snaptrace_reservation res;
-	const u8 *va = snaptrace_rproc_da_to_va(rproc, trace->da, trace->len, NULL);
+	bool is_iomem = false;
+	const u8 *va = snaptrace_rproc_da_to_va(rproc, trace->da, trace->len,
+						&is_iomem);
 	u32 off, n;
 	void *p;
 
@@ -637,7 +661,10 @@ static void st_capture(struct snaptrace_rproc *rproc,
 		p = snaptrace_reserve(trace->last, n, &res);
 		if (!p)
 			return;
-		memcpy(p, va + off, n);
+		if (is_iomem)
+			memcpy_fromio(p, (const void __iomem __force *)va + off, n);
+		else
+			memcpy(p, va + off, n);
 		snaptrace_commit(trace->last, &res);
 	}
 	/* The spare was allocated when the trace was handled: no -ENOENT. */
@@ -734,6 +761,8 @@ static void st_crash_work(struct irq_work *work)
 	snaptrace_rproc_report_crash(rproc, READ_ONCE(rproc->crash_type));
 }
 
+static void st_attach_recovery(struct snaptrace_rproc *rproc);
+
 /* Recovery: keep the resources, reload the segments, restart the core. */
 static void st_recovery_work(struct work_struct *work)
 {
@@ -742,6 +771,10 @@ static void st_recovery_work(struct work_struct *work)
 	const struct firmware *fw;
 	int ret;
 
+	if (rproc->attached) {
+		st_attach_recovery(rproc);
+		return;
+	}
 	mutex_lock(&rproc->lock);
 	if (rproc->state != SNAPTRACE_RPROC_CRASHED || rproc->deleting)
 		goto unlock;
@@ -830,6 +863,28 @@ int snaptrace_rproc_set_firmware(struct snaptrace_rproc *rproc, const char *name
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_set_firmware);
 
+/* A remote with nothing yet: its locks, lists, works and timer. */
+static struct snaptrace_rproc *st_rproc_alloc(int index)
+{
+	struct snaptrace_rproc *rproc;
+
+	rproc = kzalloc(sizeof(*rproc), GFP_KERNEL);
+	if (!rproc)
+		return NULL;
+	rproc->index = index;
+	snprintf(rproc->name, sizeof(rproc->name), "snaptrace-rproc%d", index);
+	mutex_init(&rproc->lock);
+	raw_spin_lock_init(&rproc->core_lock);
+	INIT_LIST_HEAD(&rproc->mems);
+	INIT_LIST_HEAD(&rproc->traces);
+	rproc->recovery = true;
+	rproc->crash_work = IRQ_WORK_INIT_HARD(st_crash_work);
+	INIT_WORK(&rproc->recovery_work, st_recovery_work);
+	hrtimer_init(&rproc->core, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	rproc->core.function = st_core_tick;
+	return rproc;
+}
+
 /**
  * snaptrace_rproc_create() - create a simulated remote processor
  * @index: N of remoteprocN
@@ -848,20 +903,9 @@ struct snaptrace_rproc *snaptrace_rproc_create(int index, const char *layout)
 	struct snaptrace_rproc *rproc;
 	int ret;
 
-	rproc = kzalloc(sizeof(*rproc), GFP_KERNEL);
+	rproc = st_rproc_alloc(index);
 	if (!rproc)
 		return ERR_PTR(-ENOMEM);
-	rproc->index = index;
-	snprintf(rproc->name, sizeof(rproc->name), "snaptrace-rproc%d", index);
-	mutex_init(&rproc->lock);
-	raw_spin_lock_init(&rproc->core_lock);
-	INIT_LIST_HEAD(&rproc->mems);
-	INIT_LIST_HEAD(&rproc->traces);
-	rproc->recovery = true;
-	rproc->crash_work = IRQ_WORK_INIT_HARD(st_crash_work);
-	INIT_WORK(&rproc->recovery_work, st_recovery_work);
-	hrtimer_init(&rproc->core, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	rproc->core.function = st_core_tick;
 
 	ret = st_parse_layout(rproc, layout);
 	/* The layout regions only join the memory list while running. */
@@ -913,6 +957,416 @@ void snaptrace_rproc_destroy(struct snaptrace_rproc *rproc)
 	for (i = 0; i < rproc->nr_layout; i++)
 		vfree(rproc->layout[i].va);
 	mutex_destroy(&rproc->lock);
+	kfree(rproc->attached);
 	kfree(rproc);
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_destroy);
+
+/* ------------------------------------------------------------------ */
+/* Remotes that boot on their own: the attach path */
+
+/*
+ * A carveout or devmem of an attached remote: the remote already runs from
+ * it, so it must lie wholly in the memory it shares with the host, where it
+ * is recorded as a view; nothing is allocated (as upstream matches such an
+ * entry with a carveout the platform registered).
+ */
+static int st_add_view(struct snaptrace_rproc *rproc, const char *kind, u32 da,
+		       u32 len, const u8 *name, int offset)
+{
+	struct snaptrace_rproc_mem *m;
+	bool is_iomem = false;
+	void *va = snaptrace_rproc_da_to_va(rproc, da, len, &is_iomem);
+
+	if (!va) {
+		dev_err(rproc->dev, "%s at offset %d: da 0x%x len 0x%x is not inside the memory shared with the remote\n",
+			kind, offset, da, len);
+		return -EINVAL;
+	}
+	if (rproc->nr_mems == SNAPTRACE_RPROC_MAX_MEMS) {
+		dev_err(rproc->dev, "%s at offset %d: more than %d carveouts and devmems\n",
+			kind, offset, SNAPTRACE_RPROC_MAX_MEMS);
+		return -EINVAL;
+	}
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return -ENOMEM;
+	st_print_name(m->name, name);
+	m->da = da;
+	m->len = len;
+	m->va = va;
+	m->kind = kind;
+	m->is_iomem = is_iomem;
+	m->borrowed = true;
+	list_add_tail(&m->node, &rproc->mems);
+	rproc->nr_mems++;
+	return 0;
+}
+
+/* Copy @len bytes at @da, which the remote may be writing, into @dst. */
+static int st_read_remote(struct snaptrace_rproc *rproc, u64 da, void *dst,
+			  size_t len)
+{
+	bool is_iomem = false;
+	const void *va = snaptrace_rproc_da_to_va(rproc, da, len, &is_iomem);
+
+	if (!va)
+		return -EINVAL;
+	if (is_iomem)
+		memcpy_fromio(dst, (const void __iomem __force *)va, len);
+	else
+		memcpy(dst, va, len);
+	return 0;
+}
+
+/* Which loadable segment holds the image's resource table, and so its da. */
+struct st_table_find {
+	const u8 *table;
+	size_t sz;
+	u64 da;
+	bool found;
+};
+
+static int st_find_table_segment(void *priv, u64 da, const u8 *data,
+				 u64 filesz, u64 memsz)
+{
+	struct st_table_find *f = priv;
+	u64 off;
+
+	if (f->found || f->table < data)
+		return 0;
+	off = f->table - data;
+	if (off > filesz || f->sz > filesz - off ||
+	    check_add_overflow(da, off, &f->da))
+		return 0;
+	f->found = true;
+	return 0;
+}
+
+/* Is the table at the remote's table_da still @want (@sz bytes)? */
+static int st_loaded_table_is(struct snaptrace_rproc *rproc, const void *want,
+			      size_t sz)
+{
+	u32 da = rproc->attached->table_da;
+	void *live = kmalloc(sz, GFP_KERNEL);
+	int ret;
+
+	if (!live)
+		return -ENOMEM;
+	ret = st_read_remote(rproc, da, live, sz);
+	if (ret)
+		dev_err(rproc->dev, "resource table at da 0x%x (%zu bytes) is not inside the memory shared with the remote\n",
+			da, sz);
+	else if (memcmp(live, want, sz))
+		ret = -EINVAL;
+	kfree(live);
+	return ret;
+}
+
+static void st_watchdog_start(struct snaptrace_rproc *rproc)
+{
+	struct snaptrace_rproc_attached *a = rproc->attached;
+	unsigned long flags;
+
+	/* The timer is not running: the remote was offline. */
+	a->seen = SNAPTRACE_RPROC_OFFLINE;
+	WRITE_ONCE(a->resumed, false);
+	raw_spin_lock_irqsave(&rproc->core_lock, flags);
+	rproc->core_running = true;
+	WRITE_ONCE(rproc->state, SNAPTRACE_RPROC_RUNNING);
+	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
+	hrtimer_start(&rproc->core, a->period, HRTIMER_MODE_REL_HARD);
+}
+
+static int st_attach_locked(struct snaptrace_rproc *rproc, const u8 *elf,
+			    size_t size)
+{
+	struct snaptrace_rproc_attached *a = rproc->attached;
+	struct st_table_find f = { };
+	size_t off, sz;
+	int ret;
+
+	ret = snaptrace_elf_find_rsc_table(rproc->dev, elf, size, &off, &sz);
+	if (ret) {
+		if (ret == -ENOENT)
+			dev_err(rproc->dev, "firmware %s has no .resource_table section\n",
+				rproc->firmware);
+		return ret;
+	}
+	if (sz > SNAPTRACE_RSC_TABLE_MAX) {
+		dev_err(rproc->dev, "resource table of %zu bytes: more than %u\n",
+			sz, SNAPTRACE_RSC_TABLE_MAX);
+		return -EINVAL;
+	}
+	/* Where the remote has it: the da of its place in a PT_LOAD. */
+	f.table = elf + off;
+	f.sz = sz;
+	ret = snaptrace_elf_walk_segments(rproc->dev, elf, size,
+					  st_find_table_segment, &f);
+	if (ret)
+		return ret;
+	if (!f.found || f.da > U32_MAX) {
+		dev_err(rproc->dev, "the resource table of %s is in no loadable segment below 4 GiB: the remote cannot have it in memory\n",
+			rproc->firmware);
+		return -EINVAL;
+	}
+	a->table_da = f.da;
+
+	list_add_tail(&a->shared.node, &rproc->mems);
+	/* The cached table: a private copy of the loaded one, checked. */
+	rproc->table = kmalloc(sz, GFP_KERNEL);
+	if (!rproc->table) {
+		ret = -ENOMEM;
+		goto free;
+	}
+	rproc->table_sz = sz;
+	ret = st_read_remote(rproc, a->table_da, rproc->table, sz);
+	if (ret) {
+		dev_err(rproc->dev, "resource table at da 0x%x (%zu bytes) is not inside the memory shared with the remote\n",
+			a->table_da, sz);
+		goto free;
+	}
+	if (memcmp(rproc->table, elf + off, sz)) {
+		dev_err(rproc->dev, "the resource table at da 0x%x is not the one of %s: is another image running?\n",
+			a->table_da, rproc->firmware);
+		ret = -EINVAL;
+		goto free;
+	}
+	ret = snaptrace_rsc_walk(rproc->dev, rproc->table, sz, st_handle_mem, rproc);
+	if (!ret)
+		ret = snaptrace_rsc_walk(rproc->dev, rproc->table, sz,
+					 st_handle_other, rproc);
+	if (ret)
+		goto free;
+	st_watchdog_start(rproc);
+	dev_info(rproc->dev, "attached to %s: resource table at da 0x%x, %d trace(s)\n",
+		 rproc->firmware, a->table_da, rproc->num_traces);
+	return 0;
+
+free:
+	st_resources_free(rproc);
+	return ret;
+}
+
+/**
+ * snaptrace_rproc_attach_image() - attach to a remote that booted this image
+ * @rproc: a remote made by snaptrace_rproc_create_attached(), offline
+ * @elf: the image the remote runs (ELF32 or ELF64), as the firmware loader
+ *	gives it
+ * @size: its size in bytes
+ *
+ * Finds the image's resource table and the device address where the
+ * remote has it loaded (from the PT_LOAD segment holding it, as upstream's
+ * rproc_elf_find_loaded_rsc_table()), copies the loaded table out of the
+ * shared memory, refuses it unless it is the image's, checks it and handles
+ * its resources: carveouts and devmems must lie inside the shared memory
+ * (views, nothing allocated), traces too. No segment is loaded: the remote
+ * loaded itself. Then the remote is running and the heartbeat watchdog
+ * starts. Every device address and length read from the image or the
+ * shared memory is checked against the shared memory, without overflow.
+ * Mirrors rproc_attach() with get_loaded_rsc_table().
+ *
+ * Context: process context, may sleep. Takes the remote's lock.
+ * Return: 0; -EBUSY unless offline; -ENODEV while destroyed or for a
+ * simulated remote; -ENOENT for no resource table; -EINVAL for a bad
+ * image or table, a table not loaded in the shared memory or not the
+ * image's, or a resource outside the shared memory; -ENOMEM.
+ */
+int snaptrace_rproc_attach_image(struct snaptrace_rproc *rproc, const u8 *elf,
+				 size_t size)
+{
+	int ret;
+
+	if (!rproc->attached)
+		return -ENODEV;
+	mutex_lock(&rproc->lock);
+	if (rproc->deleting)
+		ret = -ENODEV;
+	else if (rproc->state != SNAPTRACE_RPROC_OFFLINE)
+		ret = -EBUSY;
+	else
+		ret = st_attach_locked(rproc, elf, size);
+	mutex_unlock(&rproc->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_attach_image);
+
+/* "start" of an attached remote: attach, with the image its firmware names. */
+static int st_attach(struct snaptrace_rproc *rproc)
+{
+	const struct firmware *fw;
+	int ret;
+
+	mutex_lock(&rproc->lock);
+	if (rproc->deleting) {
+		ret = -ENODEV;
+		goto unlock;
+	}
+	if (rproc->state != SNAPTRACE_RPROC_OFFLINE) {
+		ret = -EBUSY;
+		goto unlock;
+	}
+	if (!rproc->firmware[0]) {
+		dev_err(rproc->dev, "no firmware set: write the running image's file name to 'firmware'\n");
+		ret = -EINVAL;
+		goto unlock;
+	}
+	ret = request_firmware_direct(&fw, rproc->firmware, rproc->dev);
+	if (ret) {
+		dev_err(rproc->dev, "cannot load firmware %s: %d\n", rproc->firmware, ret);
+		goto unlock;
+	}
+	ret = st_attach_locked(rproc, fw->data, fw->size);
+	release_firmware(fw);
+unlock:
+	mutex_unlock(&rproc->lock);
+	return ret;
+}
+
+/*
+ * The heartbeat watchdog of an attached remote, in hardirq context (a
+ * watchdog interrupt on real hardware). Running: a heartbeat unchanged for
+ * the timeout is a hung remote: report the crash here, which captures the
+ * traces without sleeping. Crashed: once the heartbeat moves again, its
+ * platform restarted it: queue recovery (re-attach). Offline: stop.
+ */
+static enum hrtimer_restart st_watchdog_tick(struct hrtimer *t)
+{
+	struct snaptrace_rproc *rproc = container_of(t, struct snaptrace_rproc, core);
+	struct snaptrace_rproc_attached *a = rproc->attached;
+	int state = READ_ONCE(rproc->state);
+	int seen = a->seen;
+	ktime_t now;
+	u32 hb;
+
+	if (state == SNAPTRACE_RPROC_OFFLINE)
+		return HRTIMER_NORESTART;
+	hb = a->ops->heartbeat(a->priv);
+	now = ktime_get();
+	a->seen = state;
+	if (state == SNAPTRACE_RPROC_RUNNING) {
+		if (seen != state || hb != a->hb) {
+			a->hb = hb;
+			a->at = now;
+			WRITE_ONCE(a->resumed, false);
+		} else if (ktime_sub(now, a->at) >= a->timeout) {
+			dev_err(rproc->dev, "watchdog: heartbeat stuck at %u for %lld ms\n",
+				hb, ktime_ms_delta(now, a->at));
+			snaptrace_rproc_report_crash(rproc, SNAPTRACE_RPROC_WATCHDOG);
+		}
+	} else if (seen != state) {
+		a->hb = hb;	/* crashed: wait for it to move */
+	} else if (hb != a->hb && !READ_ONCE(a->resumed)) {
+		WRITE_ONCE(a->resumed, true);
+		dev_info(rproc->dev, "watchdog: heartbeat resumed\n");
+		if (READ_ONCE(rproc->recovery))
+			schedule_work(&rproc->recovery_work);
+	}
+	hrtimer_forward_now(t, a->period);
+	return HRTIMER_RESTART;
+}
+
+/*
+ * Recovery of an attached remote: the host cannot restart it, its platform
+ * does; once the heartbeat has resumed, check that the same table is
+ * loaded and attach again (keeping the resources, as upstream's attach
+ * recovery). Until then it stays crashed.
+ */
+static void st_attach_recovery(struct snaptrace_rproc *rproc)
+{
+	unsigned long flags;
+	int ret;
+
+	mutex_lock(&rproc->lock);
+	if (rproc->state != SNAPTRACE_RPROC_CRASHED || rproc->deleting)
+		goto unlock;
+	if (!READ_ONCE(rproc->attached->resumed)) {
+		dev_info(rproc->dev, "recovery: waiting for the heartbeat to resume (the platform restarts the remote)\n");
+		goto unlock;
+	}
+	ret = st_loaded_table_is(rproc, rproc->table, rproc->table_sz);
+	if (ret) {
+		dev_err(rproc->dev, "recovery: the remote's resource table changed (%d): stop and start it\n",
+			ret);
+		goto unlock;
+	}
+	raw_spin_lock_irqsave(&rproc->core_lock, flags);
+	rproc->core_running = true;
+	WRITE_ONCE(rproc->state, SNAPTRACE_RPROC_RUNNING);
+	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
+	dev_info(rproc->dev, "recovered: attached again\n");
+unlock:
+	mutex_unlock(&rproc->lock);
+}
+
+/* The watchdog samples the heartbeat this many times per timeout. */
+#define ST_WATCHDOG_SAMPLES	8
+#define ST_WATCHDOG_MAX_MS	600000U
+
+/**
+ * snaptrace_rproc_create_attached() - a remote that boots on its own
+ * @index: N of remoteprocN
+ * @name: its name (debugfs "name"), cut to 31 bytes
+ * @dev: its device (messages, the firmware loader): the platform's, such
+ *	as the ivshmem PCI device; it must outlive the remote
+ * @shared: the memory it shares with the host: @shared->da, ->len, ->va
+ *	(mapped by the caller for the remote's whole life), ->is_iomem and
+ *	->name; copied
+ * @ops: what the platform provides: the heartbeat
+ * @priv: passed to @ops
+ * @watchdog_ms: a heartbeat unchanged this long (1..600000 ms) is a crash
+ *
+ * Such a remote is attached to rather than booted (upstream's
+ * RPROC_DETACHED at registration): "start" reads the image its firmware
+ * names only to find the resource table, loads no segment, and finds the
+ * table loaded in @shared (snaptrace_rproc_attach_image()). Its states:
+ * offline (not attached, the remote may run all the same), running
+ * (attached, heartbeat moving), crashed (the watchdog found the heartbeat
+ * stuck, or a crash was reported; the traces were captured); crashed goes
+ * back to running once the heartbeat moves again and the same table is
+ * loaded, with recovery enabled or on "recover". "stop" only detaches:
+ * the host cannot stop this remote. The caller creates its debugfs files.
+ *
+ * Context: process context, may sleep.
+ * Return: the remote, or ERR_PTR(-EINVAL) for empty shared memory or
+ * memory past 4 GiB, no heartbeat or a watchdog_ms out of range;
+ * ERR_PTR(-ENOMEM).
+ */
+struct snaptrace_rproc *
+snaptrace_rproc_create_attached(int index, const char *name, struct device *dev,
+				const struct snaptrace_rproc_mem *shared,
+				const struct snaptrace_rproc_attach_ops *ops,
+				void *priv, unsigned int watchdog_ms)
+{
+	struct snaptrace_rproc_attached *a;
+	struct snaptrace_rproc *rproc;
+
+	if (!shared->len || !shared->va || (u64)shared->da + shared->len > BIT_ULL(32) ||
+	    !ops || !ops->heartbeat || !watchdog_ms || watchdog_ms > ST_WATCHDOG_MAX_MS) {
+		dev_err(dev, "attached remote: shared memory da 0x%x len 0x%x must be mapped, non-empty and below 4 GiB; watchdog %u ms must be 1..%u, with a heartbeat\n",
+			shared->da, shared->len, watchdog_ms, ST_WATCHDOG_MAX_MS);
+		return ERR_PTR(-EINVAL);
+	}
+	rproc = st_rproc_alloc(index);
+	if (!rproc)
+		return ERR_PTR(-ENOMEM);
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	if (!a) {
+		mutex_destroy(&rproc->lock);
+		kfree(rproc);
+		return ERR_PTR(-ENOMEM);
+	}
+	a->ops = ops;
+	a->priv = priv;
+	a->shared = *shared;
+	a->shared.kind = "region";
+	a->shared.borrowed = true;
+	a->timeout = ms_to_ktime(watchdog_ms);
+	a->period = ms_to_ktime(DIV_ROUND_UP(watchdog_ms, ST_WATCHDOG_SAMPLES));
+	strscpy(rproc->name, name, sizeof(rproc->name));
+	rproc->dev = dev;
+	rproc->attached = a;
+	rproc->core.function = st_watchdog_tick;
+	return rproc;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_create_attached);

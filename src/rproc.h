@@ -8,6 +8,7 @@
 
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
+#include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/sizes.h>
@@ -63,8 +64,11 @@ enum snaptrace_rproc_crash_type {
  * @name: region, carveout or devmem name (NUL-terminated)
  * @da: device address
  * @len: length in bytes
- * @va: host address of the memory
+ * @va: host address of the memory (an __iomem one when @is_iomem)
  * @kind: "region" (platform), "carveout" or "devmem"
+ * @is_iomem: @va is I/O memory: read it with memcpy_fromio()
+ * @borrowed: @va lies in memory owned by someone else (a carveout of an
+ *	attached remote, inside the memory it shares): not freed with it
  */
 struct snaptrace_rproc_mem {
 	struct list_head node;
@@ -73,6 +77,46 @@ struct snaptrace_rproc_mem {
 	u32 len;
 	void *va;
 	const char *kind;
+	bool is_iomem;
+	bool borrowed;
+};
+
+/**
+ * struct snaptrace_rproc_attach_ops - what a platform provides for a remote
+ *	that boots on its own and is attached to (upstream's RPROC_DETACHED)
+ * @heartbeat: the remote's heartbeat counter: any value, as long as it
+ *	changes while the remote runs. Context: hardirq (the watchdog's
+ *	hrtimer); must not sleep.
+ */
+struct snaptrace_rproc_attach_ops {
+	u32 (*heartbeat)(void *priv);
+};
+
+/**
+ * struct snaptrace_rproc_attached - state of an attached remote
+ * @ops: what its platform provides
+ * @priv: for @ops
+ * @shared: the memory it shares with the host, at its device address
+ * @table_da: where its resource table lies (in @shared), found at attach
+ * @period: how often the watchdog samples the heartbeat
+ * @timeout: how long an unchanged heartbeat means a hung remote
+ * @hb: heartbeat at the last change the watchdog saw (watchdog only)
+ * @at: when it saw that change (watchdog only)
+ * @seen: the state at the watchdog's last sample (watchdog only)
+ * @resumed: the heartbeat moved since the watchdog saw the crash: the
+ *	remote was restarted (by its platform) and may be attached again
+ */
+struct snaptrace_rproc_attached {
+	const struct snaptrace_rproc_attach_ops *ops;
+	void *priv;
+	struct snaptrace_rproc_mem shared;
+	u32 table_da;
+	ktime_t period;
+	ktime_t timeout;
+	u32 hb;
+	ktime_t at;
+	int seen;
+	bool resumed;
 };
 
 /**
@@ -135,6 +179,9 @@ struct snaptrace_rproc_trace {
  * @fw_crc: its CRC32
  * @deleting: being destroyed: no start or recovery any more
  * @dir: debugfs remoteprocN
+ * @attached: NULL for a simulated remote; for one that boots on its own
+ *	(snaptrace_rproc_create_attached()), its shared memory and watchdog.
+ *	Then @core is the watchdog's timer, and starting is attaching.
  */
 struct snaptrace_rproc {
 	struct platform_device *pdev;
@@ -166,6 +213,7 @@ struct snaptrace_rproc {
 	u32 fw_crc;
 	bool deleting;
 	struct dentry *dir;
+	struct snaptrace_rproc_attached *attached;
 };
 
 /* rproc.c */
@@ -184,6 +232,13 @@ int snaptrace_rproc_handle_trace(struct snaptrace_rproc *rproc, void *ptr,
 ssize_t snaptrace_rproc_read_last(struct snaptrace_rproc_trace *trace,
 				  char *buf, size_t size);
 const char *snaptrace_rproc_state_name(int state);
+struct snaptrace_rproc *
+snaptrace_rproc_create_attached(int index, const char *name, struct device *dev,
+				const struct snaptrace_rproc_mem *shared,
+				const struct snaptrace_rproc_attach_ops *ops,
+				void *priv, unsigned int watchdog_ms);
+int snaptrace_rproc_attach_image(struct snaptrace_rproc *rproc, const u8 *elf,
+				 size_t size);
 
 /* rproc_debugfs.c */
 int snaptrace_rproc_debugfs_create(struct snaptrace_rproc *rproc,

@@ -11,6 +11,7 @@
 #include <linux/device.h>
 #include <linux/err.h>
 #include <linux/fs.h>
+#include <linux/io.h>
 #include <linux/irq_work.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -315,19 +316,33 @@ static ssize_t st_trace_read(struct file *filp, char __user *ubuf, size_t cnt,
 			     loff_t *ppos)
 {
 	struct snaptrace_rproc_trace *trace = filp->private_data;
+	bool is_iomem = false;
+	char *copy = NULL;
 	char buf[48];
 	const char *va;
+	ssize_t ret;
 	size_t len;
 
-	va = snaptrace_rproc_da_to_va(trace->rproc, trace->da, trace->len, NULL);
+	va = snaptrace_rproc_da_to_va(trace->rproc, trace->da, trace->len,
+				      &is_iomem);
 	if (!va) {
 		len = scnprintf(buf, sizeof(buf), "Trace trace%d not available\n",
 				trace->index);
 		va = buf;
 	} else {
+		if (is_iomem) {	/* I/O memory: copy it out, then look at it */
+			copy = kvmalloc(trace->len, GFP_KERNEL);
+			if (!copy)
+				return -ENOMEM;
+			memcpy_fromio(copy, (const void __iomem __force *)va,
+				      trace->len);
+			va = copy;
+		}
 		len = strnlen(va, trace->len);
 	}
-	return simple_read_from_buffer(ubuf, cnt, ppos, va, len);
+	ret = simple_read_from_buffer(ubuf, cnt, ppos, va, len);
+	kvfree(copy);
+	return ret;
 }
 
 static const struct file_operations st_trace_fops = {
