@@ -39,6 +39,7 @@ static struct snaptrace_buffer *snaptrace_buf;
 static struct dentry *snaptrace_root;
 static struct snaptrace_trace_fs *snaptrace_fs;
 static struct snaptrace_rproc *snaptrace_rprocs[SNAPTRACE_RPROC_MAX];
+static struct dentry *snaptrace_rproc_dir;
 
 static void snaptrace_rprocs_destroy(void)
 {
@@ -58,6 +59,7 @@ static int __init snaptrace_rprocs_create(struct dentry *root)
 	dir = debugfs_create_dir("remoteproc", root);
 	if (IS_ERR(dir))
 		return PTR_ERR(dir);
+	snaptrace_rproc_dir = dir;
 	for (i = 0; i < remotes; i++) {
 		struct snaptrace_rproc *rproc;
 
@@ -113,6 +115,11 @@ static int __init snaptrace_init(void)
 	if (ret)
 		goto destroy_rprocs;
 
+	/* Real remotes sharing memory over ivshmem, after the simulated ones. */
+	ret = snaptrace_ivshmem_init(snaptrace_rproc_dir, remotes);
+	if (ret)
+		goto destroy_rprocs;
+
 	pr_info("version %s loaded\n", SNAPTRACE_VERSION);
 	return 0;
 
@@ -128,6 +135,7 @@ free_buf:
 
 static void __exit snaptrace_exit(void)
 {
+	snaptrace_ivshmem_exit();
 	snaptrace_rprocs_destroy();
 	snaptrace_debugfs_destroy(snaptrace_root);
 	snaptrace_trace_fs_destroy(snaptrace_fs);

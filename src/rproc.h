@@ -245,4 +245,19 @@ int snaptrace_rproc_debugfs_create(struct snaptrace_rproc *rproc,
 				   struct dentry *parent);
 void snaptrace_rproc_debugfs_trace(struct snaptrace_rproc_trace *trace);
 
+/* rproc_ivshmem.c */
+#if IS_ENABLED(CONFIG_PCI)
+int snaptrace_ivshmem_init(struct dentry *rproc_dir, int first_index);
+void snaptrace_ivshmem_exit(void);
+#else
+static inline int snaptrace_ivshmem_init(struct dentry *rproc_dir, int first_index)
+{
+	return 0;
+}
+
+static inline void snaptrace_ivshmem_exit(void)
+{
+}
+#endif
+
 #endif /* _SNAPTRACE_RPROC_H */

@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A real remote processor beside the host: a PCI driver for QEMU's
+ * ivshmem-plain device (1af4:1110), whose BAR2 is memory a remote core
+ * shares with the host. In scripts/remote-demo.sh, BAR2 is the RAM of a
+ * qemu-system-arm virt machine running fw/arm-remote/ (RAM at 0x40000000,
+ * which is BAR2's device address, ivshmem_da).
+ *
+ * The remote boots on its own; the host attaches to it (upstream's
+ * RPROC_DETACHED remotes): the image named by ivshmem_firmware (or the
+ * remote's debugfs "firmware") is read through the firmware loader only to
+ * find the resource table, which is then found loaded in BAR2; no segment
+ * is loaded. A heartbeat word the firmware bumps (in its control block at
+ * ivshmem_ctl) is sampled by an hrtimer watchdog in rproc.c; a stuck
+ * heartbeat is reported as a crash from the timer (hardirq), which captures
+ * traceN_last without sleeping; once the heartbeat moves again (the
+ * platform, here the script, restarted the remote) the remote is attached
+ * again and back to running.
+ *
+ * BAR2 is mapped write-combining as I/O memory by default (ivshmem_map=wc:
+ * ioremap_wc(), every read through memcpy_fromio()/readl()), or write-back
+ * as normal memory (ivshmem_map=wb: memremap(MEMREMAP_WB)) for memory the
+ * host and remote share coherently. Everything in BAR2 is written by the
+ * remote and untrusted: every device address and length taken from it is
+ * checked against the BAR's size (rproc.c), without overflow.
+ *
+ * debugfs, in the remote's remoteprocN directory beside upstream's files:
+ * "heartbeat" (the word, read now) and "command" (write "hang" or "reset"
+ * into the firmware's command word: the firmware hangs on the first; the
+ * second is for the platform, which restarts the remote).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/device.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/idr.h>
+#include <linux/io.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/overflow.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "rproc.h"
+
+#define ST_IVSHMEM_BAR		2
+
+/* The firmware's control block (fw/arm-remote/remote.h). */
+#define ST_CTL_HEARTBEAT	4
+#define ST_CTL_COMMAND		8
+#define ST_CTL_SIZE		24
+#define ST_CMD_HANG		1
+#define ST_CMD_RESET		2
+
+static char *ivshmem_firmware = "snaptrace/arm-remote.elf";
+module_param(ivshmem_firmware, charp, 0444);
+MODULE_PARM_DESC(ivshmem_firmware,
+		 "Image the ivshmem remote runs, under /lib/firmware: its resource table is found in it, then in the shared memory (default snaptrace/arm-remote.elf)");
+
+static unsigned int ivshmem_da = 0x40000000;
+module_param(ivshmem_da, uint, 0444);
+MODULE_PARM_DESC(ivshmem_da,
+		 "Device address of the start of the ivshmem BAR2 as the remote sees it (default 0x40000000, QEMU virt's RAM)");
+
+static unsigned int ivshmem_ctl = 0x40108000;
+module_param(ivshmem_ctl, uint, 0444);
+MODULE_PARM_DESC(ivshmem_ctl,
+		 "Device address of the firmware's control block: heartbeat at +4, command at +8 (default 0x40108000)");
+
+static unsigned int ivshmem_watchdog_ms = 2000;
+module_param(ivshmem_watchdog_ms, uint, 0444);
+MODULE_PARM_DESC(ivshmem_watchdog_ms,
+		 "A heartbeat unchanged this long is a crash (1..600000 ms, default 2000)");
+
+static char *ivshmem_map = "wc";
+module_param(ivshmem_map, charp, 0444);
+MODULE_PARM_DESC(ivshmem_map,
+		 "How BAR2 is mapped: wc (ioremap_wc, I/O memory, default) or wb (memremap write-back)");
+
+static bool ivshmem_attach = true;
+module_param(ivshmem_attach, bool, 0444);
+MODULE_PARM_DESC(ivshmem_attach,
+		 "Attach to the remote when the device is found (default 1); else write start to its state");
+
+/**
+ * struct st_ivshmem - one ivshmem device and its remote
+ * @pdev: the PCI device
+ * @rproc: its remote
+ * @va: BAR2, mapped (an __iomem address when @is_iomem)
+ * @len: BAR2's size in bytes
+ * @is_iomem: @va came from ioremap_wc()
+ * @ctl: offset of the control block in BAR2
+ * @index: N of remoteprocN
+ */
+struct st_ivshmem {
+	struct pci_dev *pdev;
+	struct snaptrace_rproc *rproc;
+	void *va;
+	u32 len;
+	bool is_iomem;
+	u32 ctl;
+	int index;
+};
+
+static struct dentry *st_ivshmem_dir;
+static int st_ivshmem_first;
+static DEFINE_IDA(st_ivshmem_ida);
+
+static u32 st_ctl_read(struct st_ivshmem *ivs, u32 off)
+{
+	void *p = ivs->va + ivs->ctl + off;
+
+	if (ivs->is_iomem)
+		return readl((void __iomem __force *)p);
+	return le32_to_cpu(READ_ONCE(*(__le32 *)p));
+}
+
+static void st_ctl_write(struct st_ivshmem *ivs, u32 off, u32 v)
+{
+	void *p = ivs->va + ivs->ctl + off;
+
+	if (ivs->is_iomem)
+		writel(v, (void __iomem __force *)p);
+	else
+		WRITE_ONCE(*(__le32 *)p, cpu_to_le32(v));
+}
+
+/* The watchdog's sample: hardirq context. */
+static u32 st_ivshmem_heartbeat(void *priv)
+{
+	return st_ctl_read(priv, ST_CTL_HEARTBEAT);
+}
+
+static const struct snaptrace_rproc_attach_ops st_ivshmem_ops = {
+	.heartbeat = st_ivshmem_heartbeat,
+};
+
+static ssize_t st_heartbeat_read(struct file *filp, char __user *ubuf,
+				 size_t cnt, loff_t *ppos)
+{
+	struct st_ivshmem *ivs = filp->private_data;
+	char buf[16];
+	int len = scnprintf(buf, sizeof(buf), "%u\n",
+			    st_ctl_read(ivs, ST_CTL_HEARTBEAT));
+
+	return simple_read_from_buffer(ubuf, cnt, ppos, buf, len);
+}
+
+static const struct file_operations st_heartbeat_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = st_heartbeat_read,
+	.llseek = default_llseek,
+};
+
+/* "hang" or "reset", as a word: anything else is -EINVAL. */
+static ssize_t st_command_write(struct file *filp, const char __user *ubuf,
+				size_t cnt, loff_t *ppos)
+{
+	struct st_ivshmem *ivs = filp->private_data;
+	char buf[8], *word;
+	u32 cmd;
+
+	if (*ppos != 0 || cnt == 0 || cnt >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, cnt))
+		return -EFAULT;
+	buf[cnt] = '\0';
+	word = strim(buf);
+	if (!strcmp(word, "hang")) {
+		cmd = ST_CMD_HANG;
+	} else if (!strcmp(word, "reset")) {
+		cmd = ST_CMD_RESET;
+	} else {
+		dev_err(&ivs->pdev->dev, "command: want hang or reset\n");
+		return -EINVAL;
+	}
+	st_ctl_write(ivs, ST_CTL_COMMAND, cmd);
+	return cnt;
+}
+
+static const struct file_operations st_command_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = st_command_write,
+	.llseek = default_llseek,
+};
+
+/* Map BAR2 as ivshmem_map says. */
+static int st_ivshmem_map(struct st_ivshmem *ivs)
+{
+	struct device *dev = &ivs->pdev->dev;
+	resource_size_t start = pci_resource_start(ivs->pdev, ST_IVSHMEM_BAR);
+
+	if (!strcmp(ivshmem_map, "wb")) {
+		ivs->va = devm_memremap(dev, start, ivs->len, MEMREMAP_WB);
+		if (IS_ERR(ivs->va))
+			return PTR_ERR(ivs->va);
+		ivs->is_iomem = false;
+		return 0;
+	}
+	ivs->va = (void __force *)devm_ioremap_wc(dev, start, ivs->len);
+	if (!ivs->va)
+		return -ENOMEM;
+	ivs->is_iomem = true;
+	return 0;
+}
+
+static int st_ivshmem_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct device *dev = &pdev->dev;
+	struct snaptrace_rproc_mem shared = { };
+	resource_size_t len = pci_resource_len(pdev, ST_IVSHMEM_BAR);
+	struct st_ivshmem *ivs;
+	char name[32];
+	u32 end;
+	int ret;
+
+	if (!(pci_resource_flags(pdev, ST_IVSHMEM_BAR) & IORESOURCE_MEM) || !len) {
+		dev_err(dev, "BAR%d is not memory\n", ST_IVSHMEM_BAR);
+		return -ENODEV;
+	}
+	/* The remote's addresses are 32-bit: the BAR must fit above ivshmem_da. */
+	if (len > U32_MAX || check_add_overflow(ivshmem_da, (u32)len - 1, &end)) {
+		dev_err(dev, "BAR%d of %pa bytes at da 0x%x passes 4 GiB\n",
+			ST_IVSHMEM_BAR, &len, ivshmem_da);
+		return -EINVAL;
+	}
+	if (len < ST_CTL_SIZE || ivshmem_ctl < ivshmem_da ||
+	    ivshmem_ctl - ivshmem_da > len - ST_CTL_SIZE || !IS_ALIGNED(ivshmem_ctl, 4)) {
+		dev_err(dev, "ivshmem_ctl=0x%x: the %d-byte control block must lie 4-byte aligned in 0x%x..0x%x\n",
+			ivshmem_ctl, ST_CTL_SIZE, ivshmem_da, end);
+		return -EINVAL;
+	}
+
+	ivs = devm_kzalloc(dev, sizeof(*ivs), GFP_KERNEL);
+	if (!ivs)
+		return -ENOMEM;
+	ivs->pdev = pdev;
+	ivs->len = len;
+	ivs->ctl = ivshmem_ctl - ivshmem_da;
+	ret = pci_enable_device_mem(pdev);
+	if (ret)
+		return ret;
+	ret = pci_request_region(pdev, ST_IVSHMEM_BAR, KBUILD_MODNAME);
+	if (ret)
+		goto disable;
+	ret = st_ivshmem_map(ivs);
+	if (ret) {
+		dev_err(dev, "cannot map BAR%d (%s): %d\n", ST_IVSHMEM_BAR,
+			ivshmem_map, ret);
+		goto release;
+	}
+	ret = ida_alloc_min(&st_ivshmem_ida, st_ivshmem_first, GFP_KERNEL);
+	if (ret < 0)
+		goto release;
+	ivs->index = ret;
+
+	strscpy(shared.name, "ivshmem", sizeof(shared.name));
+	shared.da = ivshmem_da;
+	shared.len = ivs->len;
+	shared.va = ivs->va;
+	shared.is_iomem = ivs->is_iomem;
+	snprintf(name, sizeof(name), "ivshmem-%s", pci_name(pdev));
+	ivs->rproc = snaptrace_rproc_create_attached(ivs->index, name, dev, &shared,
+						     &st_ivshmem_ops, ivs,
+						     ivshmem_watchdog_ms);
+	if (IS_ERR(ivs->rproc)) {
+		ret = PTR_ERR(ivs->rproc);
+		goto free_index;
+	}
+	ret = snaptrace_rproc_debugfs_create(ivs->rproc, st_ivshmem_dir);
+	if (ret)
+		goto destroy;
+	debugfs_create_file("heartbeat", 0400, ivs->rproc->dir, ivs,
+			    &st_heartbeat_fops);
+	debugfs_create_file("command", 0200, ivs->rproc->dir, ivs,
+			    &st_command_fops);
+	ret = snaptrace_rproc_set_firmware(ivs->rproc, ivshmem_firmware);
+	if (ret)
+		goto destroy;
+	pci_set_drvdata(pdev, ivs);
+	dev_info(dev, "remoteproc%d: BAR%d, %u KiB at da 0x%x, mapped %s\n",
+		 ivs->index, ST_IVSHMEM_BAR, ivs->len >> 10, ivshmem_da,
+		 ivs->is_iomem ? "write-combining (I/O memory)" : "write-back");
+	/* As upstream attaches at registration to a remote found running. */
+	if (ivshmem_attach && snaptrace_rproc_start(ivs->rproc))
+		dev_warn(dev, "remoteproc%d stays offline: write start to its state to attach\n",
+			 ivs->index);
+	return 0;
+
+destroy:
+	snaptrace_rproc_destroy(ivs->rproc);
+free_index:
+	ida_free(&st_ivshmem_ida, ivs->index);
+release:
+	pci_release_region(pdev, ST_IVSHMEM_BAR);
+disable:
+	pci_disable_device(pdev);
+	return ret;
+}
+
+static void st_ivshmem_remove(struct pci_dev *pdev)
+{
+	struct st_ivshmem *ivs = pci_get_drvdata(pdev);
+
+	/* Before devres unmaps BAR2: the watchdog and readers are gone after. */
+	snaptrace_rproc_destroy(ivs->rproc);
+	ida_free(&st_ivshmem_ida, ivs->index);
+	pci_release_region(pdev, ST_IVSHMEM_BAR);
+	pci_disable_device(pdev);
+}
+
+static const struct pci_device_id st_ivshmem_ids[] = {
+	{ PCI_DEVICE(0x1af4, 0x1110) },	/* Red Hat / QEMU ivshmem */
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, st_ivshmem_ids);
+
+static struct pci_driver st_ivshmem_driver = {
+	.name = "snaptrace-ivshmem",
+	.id_table = st_ivshmem_ids,
+	.probe = st_ivshmem_probe,
+	.remove = st_ivshmem_remove,
+};
+
+/**
+ * snaptrace_ivshmem_init() - register the ivshmem remote driver
+ * @rproc_dir: snaptrace's debugfs remoteproc directory
+ * @first_index: the lowest N of remoteprocN to give (after the simulated
+ *	remotes)
+ *
+ * Each ivshmem device found becomes a remote, attached at once unless
+ * ivshmem_attach=0; a failed attach leaves it offline, not the probe failed.
+ *
+ * Context: process context, may sleep (probes run synchronously).
+ * Return: 0; -EINVAL for a bad ivshmem_map; the PCI core's registration
+ * error.
+ */
+int snaptrace_ivshmem_init(struct dentry *rproc_dir, int first_index)
+{
+	if (strcmp(ivshmem_map, "wc") && strcmp(ivshmem_map, "wb")) {
+		pr_err("ivshmem_map=%s: want wc or wb\n", ivshmem_map);
+		return -EINVAL;
+	}
+	st_ivshmem_dir = rproc_dir;
+	st_ivshmem_first = first_index;
+	return pci_register_driver(&st_ivshmem_driver);
+}
+
+/**
+ * snaptrace_ivshmem_exit() - unregister the ivshmem remote driver
+ *
+ * Removes every ivshmem remote (detaching from it: the remote itself runs
+ * on).
+ *
+ * Context: process context, may sleep.
+ */
+void snaptrace_ivshmem_exit(void)
+{
+	pci_unregister_driver(&st_ivshmem_driver);
+	ida_destroy(&st_ivshmem_ida);
+}
