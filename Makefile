@@ -6,6 +6,8 @@
 #   make deps                       install the Debian packages we need
 #   make demo                       boot the stock Debian kernel in QEMU, load
 #                                   the module, show its debugfs files
+#   make demo-remote                the same beside a real ARM remote core
+#                                   (qemu-system-arm) sharing memory over ivshmem
 #   make check                      the whole test suite (KUnit + scenarios)
 #   make firmware                   build the example remote firmware (fw/)
 #   make static-check               checkpatch --strict, sparse, kernel-doc
@@ -36,6 +38,9 @@ deps:
 demo:
 	scripts/demo.sh
 
+demo-remote:
+	scripts/remote-demo.sh
+
 check:
 	scripts/check.sh
 
@@ -61,4 +66,4 @@ fuzz:
 install: module
 	$(MAKE) -C $(KDIR) M=$(PWD) modules_install
 
-.PHONY: all module clean deps demo check firmware static-check fuzz bench bench-here install kunit-kernel
+.PHONY: all module clean deps demo demo-remote check firmware static-check fuzz bench bench-here install kunit-kernel

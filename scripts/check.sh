@@ -9,8 +9,9 @@
 #  3. static checks (checkpatch --strict, sparse, kernel-doc); build the
 #     module with W=1 against each kernel, no warnings allowed, and with DKMS
 #  4. boot each kernel in QEMU and run the scenarios, SNAPTRACE_JOBS (2) at a
-#     time; KUnit suites on the test kernels; meanwhile libFuzzer on the
-#     parsers for SNAPTRACE_FUZZ_SECONDS (60)
+#     time; KUnit suites on the test kernels; the ARM remote over ivshmem
+#     beside the stock 6.12 kernel; meanwhile libFuzzer on the parsers for
+#     SNAPTRACE_FUZZ_SECONDS (60)
 #
 # Last line: "N passed, N failed" (KUnit cases + scenario steps + builds +
 # one "console clean" check per boot). Exit status 1 on any failure.
@@ -36,6 +37,22 @@ run_qemu() {
 	"$SNAPTRACE_TOP/scripts/qemu-run.sh" --name "$name" --kernel "$kernel" \
 		--modules "$mods" --scenario "$SNAPTRACE_TOP/tests/scenarios/$scen.sh" \
 		--firmware "$SNAPTRACE_OUT/firmware" "$@" \
+		>"$SNAPTRACE_OUT/runs/$name.out" 2>&1 &
+	runs+=("$name")
+	say "check: started $name"
+}
+# run_remote NAME KERNEL MODDIR: the ARM remote beside a guest
+# (scripts/remote-demo.sh: two emulators, the ARM one mostly idle in WFI),
+# counted as one run.
+run_remote() {
+	local name=$1 kernel=$2 mods=$3
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do
+		wait -n || true
+	done
+	mkdir -p "$SNAPTRACE_OUT/runs"
+	rm -f "$SNAPTRACE_OUT/runs/$name/counts"
+	"$SNAPTRACE_TOP/scripts/remote-demo.sh" --name "$name" --kernel "$kernel" \
+		--modules "$mods" --firmware "$SNAPTRACE_OUT/firmware" --timeout 300 \
 		>"$SNAPTRACE_OUT/runs/$name.out" 2>&1 &
 	runs+=("$name")
 	say "check: started $name"
@@ -132,10 +149,12 @@ for meta in $STOCK_METAS; do
 	for scen in smoke tracefs remoteproc; do
 		run_qemu "$scen-$kver" "$vmlinuz" "$mods" "$scen" --timeout 300
 	done
-	# What make demo shows, so a broken demo fails the check too.
+	# What make demo shows, so a broken demo fails the check too; and
+	# the real ARM remote over ivshmem (make demo-remote).
 	case "$meta" in
 	linux-headers-6.12-amd64)
-		run_qemu "demo-$kver" "$vmlinuz" "$mods" demo --timeout 300 ;;
+		run_qemu "demo-$kver" "$vmlinuz" "$mods" demo --timeout 300
+		run_remote "remote-$kver" "$vmlinuz" "$mods" ;;
 	esac
 	# The module as DKMS builds and installs it, booted.
 	d=$SNAPTRACE_OUT/build/dkms-$kver

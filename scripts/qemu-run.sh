@@ -5,6 +5,7 @@
 # Usage: qemu-run.sh --name NAME --kernel BZIMAGE --modules DIR
 #                    --scenario FILE [--firmware DIR] [--timeout SECONDS]
 #                    [--append CMDLINE] [--kcsan] [--faults] [--accel tcg|kvm]
+#                    [--qemu-args ARGS]
 #
 # The initramfs holds busybox-static, the *.ko files of DIR under /modules,
 # the files of the firmware DIR under /lib/firmware, the scenario as
@@ -24,6 +25,8 @@
 # --accel kvm: boot with KVM and the host's CPU model (-cpu host) instead
 # of TCG emulating "-cpu max"; for dev boxes where KVM works (it does not on
 # the machine CI runs on, so make check never uses it).
+# --qemu-args: more arguments for qemu-system-x86_64, split at spaces
+# (devices, such as the ivshmem-plain of scripts/remote-demo.sh).
 # --faults: the scenario injects allocation failures, so the kernel's own
 # "page allocation failure" / "vmalloc error" reports (warn_alloc(), with a
 # stack) are expected and dropped before the splat check; nothing else is.
@@ -32,6 +35,7 @@ set -euo pipefail
 
 name="" kernel="" moddir="" scenario="" fwdir="" timeout=300 append="" kcsan=0 faults=0
 accel=tcg
+qemu_args=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--name) name=$2 ;;
@@ -42,6 +46,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2 ;;
 	--append) append=$2 ;;
 	--accel) accel=$2 ;;
+	--qemu-args) qemu_args=$2 ;;
 	--kcsan) kcsan=1; shift; continue ;;
 	--faults) faults=1; shift; continue ;;
 	-h | --help)
@@ -95,7 +100,7 @@ boot() {
 		-display none -monitor none -serial stdio -no-reboot \
 		-kernel "$kernel" -initrd "$run/initramfs.cpio.gz" \
 		-append "console=ttyS0 printk.time=1 panic=-1 $append" \
-		</dev/null >"$console" 2>&1 || rc=$?
+		$qemu_args </dev/null >"$console" 2>&1 || rc=$?
 	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 		echo "qemu-run: TIMEOUT after ${timeout}s" >>"$console"
 	fi
