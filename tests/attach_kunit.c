@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for remotes that boot on their own (src/rproc.c, the attach
+ * path that rproc_ivshmem.c drives): a fake shared memory stands for the
+ * ivshmem BAR, an ELF32 image built here for the firmware, and the test
+ * plays the remote: it "loads itself" by copying the table into the fake
+ * memory and bumps (or not) the heartbeat the watchdog samples.
+ *
+ * Everything the remote wrote is untrusted: each class of bad table, entry
+ * or image location must be refused with -EINVAL, leaving the remote
+ * offline and holding nothing, and a good image attaching afterwards.
+ */
+#include <linux/delay.h>
+#include <linux/elf.h>
+#include <linux/err.h>
+#include <linux/preempt.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <kunit/test.h>
+
+#include <snaptrace/rsc_table.h>
+#include <snaptrace/snaptrace.h>
+#include "../src/rproc.h"
+
+/* The fake shared memory, as the remote sees it. */
+#define MEM_DA		0x40000000U
+#define MEM_LEN		0x10000U
+/* Where the image's table segment is loaded, the carveout and the trace. */
+#define SEG_DA		0x40001000U
+#define CO_DA		0x40000000U
+#define CO_LEN		0x8000U
+#define TR_DA		0x40004000U
+#define TR_LEN		0x400U
+/* The heartbeat word, at this offset in the fake memory. */
+#define HB_OFF		0x3000U
+
+/* Polls of a state: 20 ms apart, a bound far above what it needs. */
+#define POLLS		500
+
+/* The resource table: a carveout and a trace, upstream's layout. */
+struct att_table {
+	u32 ver, num, reserved[2];
+	u32 offset[2];
+	u32 c_type;
+	struct snaptrace_fw_rsc_carveout c;
+	u32 t_type;
+	struct snaptrace_fw_rsc_trace t;
+} __packed;
+
+/* The ELF32 image: header, one program header, three sections, table. */
+#define IMG_PHOFF	sizeof(struct elf32_hdr)
+#define IMG_SHOFF	(IMG_PHOFF + sizeof(struct elf32_phdr))
+#define IMG_STROFF	(IMG_SHOFF + 3 * sizeof(struct elf32_shdr))
+#define IMG_TBLOFF	0x100
+#define IMG_SIZE	(IMG_TBLOFF + sizeof(struct att_table))
+
+static const char att_strtab[] = "\0.resource_table\0.shstrtab";
+
+struct att {
+	struct kunit *test;
+	struct snaptrace_rproc *rproc;
+	u8 *mem;
+	u8 img[IMG_SIZE];
+	struct att_table tbl;
+	u32 seg_da;		/* p_paddr of the table's segment */
+	u32 seg_type;		/* its p_type */
+	bool no_load;		/* the remote did not load the table */
+	bool alive;		/* the remote runs: each sample sees a new beat */
+	bool in_hardirq;	/* the watchdog sampled from hardirq */
+	bool outside_hardirq;	/* ... or from anywhere else */
+	atomic_t samples;
+};
+
+static u32 att_heartbeat(void *priv)
+{
+	struct att *a = priv;
+
+	if (in_hardirq())
+		WRITE_ONCE(a->in_hardirq, true);
+	else
+		WRITE_ONCE(a->outside_hardirq, true);
+	atomic_inc(&a->samples);
+	if (READ_ONCE(a->alive))
+		WRITE_ONCE(*(u32 *)(a->mem + HB_OFF),
+			   READ_ONCE(*(u32 *)(a->mem + HB_OFF)) + 1);
+	return READ_ONCE(*(u32 *)(a->mem + HB_OFF));
+}
+
+static const struct snaptrace_rproc_attach_ops att_ops = {
+	.heartbeat = att_heartbeat,
+};
+
+static void att_good_table(struct att *a)
+{
+	struct att_table *t = &a->tbl;
+
+	memset(t, 0, sizeof(*t));
+	t->ver = 1;
+	t->num = 2;
+	t->offset[0] = offsetof(struct att_table, c_type);
+	t->offset[1] = offsetof(struct att_table, t_type);
+	t->c_type = SNAPTRACE_RSC_CARVEOUT;
+	t->c.da = CO_DA;
+	t->c.pa = CO_DA;
+	t->c.len = CO_LEN;
+	memcpy(t->c.name, "fw", 2);
+	t->t_type = SNAPTRACE_RSC_TRACE;
+	t->t.da = TR_DA;
+	t->t.len = TR_LEN;
+	memcpy(t->t.name, "log", 3);
+	a->seg_da = SEG_DA;
+	a->seg_type = PT_LOAD;
+	a->no_load = false;
+}
+
+/* Build the image from a->tbl and have the remote load its table. */
+static void att_build(struct att *a)
+{
+	struct elf32_hdr *eh = (void *)a->img;
+	struct elf32_phdr *ph = (void *)(a->img + IMG_PHOFF);
+	struct elf32_shdr *sh = (void *)(a->img + IMG_SHOFF);
+
+	memset(a->img, 0, sizeof(a->img));
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS32;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_EXEC;
+	eh->e_machine = EM_ARM;
+	eh->e_version = EV_CURRENT;
+	eh->e_phoff = IMG_PHOFF;
+	eh->e_shoff = IMG_SHOFF;
+	eh->e_ehsize = sizeof(*eh);
+	eh->e_phentsize = sizeof(*ph);
+	eh->e_phnum = 1;
+	eh->e_shentsize = sizeof(*sh);
+	eh->e_shnum = 3;
+	eh->e_shstrndx = 2;
+
+	ph->p_type = a->seg_type;
+	ph->p_offset = IMG_TBLOFF;
+	ph->p_vaddr = a->seg_da;
+	ph->p_paddr = a->seg_da;
+	ph->p_filesz = sizeof(a->tbl);
+	ph->p_memsz = sizeof(a->tbl);
+
+	sh[1].sh_name = 1;
+	sh[1].sh_type = SHT_PROGBITS;
+	sh[1].sh_addr = a->seg_da;
+	sh[1].sh_offset = IMG_TBLOFF;
+	sh[1].sh_size = sizeof(a->tbl);
+	sh[2].sh_name = 17;
+	sh[2].sh_type = SHT_STRTAB;
+	sh[2].sh_offset = IMG_STROFF;
+	sh[2].sh_size = sizeof(att_strtab);
+	memcpy(a->img + IMG_STROFF, att_strtab, sizeof(att_strtab));
+	memcpy(a->img + IMG_TBLOFF, &a->tbl, sizeof(a->tbl));
+
+	memset(a->mem + (SEG_DA - MEM_DA), 0, sizeof(a->tbl));
+	if (!a->no_load && a->seg_da >= MEM_DA &&
+	    a->seg_da - MEM_DA <= MEM_LEN - sizeof(a->tbl))
+		memcpy(a->mem + (a->seg_da - MEM_DA), &a->tbl, sizeof(a->tbl));
+}
+
+static void att_destroy(void *rproc)
+{
+	snaptrace_rproc_destroy(rproc);
+}
+
+static struct att *att_new(struct kunit *test, bool is_iomem,
+			   unsigned int watchdog_ms)
+{
+	struct snaptrace_rproc_mem shared = { .da = MEM_DA, .len = MEM_LEN };
+	struct att *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	a->test = test;
+	a->mem = kunit_kzalloc(test, MEM_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a->mem);
+	strscpy(shared.name, "fake", sizeof(shared.name));
+	shared.va = a->mem;
+	shared.is_iomem = is_iomem;
+	a->rproc = snaptrace_rproc_create_attached(7, "attach-test", NULL, &shared,
+						   &att_ops, a, watchdog_ms);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(a->rproc));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, att_destroy, a->rproc), 0);
+	KUNIT_ASSERT_EQ(test, snaptrace_rproc_set_firmware(a->rproc, "fake.elf"), 0);
+	att_good_table(a);
+	att_build(a);
+	return a;
+}
+
+static int att_attach(struct att *a)
+{
+	return snaptrace_rproc_attach_image(a->rproc, a->img, sizeof(a->img));
+}
+
+static void expect_offline_holding_nothing(struct kunit *test,
+					   struct snaptrace_rproc *rproc)
+{
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_OFFLINE);
+	KUNIT_EXPECT_NULL(test, rproc->table);
+	KUNIT_EXPECT_EQ(test, rproc->table_sz, 0);
+	KUNIT_EXPECT_EQ(test, rproc->num_traces, 0);
+	KUNIT_EXPECT_EQ(test, rproc->nr_mems, 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&rproc->mems));
+	KUNIT_EXPECT_TRUE(test, list_empty(&rproc->traces));
+}
+
+static bool wait_state(struct snaptrace_rproc *rproc, int state)
+{
+	int i;
+
+	for (i = 0; i < POLLS && READ_ONCE(rproc->state) != state; i++)
+		msleep(20);
+	return READ_ONCE(rproc->state) == state;
+}
+
+static void att_case_desc(const bool *p, char *desc)
+{
+	strscpy(desc, *p ? "I/O memory" : "normal memory", KUNIT_PARAM_DESC_SIZE);
+}
+
+static const bool att_iomem[] = { false, true };
+KUNIT_ARRAY_PARAM(att_iomem, att_iomem, att_case_desc);
+
+/* A good image: the loaded table found, resources as views, nothing loaded. */
+static void attach_good(struct kunit *test)
+{
+	struct att *a = att_new(test, *(const bool *)test->param_value, 60000);
+	struct snaptrace_rproc *rproc = a->rproc;
+	struct snaptrace_rproc_trace *t;
+	struct snaptrace_rproc_mem *m;
+	bool is_iomem = !*(const bool *)test->param_value;
+	int carveouts = 0;
+
+	/* Code the image has but the remote did not load stays unloaded. */
+	a->mem[0x7000] = 0xa5;
+	KUNIT_ASSERT_EQ(test, att_attach(a), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_RUNNING);
+	KUNIT_EXPECT_EQ(test, rproc->attached->table_da, SEG_DA);
+	KUNIT_ASSERT_NOT_NULL(test, rproc->table);
+	KUNIT_EXPECT_EQ(test, rproc->table_sz, sizeof(a->tbl));
+	KUNIT_EXPECT_EQ(test, memcmp(rproc->table, &a->tbl, sizeof(a->tbl)), 0);
+	KUNIT_EXPECT_EQ(test, a->mem[0x7000], 0xa5);
+
+	KUNIT_ASSERT_EQ(test, rproc->num_traces, 1);
+	t = list_first_entry(&rproc->traces, struct snaptrace_rproc_trace, node);
+	KUNIT_EXPECT_EQ(test, t->da, TR_DA);
+	KUNIT_EXPECT_EQ(test, t->len, TR_LEN);
+	KUNIT_EXPECT_PTR_EQ(test, snaptrace_rproc_da_to_va(rproc, TR_DA, TR_LEN, &is_iomem),
+			    (void *)(a->mem + (TR_DA - MEM_DA)));
+	KUNIT_EXPECT_EQ(test, is_iomem, *(const bool *)test->param_value);
+
+	list_for_each_entry(m, &rproc->mems, node) {
+		if (strcmp(m->kind, "carveout"))
+			continue;
+		carveouts++;
+		KUNIT_EXPECT_TRUE(test, m->borrowed);
+		KUNIT_EXPECT_PTR_EQ(test, m->va, (void *)(a->mem + (CO_DA - MEM_DA)));
+		KUNIT_EXPECT_EQ(test, m->is_iomem, *(const bool *)test->param_value);
+	}
+	KUNIT_EXPECT_EQ(test, carveouts, 1);
+
+	KUNIT_EXPECT_EQ(test, att_attach(a), -EBUSY);
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_stop(rproc), 0);
+	expect_offline_holding_nothing(test, rproc);
+	/* Detaching gives back nothing of the remote's own memory. */
+	KUNIT_EXPECT_EQ(test, a->mem[0x7000], 0xa5);
+	KUNIT_EXPECT_EQ(test, memcmp(a->mem + (SEG_DA - MEM_DA), &a->tbl, sizeof(a->tbl)), 0);
+	KUNIT_EXPECT_EQ(test, att_attach(a), 0);
+}
+
+struct bad_case {
+	const char *desc;
+	void (*mutate)(struct att *a);
+	bool corrupt_loaded;	/* the remote changed its table after loading */
+};
+
+static void trace_at_end(struct att *a)
+{
+	a->tbl.t.da = MEM_DA + MEM_LEN;
+}
+
+static void trace_past_end(struct att *a)
+{
+	a->tbl.t.da = MEM_DA + MEM_LEN - 0x100;
+	a->tbl.t.len = 0x200;
+}
+
+static void trace_wraps(struct att *a)
+{
+	a->tbl.t.da = 0xffffff00;
+	a->tbl.t.len = 0x200;
+}
+
+static void trace_below(struct att *a)
+{
+	a->tbl.t.da = MEM_DA - 0x200;
+	a->tbl.t.len = 0x400;
+}
+
+static void trace_len_zero(struct att *a)
+{
+	a->tbl.t.len = 0;
+}
+
+static void trace_len_huge(struct att *a)
+{
+	a->tbl.t.len = 0xffffffff;
+}
+
+static void carveout_outside(struct att *a)
+{
+	a->tbl.c.da = 0x10000000;
+}
+
+static void carveout_too_long(struct att *a)
+{
+	a->tbl.c.len = MEM_LEN + 0x1000;
+}
+
+static void carveout_any(struct att *a)
+{
+	a->tbl.c.da = (u32)SNAPTRACE_FW_RSC_ADDR_ANY;
+}
+
+static void entry_past_table(struct att *a)
+{
+	a->tbl.offset[1] = 0x1000;
+}
+
+static void too_many_entries(struct att *a)
+{
+	a->tbl.num = 0x10000000;
+}
+
+static void not_loaded(struct att *a)
+{
+	a->no_load = true;
+}
+
+static void segment_outside(struct att *a)
+{
+	a->seg_da = 0x10000000;
+}
+
+static void segment_at_top(struct att *a)
+{
+	a->seg_da = 0xffffff80;
+}
+
+static void segment_not_loadable(struct att *a)
+{
+	a->seg_type = PT_NOTE;
+}
+
+static void no_change(struct att *a)
+{
+}
+
+static const struct bad_case bad_cases[] = {
+	{ "trace starting at the end of shared memory", trace_at_end },
+	{ "trace running past the end of shared memory", trace_past_end },
+	{ "trace whose da + len wraps 32 bits", trace_wraps },
+	{ "trace starting below shared memory", trace_below },
+	{ "trace of length 0", trace_len_zero },
+	{ "trace of length 0xffffffff", trace_len_huge },
+	{ "carveout outside shared memory", carveout_outside },
+	{ "carveout longer than shared memory", carveout_too_long },
+	{ "carveout at FW_RSC_ADDR_ANY (a running remote has placed it)", carveout_any },
+	{ "entry offset past the end of the table", entry_past_table },
+	{ "more entries than the table holds", too_many_entries },
+	{ "table not loaded: the remote's memory holds zeros", not_loaded },
+	{ "loaded table differs from the image's", no_change, true },
+	{ "table's segment outside shared memory", segment_outside },
+	{ "table's segment at the top of 32 bits", segment_at_top },
+	{ "table in no loadable segment", segment_not_loadable },
+};
+
+static void bad_case_desc(const struct bad_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(bad, bad_cases, bad_case_desc);
+
+/* Untrusted shared memory: each class refused, nothing held, state kept. */
+static void attach_refuses(struct kunit *test)
+{
+	const struct bad_case *c = test->param_value;
+	struct att *a = att_new(test, true, 60000);
+
+	c->mutate(a);
+	att_build(a);
+	if (c->corrupt_loaded)	/* the remote wrote its trace length */
+		a->mem[SEG_DA - MEM_DA + offsetof(struct att_table, t.len)] ^= 0x10;
+	KUNIT_EXPECT_EQ(test, att_attach(a), -EINVAL);
+	expect_offline_holding_nothing(test, a->rproc);
+
+	/* Fixed, the same remote attaches: nothing was left half done. */
+	att_good_table(a);
+	att_build(a);
+	KUNIT_EXPECT_EQ(test, att_attach(a), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(a->rproc->state), SNAPTRACE_RPROC_RUNNING);
+}
+
+static void attach_contract(struct kunit *test)
+{
+	struct snaptrace_rproc_mem shared = { .da = MEM_DA, .len = MEM_LEN };
+	struct snaptrace_rproc_attach_ops no_hb = { };
+	struct snaptrace_rproc *sim = kunit_kzalloc(test, sizeof(*sim), GFP_KERNEL);
+	struct snaptrace_rproc *r;
+	u8 img[4] = { };
+
+	KUNIT_ASSERT_NOT_NULL(test, sim);
+	/* A simulated remote is booted, not attached to. */
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_attach_image(sim, img, sizeof(img)), -ENODEV);
+
+	shared.va = img;
+	r = snaptrace_rproc_create_attached(7, "t", NULL, &shared, &no_hb, NULL, 100);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(r), -EINVAL);
+	r = snaptrace_rproc_create_attached(7, "t", NULL, &shared, &att_ops, NULL, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(r), -EINVAL);
+	r = snaptrace_rproc_create_attached(7, "t", NULL, &shared, &att_ops, NULL, 600001);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(r), -EINVAL);
+	shared.len = 0;
+	r = snaptrace_rproc_create_attached(7, "t", NULL, &shared, &att_ops, NULL, 100);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(r), -EINVAL);
+	shared.da = 0xfffff000;
+	shared.len = 0x2000;
+	r = snaptrace_rproc_create_attached(7, "t", NULL, &shared, &att_ops, NULL, 100);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(r), -EINVAL);
+}
+
+/* What the remote logged, and what traceN_last must hold after a crash. */
+static const char att_log1[] = "[00000000] 1.000000 log: one\n[00000001] 1.200000 log: two\n";
+static const char att_log2[] = "[00000000] 0.100000 log: after the restart\n";
+
+static void expect_last(struct kunit *test, struct snaptrace_rproc *rproc,
+			const char *want)
+{
+	struct snaptrace_rproc_trace *t;
+	char *buf = kunit_kzalloc(test, TR_LEN, GFP_KERNEL);
+	ssize_t n;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	t = list_first_entry(&rproc->traces, struct snaptrace_rproc_trace, node);
+	n = snaptrace_rproc_read_last(t, buf, TR_LEN);
+	KUNIT_EXPECT_EQ(test, n, (ssize_t)strlen(want));
+	KUNIT_EXPECT_STREQ(test, buf, want);
+}
+
+/*
+ * The watchdog: a stuck heartbeat is a crash reported from the hrtimer
+ * (hardirq), which captures the trace; while stuck it stays crashed; once
+ * the heartbeat moves it is attached again, or on "recover" when recovery
+ * is disabled; a changed table blocks recovery.
+ */
+static void watchdog_crash_and_recovery(struct kunit *test)
+{
+	struct att *a = att_new(test, true, 100);
+	struct snaptrace_rproc *rproc = a->rproc;
+	u8 *trace = a->mem + (TR_DA - MEM_DA);
+	u8 *tlen = a->mem + SEG_DA - MEM_DA + offsetof(struct att_table, t.len);
+
+	int i;
+
+	memcpy(trace, att_log1, sizeof(att_log1));
+	KUNIT_ASSERT_EQ(test, att_attach(a), 0);
+
+	/* Hung from the start: the heartbeat never moves. */
+	KUNIT_ASSERT_TRUE(test, wait_state(rproc, SNAPTRACE_RPROC_CRASHED));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->crash_type), SNAPTRACE_RPROC_WATCHDOG);
+	KUNIT_EXPECT_GT(test, atomic_read(&a->samples), 0);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(a->in_hardirq));
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(a->outside_hardirq));
+	expect_last(test, rproc, att_log1);
+
+	/* Stuck: recovery (enabled) waits for the heartbeat. */
+	msleep(300);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_CRASHED);
+
+	/* Restarted by its platform: logs anew, the heartbeat moves. */
+	memcpy(trace, att_log2, sizeof(att_log2));
+	WRITE_ONCE(a->alive, true);
+	KUNIT_ASSERT_TRUE(test, wait_state(rproc, SNAPTRACE_RPROC_RUNNING));
+	expect_last(test, rproc, att_log1);
+
+	/* Recovery disabled: hung again, then back only on "recover". */
+	WRITE_ONCE(rproc->recovery, false);
+	WRITE_ONCE(a->alive, false);
+	KUNIT_ASSERT_TRUE(test, wait_state(rproc, SNAPTRACE_RPROC_CRASHED));
+	expect_last(test, rproc, att_log2);
+	WRITE_ONCE(a->alive, true);
+	for (i = 0; i < POLLS && !READ_ONCE(rproc->attached->resumed); i++)
+		msleep(20);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(rproc->attached->resumed));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_CRASHED);
+
+	/* The remote now has another table loaded: no recovery. */
+	*tlen ^= 0x10;
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_recover(rproc), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_CRASHED);
+	*tlen ^= 0x10;
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_recover(rproc), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_RUNNING);
+
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_stop(rproc), 0);
+	expect_offline_holding_nothing(test, rproc);
+}
+
+static struct kunit_case snaptrace_attach_cases[] = {
+	KUNIT_CASE_PARAM(attach_good, att_iomem_gen_params),
+	KUNIT_CASE_PARAM(attach_refuses, bad_gen_params),
+	KUNIT_CASE(attach_contract),
+	KUNIT_CASE_SLOW(watchdog_crash_and_recovery),
+	{}
+};
+
+static struct kunit_suite snaptrace_attach_suite = {
+	.name = "snaptrace_attach",
+	.test_cases = snaptrace_attach_cases,
+};
+
+kunit_test_suites(&snaptrace_attach_suite);
