@@ -315,11 +315,15 @@ static void st_ivshmem_remove(struct pci_dev *pdev)
 	pci_disable_device(pdev);
 }
 
+/*
+ * No MODULE_DEVICE_TABLE: ivshmem is generic shared memory, so an ivshmem
+ * device must not load snaptrace by itself; once loaded, snaptrace takes
+ * the ivshmem-plain devices it finds.
+ */
 static const struct pci_device_id st_ivshmem_ids[] = {
 	{ PCI_DEVICE(0x1af4, 0x1110) },	/* Red Hat / QEMU ivshmem */
 	{ }
 };
-MODULE_DEVICE_TABLE(pci, st_ivshmem_ids);
 
 static struct pci_driver st_ivshmem_driver = {
 	.name = "snaptrace-ivshmem",
