@@ -10,6 +10,7 @@
 #include <linux/types.h>
 
 struct dentry;
+struct file;
 struct seq_buf;
 struct snaptrace_buffer;
 struct snaptrace_record;
@@ -18,6 +19,13 @@ struct snaptrace_trace_fs;
 /* debugfs.c */
 struct dentry *snaptrace_debugfs_create(const char *name);
 void snaptrace_debugfs_destroy(struct dentry *root);
+
+/* error_log.c */
+void snaptrace_log_file_err(const struct file *filp, const char *cmd,
+			    unsigned int err_pos, const char *msg);
+unsigned int snaptrace_err_pos(const char *cmd, const char *str);
+void snaptrace_error_log_clear(void);
+int snaptrace_error_log_create(struct dentry *parent);
 
 /* format.c */
 int snaptrace_format_record(const struct snaptrace_record *rec,

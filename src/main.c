@@ -105,6 +105,10 @@ static int __init snaptrace_init(void)
 		goto free_buf;
 	}
 
+	ret = snaptrace_error_log_create(snaptrace_root);
+	if (ret)
+		goto remove_root;
+
 	snaptrace_fs = snaptrace_trace_fs_create(snaptrace_root, snaptrace_buf);
 	if (IS_ERR(snaptrace_fs)) {
 		ret = PTR_ERR(snaptrace_fs);

@@ -7,8 +7,9 @@
  * snapshot,stats}.
  *
  * Reads stream through seq_file or a one-line buffer per open file, so no
- * read needs a large allocation; every write is parsed with
- * kstrto*_from_user() and changes nothing unless it is valid.
+ * read needs a large allocation; every write is parsed with kstrto*() and
+ * changes nothing unless it is valid; a bad one is logged in error_log,
+ * with a caret under the bad part, and returns its -E* code.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -39,6 +40,71 @@ struct st_target {
 static struct st_target *st_target(struct file *filp)
 {
 	return filp->f_inode->i_private;
+}
+
+/* ------------------------------------------------------------------ */
+/* Parsing what is written, logging what is wrong */
+
+/* Longest command a control file takes, in bytes with the NUL. */
+#define ST_CMD_MAX	64
+
+/*
+ * Copy a write to @cmd (ST_CMD_MAX bytes, NUL-terminated). A write at an
+ * offset, an empty one or a too long one is logged and refused.
+ */
+static int st_cmd_get(struct file *filp, const char __user *ubuf, size_t cnt,
+		      loff_t *ppos, char *cmd)
+{
+	size_t n = min_t(size_t, cnt, ST_CMD_MAX - 1);
+
+	if (copy_from_user(cmd, ubuf, n))
+		return -EFAULT;
+	cmd[n] = '\0';
+	if (*ppos != 0) {
+		snaptrace_log_file_err(filp, cmd, 0,
+				       "write at an offset: write the whole value at once");
+		return -EINVAL;
+	}
+	if (cnt == 0) {
+		snaptrace_log_file_err(filp, cmd, 0, "empty write");
+		return -EINVAL;
+	}
+	if (cnt >= ST_CMD_MAX) {
+		snaptrace_log_file_err(filp, cmd, ST_CMD_MAX - 1, "too long");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Parse a decimal number written to a control file, as kstrtoul() does (one
+ * trailing newline allowed); a bad one is logged with the caret at the
+ * first byte that is not a digit.
+ */
+static int st_parse_ulong(struct file *filp, const char __user *ubuf,
+			  size_t cnt, loff_t *ppos, unsigned long *val,
+			  char *cmd)
+{
+	int ret = st_cmd_get(filp, ubuf, cnt, ppos, cmd);
+
+	if (ret)
+		return ret;
+	ret = kstrtoul(cmd, 10, val);
+	if (ret == -ERANGE)
+		snaptrace_log_file_err(filp, cmd, 0, "number too large");
+	else if (ret)
+		snaptrace_log_file_err(filp, cmd, strspn(cmd, "0123456789"),
+				       "not a decimal number");
+	return ret;
+}
+
+/* Log a valid command that failed, e.g. for lack of memory. */
+static void st_log_failed(struct file *filp, const char *cmd, int err)
+{
+	char msg[48];
+
+	snprintf(msg, sizeof(msg), "failed: %pe", ERR_PTR(err));
+	snaptrace_log_file_err(filp, cmd, 0, msg);
 }
 
 /* ------------------------------------------------------------------ */
@@ -258,15 +324,6 @@ static const struct file_operations st_trace_fops = {
 	.release = st_dump_release,
 };
 
-/* Parse a small unsigned number written to a control file. */
-static int st_parse_ulong(const char __user *ubuf, size_t cnt, loff_t *ppos,
-			  unsigned long *val)
-{
-	if (*ppos != 0 || cnt == 0)
-		return -EINVAL;
-	return kstrtoul_from_user(ubuf, cnt, 10, val);
-}
-
 static int st_snapshot_open(struct inode *inode, struct file *filp)
 {
 	return st_dump_open(inode, filp, SNAPTRACE_SNAPSHOT);
@@ -277,10 +334,11 @@ static ssize_t st_snapshot_write(struct file *filp, const char __user *ubuf,
 				 size_t cnt, loff_t *ppos)
 {
 	struct snaptrace_buffer *buf = st_target(filp)->buf;
+	char cmd[ST_CMD_MAX];
 	unsigned long val;
 	int ret;
 
-	ret = st_parse_ulong(ubuf, cnt, ppos, &val);
+	ret = st_parse_ulong(filp, ubuf, cnt, ppos, &val, cmd);
 	if (ret)
 		return ret;
 	switch (val) {
@@ -296,8 +354,12 @@ static ssize_t st_snapshot_write(struct file *filp, const char __user *ubuf,
 			ret = 0;
 		break;
 	default:
+		snaptrace_log_file_err(filp, cmd, 0,
+				       "unknown command: want 0 (free), 1 (snapshot) or 2 (clear)");
 		return -EINVAL;
 	}
+	if (ret)
+		st_log_failed(filp, cmd, ret);
 	return ret ? ret : cnt;
 }
 
@@ -437,17 +499,24 @@ static ssize_t st_size_read(struct file *filp, char __user *ubuf, size_t cnt,
 static ssize_t st_size_write(struct file *filp, const char __user *ubuf,
 			     size_t cnt, loff_t *ppos)
 {
+	char cmd[ST_CMD_MAX];
 	unsigned long kb;
 	int ret;
 
-	ret = st_parse_ulong(ubuf, cnt, ppos, &kb);
+	ret = st_parse_ulong(filp, ubuf, cnt, ppos, &kb, cmd);
 	if (ret)
 		return ret;
-	if (kb == 0)
-		return -EINVAL;
-	if (kb > SNAPTRACE_MAX_SIZE >> 10)
-		return -ERANGE;
+	if (kb == 0 || kb > SNAPTRACE_MAX_SIZE >> 10) {
+		char msg[48];
+
+		snprintf(msg, sizeof(msg), "size must be 1..%lu KiB",
+			 SNAPTRACE_MAX_SIZE >> 10);
+		snaptrace_log_file_err(filp, cmd, 0, msg);
+		return kb ? -ERANGE : -EINVAL;
+	}
 	ret = snaptrace_resize(st_target(filp)->buf, kb << 10);
+	if (ret)
+		st_log_failed(filp, cmd, ret);
 	return ret ? ret : cnt;
 }
 
@@ -528,14 +597,17 @@ static ssize_t st_switch_write(struct file *filp, const char __user *ubuf,
 			       size_t cnt, loff_t *ppos)
 {
 	struct st_switch_file *f = filp->f_inode->i_private;
+	char cmd[ST_CMD_MAX];
 	unsigned long val;
 	int ret;
 
-	ret = st_parse_ulong(ubuf, cnt, ppos, &val);
+	ret = st_parse_ulong(filp, ubuf, cnt, ppos, &val, cmd);
 	if (ret)
 		return ret;
-	if (val > 1)
+	if (val > 1) {
+		snaptrace_log_file_err(filp, cmd, 0, "want 0 (off) or 1 (on)");
 		return -EINVAL;
+	}
 	f->sw->set(f->t->buf, val);
 	return cnt;
 }
@@ -560,15 +632,21 @@ static ssize_t st_snapshot_alloc_write(struct file *filp,
 				       const char __user *ubuf, size_t cnt,
 				       loff_t *ppos)
 {
+	char cmd[ST_CMD_MAX];
 	unsigned long val;
 	int ret;
 
-	ret = st_parse_ulong(ubuf, cnt, ppos, &val);
+	ret = st_parse_ulong(filp, ubuf, cnt, ppos, &val, cmd);
 	if (ret)
 		return ret;
-	if (val != 1)
+	if (val != 1) {
+		snaptrace_log_file_err(filp, cmd, 0,
+				       "want 1 (allocate the snapshot buffer)");
 		return -EINVAL;
+	}
 	ret = snaptrace_alloc_snapshot(st_target(filp)->buf);
+	if (ret)
+		st_log_failed(filp, cmd, ret);
 	return ret ? ret : cnt;
 }
 
@@ -591,8 +669,10 @@ static ssize_t st_marker_write(struct file *filp, const char __user *ubuf,
 	void *data;
 	int ret;
 
-	if (cnt == 0)
+	if (cnt == 0) {
+		snaptrace_log_file_err(filp, "", 0, "empty write");
 		return -EINVAL;
+	}
 	cnt = min_t(size_t, cnt, SNAPTRACE_MAX_PAYLOAD);
 	data = memdup_user(ubuf, cnt);
 	if (IS_ERR(data))

@@ -28,6 +28,15 @@
 /* Longest line of text one record is shown as (hex payload), in bytes. */
 #define SNAPTRACE_LINE_MAX (64 + 3 * SNAPTRACE_MAX_PAYLOAD)
 
+/*
+ * The error_log: entries kept (the oldest is dropped beyond), and the
+ * longest location, message and command kept, in bytes with the NUL.
+ */
+#define SNAPTRACE_ERR_LOG_MAX 16
+#define SNAPTRACE_ERR_LOC_MAX 128
+#define SNAPTRACE_ERR_MSG_MAX 128
+#define SNAPTRACE_ERR_CMD_MAX 256
+
 /* Smallest per-CPU buffer, in bytes (one record of the largest size fits). */
 #define SNAPTRACE_MIN_SIZE (2 * PAGE_SIZE)
 
@@ -177,5 +186,9 @@ bool snaptrace_snapshot_is_allocated(struct snaptrace_buffer *buf);
 
 int snaptrace_cpu_stats(struct snaptrace_buffer *buf, enum snaptrace_which which,
 			int cpu, struct snaptrace_stats *stats);
+
+/* The error log (src/error_log.c). */
+void snaptrace_log_err(const char *loc, const char *cmd, unsigned int err_pos,
+		       const char *msg);
 
 #endif /* _SNAPTRACE_SNAPTRACE_H */

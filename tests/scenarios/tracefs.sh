@@ -145,6 +145,34 @@ st_check_fails "buffer_size_kb refuses a write at an offset" \
 st_expect_eq "still 32 after the bad writes" "32" "$(cat $D/buffer_size_kb)"
 st_check_fails "trace_pipe is not writable" sh -c "echo 1 >$D/trace_pipe"
 
+# --- error_log: each bad write above was logged, with a caret
+st_expect_eq "error_log is -rw-------" "-rw-------" "$(ls -l $D/error_log | cut -c1-10)"
+st_expect_eq "error_log kept the last 16 errors" "16" "$(grep -c ': error: ' $D/error_log)"
+echo >$D/error_log
+st_expect_eq "echo > error_log empties it" "" "$(cat $D/error_log)"
+wr $D/buffer_size_kb 12x4 2>/dev/null
+cat $D/error_log >/tmp/el
+st_check "error_log: time, file and message" grep -qE \
+	'^\[ *[0-9]+\.[0-9]{6}\] snaptrace/buffer_size_kb: error: not a decimal number$' /tmp/el
+st_expect_eq "error_log: the command" "  Command: 12x4" "$(sed -n 2p /tmp/el)"
+st_expect_eq "error_log: the caret under the bad part" "             ^" "$(sed -n 3p /tmp/el)"
+st_expect_eq "error_log: one error, three lines" "3" "$(wc -l </tmp/el)"
+wr $D/snapshot 3 2>/dev/null
+st_check "error_log: a wrong snapshot word" grep -q \
+	'snaptrace/snapshot: error: unknown command: want 0 (free), 1 (snapshot) or 2 (clear)$' $D/error_log
+st_expect_eq "error_log: newest last" "  Command: 3" "$(sed -n 5p $D/error_log)"
+st_expect_eq "error_log: caret at its first byte" "           ^" "$(sed -n 6p $D/error_log)"
+wr $D/tracing_on "1 1" 2>/dev/null
+st_expect_eq "error_log: tracing_on's caret after the number" "            ^" \
+	"$(sed -n 9p $D/error_log)"
+i=0
+while [ $i -lt 20 ]; do wr $D/options/overwrite "x$i" 2>/dev/null; i=$((i + 1)); done
+st_expect_eq "error_log is bounded at 16" "16" "$(grep -c ': error: ' $D/error_log)"
+st_check "error_log dropped the oldest" sh -c \
+	"! grep -q 'Command: x3\$' $D/error_log && grep -q 'Command: x4\$' $D/error_log && tail -2 $D/error_log | grep -q 'Command: x19\$'"
+echo >$D/error_log
+st_expect_eq "error_log cleared again" "0" "$(wc -c <$D/error_log)"
+
 # --- snapshot
 st_check "snapshot says it is not allocated" grep -q 'Snapshot is not allocated' $D/snapshot
 st_expect_eq "snapshot_alloc reads 0" "0" "$(cat $D/snapshot_alloc)"
