@@ -35,9 +35,13 @@ module_param_array(layout, charp, &nr_layout, 0444);
 MODULE_PARM_DESC(layout,
 		 "Memory of each remote: default, stm32mp157, zynqmp-r5, or name:da:size[+name:da:size...] (comma between remotes)");
 
-static struct snaptrace_buffer *snaptrace_buf;
+static char *instances[SNAPTRACE_INSTANCES_PARAM_MAX];
+static int nr_instances;
+module_param_array(instances, charp, &nr_instances, 0444);
+MODULE_PARM_DESC(instances,
+		 "Named instances to create at load, comma-separated (as ftrace's trace_instance=); each gets instances/NAME/");
+
 static struct dentry *snaptrace_root;
-static struct snaptrace_trace_fs *snaptrace_fs;
 static struct snaptrace_rproc *snaptrace_rprocs[SNAPTRACE_RPROC_MAX];
 static struct dentry *snaptrace_rproc_dir;
 
@@ -76,7 +80,7 @@ static int __init snaptrace_rprocs_create(struct dentry *root)
 
 static int __init snaptrace_init(void)
 {
-	int ret;
+	int ret, i;
 
 	if (remotes > SNAPTRACE_RPROC_MAX || nr_layout > remotes) {
 		pr_err("remotes=%u layout has %d entries: want remotes <= %d and one layout per remote at most\n",
@@ -89,30 +93,30 @@ static int __init snaptrace_init(void)
 		return -EINVAL;
 	}
 
-	snaptrace_buf = snaptrace_buffer_alloc((size_t)buffer_size_kb << 10,
-					       overwrite ? SNAPTRACE_OVERWRITE :
-					       SNAPTRACE_STOP_WHEN_FULL);
-	if (IS_ERR(snaptrace_buf)) {
-		ret = PTR_ERR(snaptrace_buf);
-		pr_err("cannot allocate the ring buffer (%u KiB per CPU): %d\n",
-		       buffer_size_kb, ret);
-		return ret;
-	}
-
 	snaptrace_root = snaptrace_debugfs_create(SNAPTRACE_DEBUGFS_NAME);
-	if (IS_ERR(snaptrace_root)) {
-		ret = PTR_ERR(snaptrace_root);
-		goto free_buf;
-	}
+	if (IS_ERR(snaptrace_root))
+		return PTR_ERR(snaptrace_root);
 
 	ret = snaptrace_error_log_create(snaptrace_root);
 	if (ret)
 		goto remove_root;
 
-	snaptrace_fs = snaptrace_trace_fs_create(snaptrace_root, snaptrace_buf);
-	if (IS_ERR(snaptrace_fs)) {
-		ret = PTR_ERR(snaptrace_fs);
-		goto remove_root;
+	ret = snaptrace_instances_init(snaptrace_root,
+				       (size_t)buffer_size_kb << 10,
+				       overwrite ? SNAPTRACE_OVERWRITE :
+				       SNAPTRACE_STOP_WHEN_FULL);
+	if (ret)
+		goto free_instances;
+
+	/* Held until unload; snaptrace_instances_exit() frees them. */
+	for (i = 0; i < nr_instances; i++) {
+		struct snaptrace_buffer *buf = snaptrace_get_by_name(instances[i], 0);
+
+		if (IS_ERR(buf)) {
+			ret = PTR_ERR(buf);
+			pr_err("instances=: cannot create %s: %d\n", instances[i], ret);
+			goto free_instances;
+		}
 	}
 
 	ret = snaptrace_rprocs_create(snaptrace_root);
@@ -129,11 +133,12 @@ static int __init snaptrace_init(void)
 
 destroy_rprocs:
 	snaptrace_rprocs_destroy();
+free_instances:
+	snaptrace_debugfs_destroy(snaptrace_root);
+	snaptrace_instances_exit();
+	return ret;
 remove_root:
 	snaptrace_debugfs_destroy(snaptrace_root);
-	snaptrace_trace_fs_destroy(snaptrace_fs);	/* ignores an ERR_PTR() */
-free_buf:
-	snaptrace_buffer_free(snaptrace_buf);
 	return ret;
 }
 
@@ -142,8 +147,7 @@ static void __exit snaptrace_exit(void)
 	snaptrace_ivshmem_exit();
 	snaptrace_rprocs_destroy();
 	snaptrace_debugfs_destroy(snaptrace_root);
-	snaptrace_trace_fs_destroy(snaptrace_fs);
-	snaptrace_buffer_free(snaptrace_buf);
+	snaptrace_instances_exit();
 	pr_info("unloaded\n");
 }
 

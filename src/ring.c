@@ -62,6 +62,7 @@
 #include <asm/local.h>
 
 #include <snaptrace/snaptrace.h>
+#include "internal.h"
 
 /* 32-bit kernels emulate atomic64_t with a spinlock: not NMI-safe. */
 #ifndef CONFIG_64BIT
@@ -1092,7 +1093,8 @@ EXPORT_SYMBOL_GPL(snaptrace_get_mode);
  * snaptrace_record_on() - let writers record again
  * @buf: the buffer
  *
- * Mirrors tracing_on().
+ * Mirrors ring_buffer_record_on(); snaptrace_on() is tracing_on()'s
+ * mirror, on the default instance.
  *
  * Context: any. Never sleeps.
  */
@@ -1107,7 +1109,8 @@ EXPORT_SYMBOL_GPL(snaptrace_record_on);
  * @buf: the buffer
  *
  * Reservations that are already open still commit. Readers waiting in
- * snaptrace_wait() with @until_off are woken. Mirrors tracing_off().
+ * snaptrace_wait() with @until_off are woken. Mirrors
+ * ring_buffer_record_off(); snaptrace_off() is tracing_off()'s mirror.
  *
  * Context: any, NMI included. Never sleeps.
  */
@@ -1131,6 +1134,36 @@ bool snaptrace_record_is_on(struct snaptrace_buffer *buf)
 	return READ_ONCE(buf->record_on);
 }
 EXPORT_SYMBOL_GPL(snaptrace_record_is_on);
+
+/**
+ * snaptrace_record_disable() - refuse writers until a matching enable
+ * @buf: the buffer
+ *
+ * A count, apart from the user's switch (snaptrace_record_on()/_off()) and
+ * shared with resets: writers are refused while it is above 0. Reservations
+ * already open still commit. Mirrors ring_buffer_record_disable(). Every
+ * call must be matched by one snaptrace_record_enable(): callers keep
+ * their own count (snaptrace_stop() does).
+ *
+ * Context: any, NMI included. Never sleeps.
+ */
+void snaptrace_record_disable(struct snaptrace_buffer *buf)
+{
+	atomic_inc(&buf->record_disabled);
+}
+
+/**
+ * snaptrace_record_enable() - undo one snaptrace_record_disable()
+ * @buf: the buffer
+ *
+ * Mirrors ring_buffer_record_enable().
+ *
+ * Context: any, NMI included. Never sleeps.
+ */
+void snaptrace_record_enable(struct snaptrace_buffer *buf)
+{
+	atomic_dec(&buf->record_disabled);
+}
 
 /**
  * snaptrace_set_stop_on_miss() - stop recording when a snapshot misses

@@ -10,6 +10,10 @@
  * read needs a large allocation; every write is parsed with kstrto*() and
  * changes nothing unless it is valid; a bad one is logged in error_log,
  * with a caret under the bad part, and returns its -E* code.
+ *
+ * The same files serve the top level and each instance (instances/NAME/):
+ * every open file holds a reference on its instance, so an instance's
+ * buffer outlives the files open in its directory.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -31,15 +35,53 @@
 #include <snaptrace/snaptrace.h>
 #include "internal.h"
 
-/* What a file reads: a buffer, one of its halves, one CPU or all. */
+struct st_switch;
+
+/*
+ * What a file is about: a buffer, one CPU or all, the instance that owns
+ * it, and for a 0/1 switch file which switch.
+ */
 struct st_target {
 	struct snaptrace_buffer *buf;
+	struct snaptrace_instance *inst;
+	const struct st_switch *sw;
 	int cpu;
 };
 
 static struct st_target *st_target(struct file *filp)
 {
 	return filp->f_inode->i_private;
+}
+
+/* Every open takes a reference on the instance; release drops it. */
+static int st_get(struct inode *inode)
+{
+	struct st_target *t = inode->i_private;
+
+	return snaptrace_instance_tryget(t->inst) ? 0 : -ENODEV;
+}
+
+static void st_put(struct inode *inode)
+{
+	struct st_target *t = inode->i_private;
+
+	snaptrace_instance_put(t->inst);
+}
+
+static int st_open_generic(struct inode *inode, struct file *filp)
+{
+	int ret = st_get(inode);
+
+	if (ret)
+		return ret;
+	filp->private_data = inode->i_private;
+	return 0;
+}
+
+static int st_release_generic(struct inode *inode, struct file *filp)
+{
+	st_put(inode);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -263,8 +305,10 @@ static int st_dump_open(struct inode *inode, struct file *filp,
 	if (!(filp->f_mode & FMODE_READ))
 		return 0;
 	d = __seq_open_private(filp, &st_dump_ops, sizeof(*d));
-	if (!d)
+	if (!d) {
+		st_put(inode);
 		return -ENOMEM;
+	}
 	d->t = inode->i_private;
 	d->which = which;
 	return 0;
@@ -275,12 +319,14 @@ static int st_dump_release(struct inode *inode, struct file *filp)
 	struct seq_file *m;
 	struct st_dump *d;
 
-	if (!(filp->f_mode & FMODE_READ))
-		return 0;
-	m = filp->private_data;
-	d = m->private;
-	snaptrace_iter_stop(d->iter);
-	return seq_release_private(inode, filp);
+	if (filp->f_mode & FMODE_READ) {
+		m = filp->private_data;
+		d = m->private;
+		snaptrace_iter_stop(d->iter);
+		seq_release_private(inode, filp);
+	}
+	st_put(inode);
+	return 0;
 }
 
 static ssize_t st_read_or_einval(struct file *filp, char __user *ubuf,
@@ -302,7 +348,10 @@ static loff_t st_lseek(struct file *filp, loff_t off, int whence)
 static int st_trace_open(struct inode *inode, struct file *filp)
 {
 	struct st_target *t = inode->i_private;
+	int ret = st_get(inode);
 
+	if (ret)
+		return ret;
 	if ((filp->f_mode & FMODE_WRITE) && (filp->f_flags & O_TRUNC))
 		snaptrace_reset(t->buf);
 	return st_dump_open(inode, filp, SNAPTRACE_LIVE);
@@ -326,6 +375,10 @@ static const struct file_operations st_trace_fops = {
 
 static int st_snapshot_open(struct inode *inode, struct file *filp)
 {
+	int ret = st_get(inode);
+
+	if (ret)
+		return ret;
 	return st_dump_open(inode, filp, SNAPTRACE_SNAPSHOT);
 }
 
@@ -387,10 +440,15 @@ struct st_pipe {
 static int st_pipe_open(struct inode *inode, struct file *filp)
 {
 	struct st_pipe *p;
+	int ret = st_get(inode);
 
+	if (ret)
+		return ret;
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
-	if (!p)
+	if (!p) {
+		st_put(inode);
 		return -ENOMEM;
+	}
 	p->t = inode->i_private;
 	mutex_init(&p->lock);
 	filp->private_data = p;
@@ -403,6 +461,7 @@ static int st_pipe_release(struct inode *inode, struct file *filp)
 
 	mutex_destroy(&p->lock);
 	kfree(p);
+	st_put(inode);
 	return 0;
 }
 
@@ -522,10 +581,11 @@ static ssize_t st_size_write(struct file *filp, const char __user *ubuf,
 
 static const struct file_operations st_size_fops = {
 	.owner = THIS_MODULE,
-	.open = simple_open,
+	.open = st_open_generic,
 	.read = st_size_read,
 	.write = st_size_write,
 	.llseek = default_llseek,
+	.release = st_release_generic,
 };
 
 static ssize_t st_total_size_read(struct file *filp, char __user *ubuf,
@@ -538,9 +598,10 @@ static ssize_t st_total_size_read(struct file *filp, char __user *ubuf,
 
 static const struct file_operations st_total_size_fops = {
 	.owner = THIS_MODULE,
-	.open = simple_open,
+	.open = st_open_generic,
 	.read = st_total_size_read,
 	.llseek = default_llseek,
+	.release = st_release_generic,
 };
 
 /* A 0/1 switch: read it, or write 0 or 1. */
@@ -580,23 +641,18 @@ static bool st_snapshot_alloc_get(struct snaptrace_buffer *buf)
 static const struct st_switch st_tracing_on = { st_tracing_on_get, st_tracing_on_set };
 static const struct st_switch st_overwrite = { st_overwrite_get, st_overwrite_set };
 
-struct st_switch_file {
-	const struct st_switch *sw;
-	struct st_target *t;
-};
-
 static ssize_t st_switch_read(struct file *filp, char __user *ubuf, size_t cnt,
 			      loff_t *ppos)
 {
-	struct st_switch_file *f = filp->f_inode->i_private;
+	struct st_target *t = st_target(filp);
 
-	return st_read_ulong(filp, ubuf, cnt, ppos, f->sw->get(f->t->buf));
+	return st_read_ulong(filp, ubuf, cnt, ppos, t->sw->get(t->buf));
 }
 
 static ssize_t st_switch_write(struct file *filp, const char __user *ubuf,
 			       size_t cnt, loff_t *ppos)
 {
-	struct st_switch_file *f = filp->f_inode->i_private;
+	struct st_target *t = st_target(filp);
 	char cmd[ST_CMD_MAX];
 	unsigned long val;
 	int ret;
@@ -608,16 +664,17 @@ static ssize_t st_switch_write(struct file *filp, const char __user *ubuf,
 		snaptrace_log_file_err(filp, cmd, 0, "want 0 (off) or 1 (on)");
 		return -EINVAL;
 	}
-	f->sw->set(f->t->buf, val);
+	t->sw->set(t->buf, val);
 	return cnt;
 }
 
 static const struct file_operations st_switch_fops = {
 	.owner = THIS_MODULE,
-	.open = simple_open,
+	.open = st_open_generic,
 	.read = st_switch_read,
 	.write = st_switch_write,
 	.llseek = default_llseek,
+	.release = st_release_generic,
 };
 
 /* snapshot_alloc: write 1 to allocate the spare only; reads 0 or 1. */
@@ -652,10 +709,11 @@ static ssize_t st_snapshot_alloc_write(struct file *filp,
 
 static const struct file_operations st_snapshot_alloc_fops = {
 	.owner = THIS_MODULE,
-	.open = simple_open,
+	.open = st_open_generic,
 	.read = st_snapshot_alloc_read,
 	.write = st_snapshot_alloc_write,
 	.llseek = default_llseek,
+	.release = st_release_generic,
 };
 
 /*
@@ -684,8 +742,9 @@ static ssize_t st_marker_write(struct file *filp, const char __user *ubuf,
 
 static const struct file_operations st_marker_fops = {
 	.owner = THIS_MODULE,
-	.open = simple_open,
+	.open = st_open_generic,
 	.write = st_marker_write,
+	.release = st_release_generic,
 };
 
 /* per_cpu/cpuN/stats, in the order and words of ftrace's. */
@@ -713,7 +772,33 @@ static int st_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "snapshot misses: %llu\n", st.snapshot_misses);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(st_stats);
+
+static int st_stats_open(struct inode *inode, struct file *filp)
+{
+	int ret = st_get(inode);
+
+	if (ret)
+		return ret;
+	ret = single_open(filp, st_stats_show, inode->i_private);
+	if (ret)
+		st_put(inode);
+	return ret;
+}
+
+static int st_stats_release(struct inode *inode, struct file *filp)
+{
+	single_release(inode, filp);
+	st_put(inode);
+	return 0;
+}
+
+static const struct file_operations st_stats_fops = {
+	.owner = THIS_MODULE,
+	.open = st_stats_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = st_stats_release,
+};
 
 /* ------------------------------------------------------------------ */
 /* The tree */
@@ -726,14 +811,16 @@ DEFINE_SHOW_ATTRIBUTE(st_stats);
  */
 struct snaptrace_trace_fs {
 	struct st_target *targets;
-	struct st_switch_file tracing_on;
-	struct st_switch_file overwrite;
+	struct st_target tracing_on;
+	struct st_target overwrite;
 };
 
 /**
  * snaptrace_trace_fs_create() - the ring buffer's files under a directory
- * @parent: the directory (snaptrace's debugfs root)
+ * @parent: the directory (snaptrace's debugfs root, or instances/NAME/)
  * @buf: the buffer they show
+ * @inst: the instance that owns @buf: each open file holds a reference on
+ *	it (snaptrace_instance_tryget()); NULL for none
  *
  * Context: process context, may sleep.
  * Return: the file set, to give to snaptrace_trace_fs_destroy() after the
@@ -741,7 +828,8 @@ struct snaptrace_trace_fs {
  * are left out (debugfs's own convention: it reports them itself).
  */
 struct snaptrace_trace_fs *snaptrace_trace_fs_create(struct dentry *parent,
-						     struct snaptrace_buffer *buf)
+						     struct snaptrace_buffer *buf,
+						     struct snaptrace_instance *inst)
 {
 	struct snaptrace_trace_fs *fs;
 	struct dentry *dir, *cpudir;
@@ -759,9 +847,12 @@ struct snaptrace_trace_fs *snaptrace_trace_fs_create(struct dentry *parent,
 	}
 	all = &fs->targets[0];
 	all->buf = buf;
+	all->inst = inst;
 	all->cpu = SNAPTRACE_ALL_CPUS;
-	fs->tracing_on = (struct st_switch_file){ &st_tracing_on, all };
-	fs->overwrite = (struct st_switch_file){ &st_overwrite, all };
+	fs->tracing_on = *all;
+	fs->tracing_on.sw = &st_tracing_on;
+	fs->overwrite = *all;
+	fs->overwrite.sw = &st_overwrite;
 
 	debugfs_create_file("trace", 0600, parent, all, &st_trace_fops);
 	debugfs_create_file("trace_pipe", 0400, parent, all, &st_pipe_fops);
@@ -783,6 +874,7 @@ struct snaptrace_trace_fs *snaptrace_trace_fs_create(struct dentry *parent,
 		struct st_target *t = &fs->targets[1 + cpu];
 
 		t->buf = buf;
+		t->inst = inst;
 		t->cpu = cpu;
 		snprintf(name, sizeof(name), "cpu%d", cpu);
 		cpudir = debugfs_create_dir(name, dir);

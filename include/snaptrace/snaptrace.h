@@ -28,6 +28,9 @@
 /* Longest line of text one record is shown as (hex payload), in bytes. */
 #define SNAPTRACE_LINE_MAX (64 + 3 * SNAPTRACE_MAX_PAYLOAD)
 
+/* Longest name of an instance (instances/NAME/), in bytes. */
+#define SNAPTRACE_INSTANCE_NAME_MAX 32
+
 /*
  * The error_log: entries kept (the oldest is dropped beyond), and the
  * longest location, message and command kept, in bytes with the NUL.
@@ -186,6 +189,16 @@ bool snaptrace_snapshot_is_allocated(struct snaptrace_buffer *buf);
 
 int snaptrace_cpu_stats(struct snaptrace_buffer *buf, enum snaptrace_which which,
 			int cpu, struct snaptrace_stats *stats);
+
+/* Instances and recording control (src/instance.c). */
+struct snaptrace_buffer *snaptrace_get_by_name(const char *name,
+					       size_t size_per_cpu);
+void snaptrace_put(struct snaptrace_buffer *buf);
+void snaptrace_on(void);
+void snaptrace_off(void);
+bool snaptrace_is_on(void);
+void snaptrace_stop(void);
+void snaptrace_start(void);
 
 /* The error log (src/error_log.c). */
 void snaptrace_log_err(const char *loc, const char *cmd, unsigned int err_pos,

@@ -238,6 +238,49 @@ st_check "insmod with buffer_size_kb=8 overwrite=0" \
 st_expect_eq "module parameters applied" "8 0" \
 	"$(cat $D/buffer_size_kb) $(cat $D/options/overwrite)"
 st_check "rmmod" rmmod snaptrace
+
+# --- instances/NAME/: the same files, for a buffer of its own
+st_check "insmod with instances=foo,bar" \
+	insmod $ST_MOD/snaptrace.ko instances=foo,bar buffer_size_kb=64
+st_expect_eq "instances/ lists them" "bar foo" "$(ls $D/instances | tr '\n' ' ' | sed 's/ $//')"
+for f in trace trace_pipe snapshot snapshot_alloc buffer_size_kb \
+	buffer_total_size_kb tracing_on trace_marker options/overwrite \
+	per_cpu/cpu0/trace per_cpu/cpu0/trace_pipe per_cpu/cpu0/snapshot \
+	per_cpu/cpu0/stats; do
+	st_check "file instances/foo/$f exists" test -f $D/instances/foo/$f
+done
+st_expect_eq "an instance has the module's buffer_size_kb" "64" \
+	"$(cat $D/instances/foo/buffer_size_kb)"
+echo in-foo >$D/instances/foo/trace_marker
+st_check "instances/foo/trace shows its marker" grep -q ': in-foo$' $D/instances/foo/trace
+st_expect_eq "counted in its header" "1/1" "$(cat $D/instances/foo/trace >/tmp/t; hdr /tmp/t)"
+st_check_fails "the top-level trace does not" grep -q ': in-foo$' $D/trace
+st_check_fails "nor does instances/bar/trace" grep -q ': in-foo$' $D/instances/bar/trace
+echo 0 >$D/instances/foo/tracing_on
+st_check_fails "instances/foo/tracing_on 0 refuses its markers" \
+	sh -c "echo off >$D/instances/foo/trace_marker"
+st_check "... and not the top level's" sh -c "echo top-on >$D/trace_marker"
+echo 1 >$D/instances/foo/tracing_on
+echo 16 >$D/instances/foo/buffer_size_kb
+st_expect_eq "instances/foo/buffer_size_kb resizes it only" "16 64" \
+	"$(cat $D/instances/foo/buffer_size_kb) $(cat $D/buffer_size_kb)"
+echo snap-foo >$D/instances/foo/trace_marker
+echo 1 >$D/instances/foo/snapshot
+st_check "instances/foo/snapshot takes its snapshot" grep -q ': snap-foo$' $D/instances/foo/snapshot
+st_check "the top level has no snapshot" grep -q 'Snapshot is not allocated' $D/snapshot
+echo >$D/error_log
+wr $D/instances/foo/buffer_size_kb 8k 2>/dev/null
+st_check "an instance's bad write is logged under its path" grep -q \
+	'snaptrace/instances/foo/buffer_size_kb: error: not a decimal number$' $D/error_log
+st_expect_eq "... with the caret under the bad part" "            ^" "$(sed -n 3p $D/error_log)"
+exec 3<$D/instances/foo/trace_pipe
+st_check_fails "rmmod refused while an instance's file is open" rmmod snaptrace
+exec 3<&-
+st_check "rmmod with instances" rmmod snaptrace
+st_check_fails "nothing left in debugfs" test -e $D
+st_check_fails "insmod refuses instances=a/b" insmod $ST_MOD/snaptrace.ko instances=a/b
+st_check_fails "... and leaves nothing in debugfs" test -e $D
+st_check_fails "insmod refuses instances=.hidden" insmod $ST_MOD/snaptrace.ko instances=.hidden
 st_check_fails "insmod refuses buffer_size_kb=0" insmod $ST_MOD/snaptrace.ko buffer_size_kb=0
 st_check_fails "... and leaves nothing in debugfs" test -e $D
 st_check_fails "insmod refuses buffer_size_kb=999999999" \
