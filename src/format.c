@@ -3,6 +3,7 @@
  * snaptrace text formats: one line per record, as the debugfs files show
  * them, and the parsers of the words users write.
  */
+#include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/seq_buf.h>
@@ -26,6 +27,33 @@ static bool st_is_text(const u8 *p, size_t len)
 	return true;
 }
 
+/*
+ * A stack record (%SNAPTRACE_REC_STACK) as ftrace shows a kernel stack
+ * trace: "<stack trace>", then " => symbol+off/len [module]" per address.
+ * The whole stays within SNAPTRACE_LINE_MAX bytes: addresses that would not
+ * fit become one " => ..." line.
+ */
+static void st_format_stack(const struct snaptrace_record *rec,
+			    struct seq_buf *s, unsigned int start)
+{
+	static const char more[] = " => ...\n";
+	const unsigned long *addr = (const unsigned long *)rec->data;
+	size_t n = rec->len / sizeof(*addr), i;
+	char sym[KSYM_SYMBOL_LEN];
+	int len;
+
+	seq_buf_printf(s, "<stack trace>\n");
+	for (i = 0; i < n; i++) {
+		len = snprintf(sym, sizeof(sym), "%pS", (void *)addr[i]);
+		if (seq_buf_used(s) - start + sizeof(" => ") + len +
+		    sizeof(more) - 1 > SNAPTRACE_LINE_MAX) {
+			seq_buf_printf(s, "%s", more);
+			return;
+		}
+		seq_buf_printf(s, " => %s\n", sym);
+	}
+}
+
 /**
  * snaptrace_format_record() - one record as a line of text
  * @rec: the record
@@ -35,7 +63,10 @@ static bool st_is_text(const u8 *p, size_t len)
  * digits, as ftrace's ``trace`` file shows it. A text payload (printable
  * bytes, tabs, newlines) is shown as text, one trailing newline dropped and
  * the others shown as ``\n``, so a record is always one line; any other
- * payload as ``hex:`` and the bytes in hex.
+ * payload as ``hex:`` and the bytes in hex. A stack record
+ * (%SNAPTRACE_REC_STACK, from snaptrace_dump_stack()) is the one exception:
+ * ``<stack trace>`` and then one `` => function+off/len`` line per return
+ * address, as ftrace's trace file shows a kernel stack.
  *
  * Context: any. Never sleeps.
  * Return: 0, or -EOVERFLOW if @s was too small (it then holds a cut line).
@@ -43,13 +74,17 @@ static bool st_is_text(const u8 *p, size_t len)
 int snaptrace_format_record(const struct snaptrace_record *rec,
 			    struct seq_buf *s)
 {
+	unsigned int start = seq_buf_used(s);
 	u32 ns;
 	u64 secs = div_u64_rem(rec->ts, NSEC_PER_SEC, &ns);
 	size_t len = rec->len, i;
 
 	seq_buf_printf(s, "[%03u] %5llu.%06u: ", rec->cpu, secs,
 		       (u32)(ns / NSEC_PER_USEC));
-	if (st_is_text(rec->data, len)) {
+	if (rec->type == SNAPTRACE_REC_STACK && len &&
+	    len % sizeof(unsigned long) == 0) {
+		st_format_stack(rec, s, start);
+	} else if (st_is_text(rec->data, len)) {
 		const char *p = rec->data, *nl;
 
 		if (len && p[len - 1] == '\n')

@@ -508,6 +508,24 @@ static int st_write_type(struct snaptrace_buffer *buf, u16 type,
 }
 
 /**
+ * snaptrace_write_type() - write one record of a given type
+ * @buf: the buffer
+ * @type: an &enum snaptrace_rec_type
+ * @data: payload
+ * @len: payload length in bytes, 1..%SNAPTRACE_MAX_PAYLOAD
+ *
+ * snaptrace_write() for the module's own record types (stack dumps).
+ *
+ * Context: any, NMI included. Never sleeps, never allocates.
+ * Return: as snaptrace_write().
+ */
+int snaptrace_write_type(struct snaptrace_buffer *buf, u16 type,
+			 const void *data, size_t len)
+{
+	return st_write_type(buf, type, data, len);
+}
+
+/**
  * snaptrace_write() - write one record
  * @buf: the buffer
  * @data: payload

@@ -40,6 +40,9 @@
 #define SNAPTRACE_ERR_MSG_MAX 128
 #define SNAPTRACE_ERR_CMD_MAX 256
 
+/* Most return addresses snaptrace_dump_stack() records. */
+#define SNAPTRACE_STACK_MAX_DEPTH 32
+
 /* Smallest per-CPU buffer, in bytes (one record of the largest size fits). */
 #define SNAPTRACE_MIN_SIZE (2 * PAGE_SIZE)
 
@@ -73,10 +76,13 @@ enum snaptrace_which {
  * @SNAPTRACE_REC_DATA: written by snaptrace_reserve()/snaptrace_write().
  * @SNAPTRACE_REC_MARKER: written by the buffer itself (text), e.g. when a
  *	snapshot was asked for but no spare buffer was allocated.
+ * @SNAPTRACE_REC_STACK: written by snaptrace_dump_stack(): an array of
+ *	kernel return addresses (unsigned long), innermost first.
  */
 enum snaptrace_rec_type {
 	SNAPTRACE_REC_DATA = 1,
 	SNAPTRACE_REC_MARKER = 2,
+	SNAPTRACE_REC_STACK = 3,
 };
 
 /**
@@ -199,6 +205,9 @@ void snaptrace_off(void);
 bool snaptrace_is_on(void);
 void snaptrace_stop(void);
 void snaptrace_start(void);
+
+/* Stack dumps (src/stack.c). */
+int snaptrace_dump_stack(struct snaptrace_buffer *buf, unsigned int skip);
 
 /* The error log (src/error_log.c). */
 void snaptrace_log_err(const char *loc, const char *cmd, unsigned int err_pos,
