@@ -6,7 +6,8 @@
  * (and with stop-on-miss leave a marker and stop recording), clear, free
  * and resize keep both halves consistent, iterators see -ESTALE, and
  * alloc/free/clear/resize race safely with snapshots from a timer, as do
- * iterating and consuming either half while writers run.
+ * iterating and consuming either half while writers run, and resizing
+ * while every CPU takes snapshots from interrupts.
  *
  * Written from the API contract in <snaptrace/snaptrace.h>; the helpers
  * both suites share are in helpers.c.
@@ -20,6 +21,7 @@
 #include <linux/interrupt.h>
 #include <linux/irq_work.h>
 #include <linux/kthread.h>
+#include <linux/log2.h>
 #include <linux/preempt.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -1405,6 +1407,363 @@ static void snap_timer_snapshots_vs_live_consumer(struct kunit *test)
 	st_expect_half_consistent(test, buf, SNAPTRACE_SNAPSHOT, 1);
 }
 
+/* ---- resizing the live buffer while every CPU takes snapshots ---- */
+
+/*
+ * Rounds (one resize each), the snapshot triggers each CPU fires per
+ * round and their period, the writers' pace and hold, and the sizes asked
+ * for in turn (3 pages rounds up to 4: the size reported must be the
+ * rounded one).
+ */
+#define ST_RSZ_ROUNDS		24
+#define ST_RSZ_TICKS		150
+#define ST_RSZ_PERIOD_NS	(40 * NSEC_PER_USEC)
+#define ST_RSZ_PACE_US		50
+#define ST_RSZ_HOLD_US		10
+/* Each round's wait for its triggers: 1 ms (to 2) steps, at most this many. */
+#define ST_RSZ_WAIT_LOOPS	10000
+
+static const size_t st_rsz_sizes[] = {
+	2 * SNAPTRACE_MIN_SIZE, 3 * PAGE_SIZE, SNAPTRACE_MIN_SIZE, 8 * PAGE_SIZE,
+};
+
+struct st_rsz;
+
+/* One CPU's trigger: a pinned hard hrtimer, and a hard irq_work it raises. */
+struct st_rsz_trig {
+	struct st_rsz *rz;
+	struct hrtimer timer;
+	struct irq_work work;
+	int cpu;
+	unsigned int ticks;	/* written by the timer only, on its CPU */
+};
+
+struct st_rsz {
+	struct snaptrace_buffer *buf;
+	struct st_rsz_trig *trig;
+	unsigned int ntrig;
+	atomic_t hard;		/* snapshot() calls from the hrtimer */
+	atomic_t work;		/* from the irq_work */
+	atomic_t ok;
+	atomic_t busy;
+	atomic_t unexpected;	/* an rc the spec does not allow */
+	atomic_t misplaced;	/* a trigger ran off its CPU, or not in hardirq */
+	/* the reader's findings */
+	struct task_struct *reader;
+	bool reader_stopped;
+	unsigned int iterations;
+	unsigned int stale;
+	unsigned int read_bad_rc;
+	unsigned int read_torn;
+	unsigned int read_order;
+};
+
+static void st_rsz_snap(struct st_rsz_trig *tg, atomic_t *calls)
+{
+	struct st_rsz *rz = tg->rz;
+	int rc;
+
+	if (smp_processor_id() != tg->cpu || !in_hardirq())
+		atomic_inc(&rz->misplaced);
+	atomic_inc(calls);
+	rc = snaptrace_snapshot(rz->buf);
+	if (!rc)
+		atomic_inc(&rz->ok);
+	else if (rc == -EBUSY)
+		atomic_inc(&rz->busy);
+	else
+		atomic_inc(&rz->unexpected);
+}
+
+static void st_rsz_work_fn(struct irq_work *w)
+{
+	struct st_rsz_trig *tg = container_of(w, struct st_rsz_trig, work);
+
+	st_rsz_snap(tg, &tg->rz->work);
+}
+
+/* Odd ticks snapshot from the hrtimer, even ones from the irq_work. */
+static enum hrtimer_restart st_rsz_tick(struct hrtimer *t)
+{
+	struct st_rsz_trig *tg = container_of(t, struct st_rsz_trig, timer);
+	unsigned int n = tg->ticks + 1;
+
+	if (n & 1)
+		st_rsz_snap(tg, &tg->rz->hard);
+	else
+		irq_work_queue(&tg->work);
+	WRITE_ONCE(tg->ticks, n);
+	if (n >= ST_RSZ_TICKS)
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(t, ns_to_ktime(ST_RSZ_PERIOD_NS));
+	return HRTIMER_RESTART;
+}
+
+/* On the trigger's CPU (an IPI): start its timer, pinned there. */
+static void st_rsz_arm_one(void *data)
+{
+	struct st_rsz_trig *tg = data;
+
+	tg->ticks = 0;
+	hrtimer_start(&tg->timer, ns_to_ktime(ST_RSZ_PERIOD_NS),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+static void st_rsz_arm(struct st_rsz *rz)
+{
+	unsigned int i;
+
+	for (i = 0; i < rz->ntrig; i++)
+		smp_call_function_single(rz->trig[i].cpu, st_rsz_arm_one, &rz->trig[i], 1);
+}
+
+/* Whether some trigger has not yet fired @ticks times. */
+static bool st_rsz_below(struct st_rsz *rz, unsigned int ticks)
+{
+	unsigned int i;
+
+	for (i = 0; i < rz->ntrig; i++)
+		if (READ_ONCE(rz->trig[i].ticks) < ticks)
+			return true;
+	return false;
+}
+
+/* Waits (bounded) for every trigger to fire @ticks times. */
+static bool st_rsz_wait(struct st_rsz *rz, unsigned int ticks)
+{
+	unsigned int loop;
+
+	for (loop = 0; loop < ST_RSZ_WAIT_LOOPS && st_rsz_below(rz, ticks); loop++)
+		usleep_range(1000, 2000);
+	return !st_rsz_below(rz, ticks);
+}
+
+/* Nothing of the triggers runs afterwards; idempotent. */
+static void st_rsz_disarm(struct st_rsz *rz)
+{
+	unsigned int i;
+
+	for (i = 0; i < rz->ntrig; i++) {
+		hrtimer_cancel(&rz->trig[i].timer);
+		irq_work_sync(&rz->trig[i].work);
+	}
+}
+
+static void st_rsz_stop_action(void *data)
+{
+	struct st_rsz *rz = data;
+
+	if (rz->reader && !rz->reader_stopped) {
+		kthread_stop_put(rz->reader);
+		rz->reader_stopped = true;
+	}
+	st_rsz_disarm(rz);
+}
+
+/*
+ * The reader: iterates both halves by turns while halves are resized and
+ * swapped under it. Each iteration ends in -ENODATA or -ESTALE only, and
+ * what it returned before is intact and in each CPU's order.
+ */
+static int st_rsz_reader_fn(void *data)
+{
+	struct st_rsz *rz = data;
+	struct snaptrace_record *rec = kmalloc(sizeof(*rec), GFP_KERNEL);
+	u64 *next = kcalloc(2 * nr_cpu_ids, sizeof(*next), GFP_KERNEL);
+	struct snaptrace_iter *it;
+	struct st_check c;
+	unsigned int i = 0;
+	int rc;
+
+	while (!kthread_should_stop()) {
+		if (!rec || !next) {
+			rz->read_bad_rc++;
+			usleep_range(1000, 2000);
+			continue;
+		}
+		it = snaptrace_iter_start(rz->buf, i++ & 1 ? SNAPTRACE_LIVE : SNAPTRACE_SNAPSHOT,
+					  SNAPTRACE_ALL_CPUS);
+		if (IS_ERR(it)) {
+			rz->read_bad_rc++;
+			continue;
+		}
+		st_check_init(&c, next, SNAPTRACE_ALL_CPUS, 0);
+		while (!(rc = snaptrace_iter_next(it, rec)))
+			st_check_one(&c, rec);
+		snaptrace_iter_stop(it);
+		rz->iterations++;
+		if (rc == -ESTALE)
+			rz->stale++;
+		else if (rc != -ENODATA)
+			rz->read_bad_rc++;
+		rz->read_torn += c.bad + c.markers;
+		rz->read_order += c.order;
+		usleep_range(50, 100);
+	}
+	kfree(next);
+	kfree(rec);
+	return 0;
+}
+
+/*
+ * At rest (triggers stopped, writers paused): @size is what both halves
+ * are reported to have; each CPU's records in each half are intact and
+ * consecutive (the writers are never refused in overwrite mode, so a
+ * skipped sequence number is a lost record), the counters balance and
+ * agree with an iterator, no half holds more bytes than @size.
+ */
+static void st_rsz_expect_rest(struct kunit *test, struct snaptrace_buffer *buf,
+			       size_t size, unsigned int round)
+{
+	static const enum snaptrace_which halves[] = { SNAPTRACE_LIVE, SNAPTRACE_SNAPSHOT };
+	struct snaptrace_stats st;
+	struct st_check c;
+	unsigned int i;
+	int cpu;
+
+	KUNIT_EXPECT_EQ_MSG(test, snaptrace_size_per_cpu(buf), size, "round %u", round);
+	KUNIT_EXPECT_TRUE_MSG(test, snaptrace_snapshot_is_allocated(buf), "round %u", round);
+	for (i = 0; i < ARRAY_SIZE(halves); i++) {
+		st_expect_half_consistent(test, buf, halves[i], 1);
+		for_each_possible_cpu(cpu) {
+			st = st_stats(test, buf, halves[i], cpu);
+			KUNIT_EXPECT_LE_MSG(test, st.bytes, size, "round %u half %d cpu %d",
+					    round, halves[i], cpu);
+			KUNIT_EXPECT_EQ_MSG(test, st.dropped, 0, "round %u half %d cpu %d",
+					    round, halves[i], cpu);
+			st_scan(test, buf, halves[i], cpu, 0, &c);
+			KUNIT_EXPECT_EQ_MSG(test, c.gaps, 0, "round %u half %d cpu %d",
+					    round, halves[i], cpu);
+		}
+	}
+}
+
+/*
+ * How many records of 64 bytes the emptied live half holds on st_cpu():
+ * @size / 64, or one less when the reset left the ring's start off a
+ * 64-byte boundary (the wrap then pads). A half of another geometry holds
+ * twice or half as many.
+ */
+static u64 st_rsz_expect_capacity(struct kunit *test, struct snaptrace_buffer *buf,
+				  size_t size, unsigned int round)
+{
+	unsigned int cap = size / st_rec_bytes(48);
+	struct snaptrace_stats st;
+	int cpu = st_cpu();
+
+	KUNIT_EXPECT_EQ(test, st_write_n(test, buf, cpu, cap + 3, 48, 0).ok, cap + 3);
+	st = st_stats(test, buf, SNAPTRACE_LIVE, cpu);
+	KUNIT_EXPECT_LE_MSG(test, st.entries, cap, "round %u size %zu", round, size);
+	KUNIT_EXPECT_GE_MSG(test, st.entries, cap - 1, "round %u size %zu", round, size);
+	KUNIT_EXPECT_EQ_MSG(test, st.entries + st.overrun, cap + 3, "round %u", round);
+	st_expect_balanced(test, &st, cpu);
+	return st.entries;
+}
+
+/*
+ * The real geometry of both halves, at rest: emptied, each holds @size /
+ * 64 records of 64 bytes on st_cpu() (see above); a snapshot swaps them
+ * (the new live half is empty and the snapshot holds what the live half
+ * held, so the halves are two), and both are emptied again before the
+ * writers go on.
+ */
+static void st_rsz_expect_geometry(struct kunit *test, struct snaptrace_buffer *buf,
+				   size_t size, unsigned int round)
+{
+	int cpu = st_cpu();
+	u64 held;
+
+	snaptrace_reset(buf);
+	held = st_rsz_expect_capacity(test, buf, size, round);
+	KUNIT_ASSERT_EQ(test, snaptrace_snapshot(buf), 0);
+	KUNIT_EXPECT_EQ_MSG(test, st_stats(test, buf, SNAPTRACE_LIVE, cpu).entries, 0,
+			    "round %u", round);
+	KUNIT_EXPECT_EQ_MSG(test, st_stats(test, buf, SNAPTRACE_SNAPSHOT, cpu).entries, held,
+			    "round %u", round);
+	st_rsz_expect_capacity(test, buf, size, round);
+	snaptrace_reset(buf);
+	KUNIT_EXPECT_EQ(test, snaptrace_clear_snapshot(buf), 0);
+}
+
+/*
+ * Resize of the live buffer while snapshots are triggered from interrupts
+ * on every CPU (a pinned hard hrtimer each, which also raises a hard
+ * irq_work that snapshots), a writer per CPU holds records open for the
+ * triggers to land in, and a reader iterates both halves. In each of 24
+ * rounds: the triggers fire 150 times per CPU and the test thread resizes
+ * meanwhile (sizes in turn, one not a power of two). Every call gives a
+ * result the spec allows; at rest after each round the reported size is
+ * the rounded one and both halves really have it, every record is intact
+ * and in sequence with none lost, and the counters balance.
+ */
+static void snap_resize_vs_irq_snapshots_all_cpus(struct kunit *test)
+{
+	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
+						  SNAPTRACE_OVERWRITE);
+	unsigned int round, i;
+	struct st_writers *ws;
+	struct st_rsz *rz;
+	size_t size;
+	int cpu;
+
+	rz = kunit_kzalloc(test, sizeof(*rz), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rz);
+	rz->trig = kunit_kcalloc(test, nr_cpu_ids, sizeof(*rz->trig), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rz->trig);
+	rz->buf = buf;
+	for_each_online_cpu(cpu) {
+		struct st_rsz_trig *tg = &rz->trig[rz->ntrig++];
+
+		tg->rz = rz;
+		tg->cpu = cpu;
+		hrtimer_init(&tg->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+		tg->timer.function = st_rsz_tick;
+		tg->work = IRQ_WORK_INIT_HARD(st_rsz_work_fn);
+	}
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_rsz_stop_action, rz), 0);
+	KUNIT_ASSERT_EQ(test, snaptrace_alloc_snapshot(buf), 0);
+	rz->reader = st_kthread(st_rsz_reader_fn, rz, -1, "st_kunit_rsz_reader");
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(rz->reader), "kthread: %pe", rz->reader);
+	wake_up_process(rz->reader);
+
+	ws = st_writers_start(test, buf, U32_MAX, ST_RSZ_PACE_US, ST_RSZ_HOLD_US);
+	for (round = 0; round < ST_RSZ_ROUNDS; round++) {
+		size = st_rsz_sizes[round % ARRAY_SIZE(st_rsz_sizes)];
+		st_rsz_arm(rz);
+		/* Resize once the triggers are firing on every CPU. */
+		KUNIT_EXPECT_TRUE(test, st_rsz_wait(rz, 1));
+		KUNIT_EXPECT_EQ_MSG(test, snaptrace_resize(buf, size), 0, "round %u", round);
+		KUNIT_EXPECT_TRUE_MSG(test, st_rsz_wait(rz, ST_RSZ_TICKS),
+				      "round %u: triggers did not finish", round);
+		st_rsz_disarm(rz);
+		KUNIT_ASSERT_TRUE(test, st_writers_pause(ws));
+
+		size = roundup_pow_of_two(size);
+		st_rsz_expect_rest(test, buf, size, round);
+		st_rsz_expect_geometry(test, buf, size, round);
+		st_writers_resume(ws);
+		if (READ_ONCE(test->status) == KUNIT_FAILURE)
+			break;
+	}
+	st_writers_stop(ws);
+	st_rsz_stop_action(rz);
+
+	st_writers_expect_sane(test, ws);
+	for (i = 0; i < ws->n; i++)
+		KUNIT_EXPECT_EQ_MSG(test, ws->w[i].refused, 0, "cpu %d", ws->w[i].cpu);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rz->unexpected), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rz->misplaced), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&rz->hard), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&rz->work), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&rz->ok), 0);
+	KUNIT_EXPECT_EQ(test, rz->read_bad_rc, 0);
+	KUNIT_EXPECT_EQ(test, rz->read_torn, 0);
+	KUNIT_EXPECT_EQ(test, rz->read_order, 0);
+	kunit_info(test, "%u rounds: %d snapshots from hrtimers, %d from irq_work (%d taken, %d busy); %u iterations (%u stale)\n",
+		   round, atomic_read(&rz->hard), atomic_read(&rz->work), atomic_read(&rz->ok),
+		   atomic_read(&rz->busy), rz->iterations, rz->stale);
+}
+
 static struct kunit_case snaptrace_snapshot_cases[] = {
 	KUNIT_CASE(snap_spare_is_lazy),
 	KUNIT_CASE(snap_without_spare_misses),
@@ -1432,6 +1791,7 @@ static struct kunit_case snaptrace_snapshot_cases[] = {
 	KUNIT_CASE_SLOW(snap_race_lifecycle_vs_timer),
 	KUNIT_CASE_SLOW(snap_read_snapshot_vs_timer_snapshots),
 	KUNIT_CASE_SLOW(snap_timer_snapshots_vs_live_consumer),
+	KUNIT_CASE_SLOW(snap_resize_vs_irq_snapshots_all_cpus),
 	{}
 };
 
