@@ -102,7 +102,7 @@ for variant in debug rt kcsan clang; do
 	case $variant in
 	debug)
 		frags=("$frag/kunit.config" "$frag/faults.config")
-		scens="tracefs remoteproc faults" ;;
+		scens="tracefs remoteproc faults cycle" ;;
 	rt)
 		frags=("$frag/kunit.config" "$frag/rt.config")
 		scens="remoteproc" ;;
