@@ -9,6 +9,7 @@
 #   make demo-remote                the same beside a real ARM remote core
 #                                   (qemu-system-arm) sharing memory over ivshmem
 #   make check                      the whole test suite (KUnit + scenarios)
+#   make check-quick                the debug kernel only (KUnit + its scenarios)
 #   make firmware                   build the example remote firmware (fw/)
 #   make static-check               checkpatch --strict, sparse, kernel-doc
 #   make fuzz [FUZZ_SECONDS=600]    libFuzzer on the firmware parsers
@@ -44,6 +45,9 @@ demo-remote:
 check:
 	scripts/check.sh
 
+check-quick:
+	SNAPTRACE_QUICK=1 scripts/check.sh
+
 kunit-kernel: deps
 	scripts/kernel-kunit.sh
 
@@ -66,4 +70,4 @@ fuzz:
 install: module
 	$(MAKE) -C $(KDIR) M=$(PWD) modules_install
 
-.PHONY: all module clean deps demo demo-remote check firmware static-check fuzz bench bench-here install kunit-kernel
+.PHONY: all module clean deps demo demo-remote check check-quick firmware static-check fuzz bench bench-here install kunit-kernel
