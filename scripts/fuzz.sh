@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # make fuzz: libFuzzer (clang, ASan + UBSan) on the firmware parsers, built
 # in user space from the module's own src/fw_elf.c and src/fw_rsc.c.
-# Seeds: our example images and their broken variants (scripts/firmware.sh)
-# and the real images of ../shared when present; the corpus grows in
-# out/fuzz/corpus. A crash leaves its input in out/fuzz/ and fails.
+# Seeds: the committed corpus tests/fuzz/corpus/ (small hand-made images
+# and tables, one per bad-input class, written by tests/fuzz/mkcorpus.py,
+# which must still write the same files), our example images and their
+# broken variants (scripts/firmware.sh) and the real images of ../shared
+# (SNAPTRACE_SHARED) when present; the corpus grows in out/fuzz/corpus.
+# A crash leaves its input in out/fuzz/ and fails.
 #
 # Usage: fuzz.sh [SECONDS]   (default 60)
 set -euo pipefail
@@ -23,7 +26,17 @@ build() {
 stage "fuzz: build the parsers with libFuzzer, ASan, UBSan" "$dir/build.log" build
 [ -d "$SNAPTRACE_OUT/firmware/snaptrace" ] ||
 	"$SNAPTRACE_TOP/scripts/firmware.sh" "$SNAPTRACE_OUT/firmware" >/dev/null
+rm -rf "$dir/seeds"
+python3 "$SNAPTRACE_TOP/tests/fuzz/mkcorpus.py" "$dir/seeds"
+diff -r "$dir/seeds" "$SNAPTRACE_TOP/tests/fuzz/corpus" >&2 ||
+	die "fuzz: tests/fuzz/corpus differs from what tests/fuzz/mkcorpus.py writes"
+cp "$SNAPTRACE_TOP"/tests/fuzz/corpus/* "$dir/corpus/"
 find "$SNAPTRACE_OUT/firmware" -name '*.elf' -exec cp {} "$dir/corpus/" \;
+fixtures=${SNAPTRACE_SHARED:-$SNAPTRACE_TOP/../shared}/fixtures/firmware
+if [ -d "$fixtures" ]; then
+	cp "$fixtures"/*.elf "$dir/corpus/"
+fi
+say "fuzz: $(ls "$dir/corpus" | wc -l) inputs to start from"
 run() {
 	cd "$dir" && ./fw_fuzz -max_total_time="$secs" -print_final_stats=1 \
 		-artifact_prefix="$dir/" corpus
