@@ -30,6 +30,7 @@
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/overflow.h>
+#include <linux/mutex.h>
 #include <linux/platform_device.h>
 #include <linux/sched/clock.h>
 #include <linux/sizes.h>
@@ -38,6 +39,7 @@
 #include <linux/vmalloc.h>
 #include <kunit/visibility.h>
 
+#include <snaptrace/rproc.h>
 #include <snaptrace/snaptrace.h>
 #include "fw.h"
 #include "rproc.h"
@@ -48,6 +50,12 @@
 #define ST_RPROC_ANY_BASE	0xc0000000U
 /* The simulated core writes a log line this often. */
 #define ST_RPROC_TICK_NS	(50 * NSEC_PER_MSEC)
+/* At most this many vdevs per remote. */
+#define ST_RPROC_MAX_VDEVS	8
+
+/* Every remote, for snaptrace_rproc_get_by_index(). */
+static DEFINE_MUTEX(st_rproc_list_lock);
+static LIST_HEAD(st_rproc_list);
 
 /* Platform memory layouts, as name:da:size regions joined by '+'. */
 static const struct {
@@ -66,7 +74,8 @@ static const struct {
  * @state: an &enum snaptrace_rproc_state
  *
  * Context: any.
- * Return: "offline", "running" or "crashed".
+ * Return: "offline", "running", "crashed", "attached" or "detached", as
+ * upstream's sysfs "state" names them.
  */
 const char *snaptrace_rproc_state_name(int state)
 {
@@ -75,6 +84,10 @@ const char *snaptrace_rproc_state_name(int state)
 		return "running";
 	case SNAPTRACE_RPROC_CRASHED:
 		return "crashed";
+	case SNAPTRACE_RPROC_ATTACHED:
+		return "attached";
+	case SNAPTRACE_RPROC_DETACHED:
+		return "detached";
 	default:
 		return "offline";
 	}
@@ -90,14 +103,15 @@ const char *snaptrace_rproc_state_name(int state)
  * @len: length in bytes of the range that must be mapped
  * @is_iomem: set to whether the memory is I/O memory (may be NULL)
  *
- * Looks for the platform region, carveout or devmem that wholly contains
- * [@da, @da + @len), without overflow for any @da and @len. Mirrors
- * rproc_da_to_va(), whose arithmetic is int-based.
+ * Looks for the platform region, registered carveout, carveout or devmem
+ * that wholly contains [@da, @da + @len), without overflow for any @da and
+ * @len. Mirrors rproc_da_to_va(), whose arithmetic is int-based.
  *
  * Context: any; never sleeps. The memory list only changes while the
- * remote is offline, under its lock.
+ * remote is offline (or being booted), under its lock: call it while the
+ * remote is running, or with its lock held.
  * Return: the host address, or NULL if no single mapping holds the range
- * (or @len is 0).
+ * (or @len is 0, or the remote is offline).
  */
 void *snaptrace_rproc_da_to_va(struct snaptrace_rproc *rproc, u64 da,
 			       size_t len, bool *is_iomem)
@@ -115,7 +129,7 @@ void *snaptrace_rproc_da_to_va(struct snaptrace_rproc *rproc, u64 da,
 	}
 	return NULL;
 }
-EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_da_to_va);
+EXPORT_SYMBOL_GPL(snaptrace_rproc_da_to_va);
 
 static bool st_overlaps(struct snaptrace_rproc *rproc, u32 da, u32 len)
 {
@@ -158,6 +172,7 @@ static int st_parse_layout(struct snaptrace_rproc *rproc, const char *layout)
 		strscpy(m->name, name, sizeof(m->name));
 		m->len = len;
 		m->kind = "region";
+		m->rsc_offset = -1;
 		m->va = vzalloc(len);
 		if (!m->va) {
 			ret = -ENOMEM;
@@ -174,6 +189,211 @@ static int st_parse_layout(struct snaptrace_rproc *rproc, const char *layout)
 	kfree(s);
 	return ret;
 }
+
+/**
+ * snaptrace_rproc_mem_entry_init() - allocate and fill in a memory entry
+ * @dev: the device the memory belongs to, for messages (may be NULL)
+ * @va: host address of the memory, or NULL if @alloc provides it at boot
+ * @len: length in bytes
+ * @da: device address the remote sees it at
+ * @alloc: called at each boot before the memory is used (may be NULL); it
+ *	may set &snaptrace_rproc_mem.va and .is_iomem, and returns 0 or -E*
+ * @release: called at each shutdown after @alloc succeeded (may be NULL)
+ * @name: printf format of its name; a firmware carveout of the same name
+ *	is placed in it (at most %SNAPTRACE_RSC_NAME_LEN bytes are kept)
+ * @...: arguments for @name
+ *
+ * The entry is for snaptrace_rproc_add_carveout(); until it is added, the
+ * caller frees it with kfree(). Mirrors rproc_mem_entry_init() (no dma
+ * address: the simulated remote's memory is host memory).
+ *
+ * Context: process context, may sleep (GFP_KERNEL).
+ * Return: the entry, or NULL if out of memory.
+ */
+struct snaptrace_rproc_mem *
+snaptrace_rproc_mem_entry_init(struct device *dev, void *va, size_t len, u32 da,
+			       snaptrace_rproc_mem_fn alloc,
+			       snaptrace_rproc_mem_fn release,
+			       const char *name, ...)
+{
+	struct snaptrace_rproc_mem *mem;
+	va_list args;
+
+	mem = kzalloc(sizeof(*mem), GFP_KERNEL);
+	if (!mem)
+		return NULL;
+	INIT_LIST_HEAD(&mem->node);
+	INIT_LIST_HEAD(&mem->reg_node);
+	mem->va = va;
+	/* A length past 32 bits is refused by snaptrace_rproc_add_carveout(). */
+	mem->len = len > U32_MAX ? 0 : len;
+	mem->da = da;
+	mem->alloc = alloc;
+	mem->release = release;
+	mem->rsc_offset = -1;
+	mem->kind = "carveout";
+	va_start(args, name);
+	vsnprintf(mem->name, sizeof(mem->name), name, args);
+	va_end(args);
+	return mem;
+}
+EXPORT_SYMBOL_GPL(snaptrace_rproc_mem_entry_init);
+
+/**
+ * snaptrace_rproc_check_carveout_da() - does a request fit a carveout?
+ * @rproc: the remote (for messages)
+ * @mem: a registered carveout
+ * @da: device address asked for, or %SNAPTRACE_FW_RSC_ADDR_ANY
+ * @len: length in bytes asked for
+ *
+ * The request fits if @len is at most the carveout's length and, when
+ * both @da and the carveout's address are fixed, [@da, @da + @len) lies
+ * inside the carveout. A fixed @da against a carveout placed anywhere does
+ * not fit. Mirrors rproc_check_carveout_da(), which computes the distance
+ * from the carveout as an int; here it is 64-bit, with the same answers
+ * for every carveout under 2 GiB.
+ *
+ * Context: any; never sleeps.
+ * Return: 0 if it fits; -EINVAL if not (rproc_handle_carveout() turns that
+ * into -ENOMEM, as snaptrace's boot does).
+ */
+int snaptrace_rproc_check_carveout_da(struct snaptrace_rproc *rproc,
+				      const struct snaptrace_rproc_mem *mem,
+				      u32 da, u32 len)
+{
+	struct device *dev = rproc ? rproc->dev : NULL;
+
+	if (len > mem->len) {
+		dev_err(dev, "registered carveout %s (len 0x%x) doesn't fit len request 0x%x\n",
+			mem->name, mem->len, len);
+		return -EINVAL;
+	}
+	if (da == (u32)SNAPTRACE_FW_RSC_ADDR_ANY)
+		return 0;
+	if (mem->da == (u32)SNAPTRACE_FW_RSC_ADDR_ANY) {
+		dev_err(dev, "registered carveout %s has no fixed address: da 0x%x cannot match\n",
+			mem->name, da);
+		return -EINVAL;
+	}
+	if (da < mem->da) {
+		dev_err(dev, "registered carveout %s at 0x%x doesn't fit da request 0x%x\n",
+			mem->name, mem->da, da);
+		return -EINVAL;
+	}
+	if ((u64)(da - mem->da) + len > mem->len) {
+		dev_err(dev, "registered carveout %s (da 0x%x len 0x%x) doesn't fit len request 0x%x at 0x%x\n",
+			mem->name, mem->da, mem->len, len, da);
+		return -EINVAL;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(snaptrace_rproc_check_carveout_da);
+
+static bool st_ranges_overlap(u32 a, u32 alen, u32 b, u32 blen)
+{
+	return (u64)a < (u64)b + blen && (u64)b < (u64)a + alen;
+}
+
+/*
+ * A platform region (layout or registered carveout) named @name, or NULL.
+ * Lock held, or the remote not yet shared.
+ */
+static struct snaptrace_rproc_mem *
+st_find_platform_mem(struct snaptrace_rproc *rproc, const char *name)
+{
+	struct snaptrace_rproc_mem *m;
+	int i;
+
+	for (i = 0; i < rproc->nr_layout; i++)
+		if (!strcmp(rproc->layout[i].name, name))
+			return &rproc->layout[i];
+	list_for_each_entry(m, &rproc->carveouts, reg_node)
+		if (!strcmp(m->name, name))
+			return m;
+	return NULL;
+}
+
+/**
+ * snaptrace_rproc_add_carveout() - register platform memory of a remote
+ * @rproc: the remote
+ * @mem: from snaptrace_rproc_mem_entry_init(), with a fixed da and either
+ *	a va or an alloc hook
+ *
+ * Registers memory the remote has whatever its firmware, as a platform
+ * driver registers its device tree's reserved-memory or TCM regions. From
+ * the next boot on, da_to_va() finds it, and a firmware carveout entry of
+ * the same name is placed in it (checked with
+ * snaptrace_rproc_check_carveout_da(); a mismatch fails the boot with
+ * -ENOMEM, as upstream) instead of being allocated. @mem->alloc runs at
+ * every boot and @mem->release at every shutdown. The remote owns @mem
+ * from now on and kfree()s it when destroyed; memory @mem->va points to
+ * stays the caller's, and must stay valid as long as the remote.
+ *
+ * Mirrors rproc_add_carveout(), which returns nothing and whose entries
+ * are freed at every shutdown (drivers register them again from their
+ * prepare op); snaptrace's stay registered, like the layout's regions.
+ *
+ * Context: process context, may sleep. Takes the remote's lock.
+ * Return: 0; -EBUSY unless the remote is offline; -EINVAL (and @mem is
+ * still the caller's) for a NULL @mem, length 0, an address of
+ * %SNAPTRACE_FW_RSC_ADDR_ANY or a range past 32 bits, neither va nor
+ * alloc, an empty name, a name already registered, more than
+ * %SNAPTRACE_RPROC_MAX_MEMS entries, or a range overlapping a platform
+ * region; -ENODEV if the remote is being destroyed.
+ */
+int snaptrace_rproc_add_carveout(struct snaptrace_rproc *rproc,
+				 struct snaptrace_rproc_mem *mem)
+{
+	struct snaptrace_rproc_mem *m;
+	int i, n = 0, ret = 0;
+
+	if (!mem || !mem->len || mem->da == (u32)SNAPTRACE_FW_RSC_ADDR_ANY ||
+	    (u64)mem->da + mem->len > BIT_ULL(32) || (!mem->va && !mem->alloc) ||
+	    !mem->name[0]) {
+		dev_err(rproc->dev, "add_carveout %s: want a name, a fixed da, 0 < len within 32 bits, and a va or an alloc hook\n",
+			mem ? mem->name : "(null)");
+		return -EINVAL;
+	}
+	mutex_lock(&rproc->lock);
+	if (rproc->deleting) {
+		ret = -ENODEV;
+		goto unlock;
+	}
+	if (rproc->state != SNAPTRACE_RPROC_OFFLINE) {
+		dev_err(rproc->dev, "add_carveout %s: the remote is not offline\n",
+			mem->name);
+		ret = -EBUSY;
+		goto unlock;
+	}
+	if (st_find_platform_mem(rproc, mem->name)) {
+		dev_err(rproc->dev, "add_carveout %s: the name is already registered\n",
+			mem->name);
+		ret = -EINVAL;
+		goto unlock;
+	}
+	for (i = 0; i < rproc->nr_layout; i++)
+		if (st_ranges_overlap(mem->da, mem->len, rproc->layout[i].da,
+				      rproc->layout[i].len))
+			ret = -EINVAL;
+	list_for_each_entry(m, &rproc->carveouts, reg_node) {
+		n++;
+		if (st_ranges_overlap(mem->da, mem->len, m->da, m->len))
+			ret = -EINVAL;
+	}
+	if (ret || n == SNAPTRACE_RPROC_MAX_MEMS) {
+		dev_err(rproc->dev, "add_carveout %s: da 0x%x len 0x%x overlaps a platform region, or more than %d carveouts\n",
+			mem->name, mem->da, mem->len, SNAPTRACE_RPROC_MAX_MEMS);
+		ret = -EINVAL;
+		goto unlock;
+	}
+	mem->registered = true;
+	mem->rsc_offset = -1;
+	list_add_tail(&mem->reg_node, &rproc->carveouts);
+unlock:
+	mutex_unlock(&rproc->lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(snaptrace_rproc_add_carveout);
 
 /* ------------------------------------------------------------------ */
 /* Resources */
@@ -307,6 +527,150 @@ int snaptrace_rproc_handle_trace(struct snaptrace_rproc *rproc, void *ptr,
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_handle_trace);
 
+/* The vdev sub-device's hooks: no virtio transport, they record the step. */
+static int st_vdev_prepare(struct snaptrace_rproc_subdev *subdev)
+{
+	struct snaptrace_rproc_vdev *v = container_of(subdev, struct snaptrace_rproc_vdev,
+						      subdev);
+
+	v->status = "prepared";
+	return 0;
+}
+
+static int st_vdev_start(struct snaptrace_rproc_subdev *subdev)
+{
+	struct snaptrace_rproc_vdev *v = container_of(subdev, struct snaptrace_rproc_vdev,
+						      subdev);
+
+	v->status = "started";
+	return 0;
+}
+
+static void st_vdev_stop(struct snaptrace_rproc_subdev *subdev, bool crashed)
+{
+	struct snaptrace_rproc_vdev *v = container_of(subdev, struct snaptrace_rproc_vdev,
+						      subdev);
+
+	v->status = crashed ? "stopped (crashed)" : "stopped";
+}
+
+static void st_vdev_unprepare(struct snaptrace_rproc_subdev *subdev)
+{
+	struct snaptrace_rproc_vdev *v = container_of(subdev, struct snaptrace_rproc_vdev,
+						      subdev);
+
+	v->status = "unprepared";
+}
+
+/**
+ * snaptrace_rproc_handle_vdev() - handle a vdev resource entry
+ * @rproc: the remote
+ * @ptr: the entry's body (a &struct snaptrace_fw_rsc_vdev), in the
+ *	remote's copy of the table: the vrings' notify ids are written back
+ * @offset: its offset in the resource table, for messages
+ * @avail: bytes left in the table from @ptr
+ *
+ * Records the vdev as a sub-device with its vrings (da, align, num and a
+ * notify id given in table order from 0, as rproc_alloc_vring() gives
+ * them from its idr), after the platform's sub-devices: it is prepared,
+ * started, stopped and unprepared with the remote. There is no virtio
+ * transport: the hooks only record the step, shown in debugfs "subdevs".
+ * Mirrors rproc_handle_vdev() with rproc_parse_vring()'s checks.
+ *
+ * Context: process context, may sleep; the remote's lock is held (or the
+ * remote is private to the caller).
+ * Return: 0; -EINVAL if truncated or reserved bytes set
+ * (snaptrace_rsc_check_vdev()), more than %SNAPTRACE_RPROC_MAX_VRINGS
+ * vrings, a vring with num or align 0, or more than 8 vdevs; -ENOMEM.
+ */
+int snaptrace_rproc_handle_vdev(struct snaptrace_rproc *rproc, void *ptr,
+				int offset, int avail)
+{
+	struct snaptrace_fw_rsc_vdev *rsc = ptr;
+	struct snaptrace_rproc_vdev *v, *prev;
+	u32 notifyid = 0;
+	int i, ret;
+
+	ret = snaptrace_rsc_check_vdev(rproc->dev, rsc, offset, avail);
+	if (ret)
+		return ret;
+	if (rsc->num_of_vrings > SNAPTRACE_RPROC_MAX_VRINGS) {
+		dev_err(rproc->dev, "vdev at offset %d: too many vrings: %u, at most %d\n",
+			offset, rsc->num_of_vrings, SNAPTRACE_RPROC_MAX_VRINGS);
+		return -EINVAL;
+	}
+	for (i = 0; i < rsc->num_of_vrings; i++) {
+		if (!rsc->vring[i].num || !rsc->vring[i].align) {
+			dev_err(rproc->dev, "vdev at offset %d: vring%d: invalid qsz (%u) or alignment (%u)\n",
+				offset, i, rsc->vring[i].num, rsc->vring[i].align);
+			return -EINVAL;
+		}
+	}
+	if (rproc->vdevs == ST_RPROC_MAX_VDEVS) {
+		dev_err(rproc->dev, "vdev at offset %d: more than %d vdevs\n",
+			offset, ST_RPROC_MAX_VDEVS);
+		return -EINVAL;
+	}
+	v = kzalloc(sizeof(*v), GFP_KERNEL);
+	if (!v)
+		return -ENOMEM;
+	list_for_each_entry(prev, &rproc->vdev_list, node)
+		notifyid += prev->num_vrings;
+	v->rproc = rproc;
+	v->index = rproc->vdevs++;
+	v->id = rsc->id;
+	v->offset = offset;
+	v->num_vrings = rsc->num_of_vrings;
+	for (i = 0; i < v->num_vrings; i++) {
+		v->vring[i].da = rsc->vring[i].da;
+		v->vring[i].align = rsc->vring[i].align;
+		v->vring[i].num = rsc->vring[i].num;
+		v->vring[i].notifyid = notifyid++;
+		rsc->vring[i].notifyid = v->vring[i].notifyid;
+	}
+	v->status = "handled";
+	snprintf(v->name, sizeof(v->name), "vdev%d", v->index);
+	v->subdev.name = v->name;
+	v->subdev.prepare = st_vdev_prepare;
+	v->subdev.start = st_vdev_start;
+	v->subdev.stop = st_vdev_stop;
+	v->subdev.unprepare = st_vdev_unprepare;
+	list_add_tail(&v->node, &rproc->vdev_list);
+	list_add_tail(&v->subdev.node, &rproc->subdevs);
+	dev_dbg(rproc->dev, "vdev%d: id %u, %d vrings\n", v->index, v->id,
+		v->num_vrings);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_handle_vdev);
+
+/*
+ * A firmware carveout named like a platform region is placed in it, as
+ * rproc_handle_carveout() does with registered carveouts: 0 if it was,
+ * 1 if no region has its name, -ENOMEM if the region is taken or does not
+ * fit the request.
+ */
+static int st_match_carveout(struct snaptrace_rproc *rproc,
+			     const struct snaptrace_fw_rsc_carveout *c, int offset)
+{
+	char name[SNAPTRACE_RSC_NAME_LEN + 1];
+	struct snaptrace_rproc_mem *m;
+
+	st_print_name(name, c->name);
+	m = st_find_platform_mem(rproc, name);
+	if (!m)
+		return 1;
+	if (m->rsc_offset != -1) {
+		dev_err(rproc->dev, "carveout at offset %d: %s already associated to resource table\n",
+			offset, name);
+		return -ENOMEM;
+	}
+	if (snaptrace_rproc_check_carveout_da(rproc, m, c->da, c->len))
+		return -ENOMEM;
+	m->rsc_offset = offset;
+	m->flags = c->flags;
+	return 0;
+}
+
 /* Memory first: a trace is checked against carveouts wherever they are. */
 static int st_handle_mem(void *priv, u32 type, void *rsc, int offset, int avail)
 {
@@ -318,8 +682,12 @@ static int st_handle_mem(void *priv, u32 type, void *rsc, int offset, int avail)
 	switch (type) {
 	case SNAPTRACE_RSC_CARVEOUT:
 		ret = snaptrace_rsc_check_carveout(rproc->dev, c, offset, avail);
-		return ret ? ret : st_add_mem(rproc, "carveout", c->da, c->len,
-					      c->name, offset);
+		if (ret)
+			return ret;
+		ret = st_match_carveout(rproc, c, offset);
+		if (ret <= 0)
+			return ret;
+		return st_add_mem(rproc, "carveout", c->da, c->len, c->name, offset);
 	case SNAPTRACE_RSC_DEVMEM:
 		ret = snaptrace_rsc_check_devmem(rproc->dev, d, offset, avail);
 		return ret ? ret : st_add_mem(rproc, "devmem", d->da, d->len,
@@ -332,7 +700,6 @@ static int st_handle_mem(void *priv, u32 type, void *rsc, int offset, int avail)
 static int st_handle_other(void *priv, u32 type, void *rsc, int offset, int avail)
 {
 	struct snaptrace_rproc *rproc = priv;
-	int ret;
 
 	switch (type) {
 	case SNAPTRACE_RSC_CARVEOUT:
@@ -341,10 +708,7 @@ static int st_handle_other(void *priv, u32 type, void *rsc, int offset, int avai
 	case SNAPTRACE_RSC_TRACE:
 		return snaptrace_rproc_handle_trace(rproc, rsc, offset, avail);
 	case SNAPTRACE_RSC_VDEV:
-		ret = snaptrace_rsc_check_vdev(rproc->dev, rsc, offset, avail);
-		if (!ret)
-			rproc->vdevs++;	/* recorded: shown in resource_table */
-		return ret;
+		return snaptrace_rproc_handle_vdev(rproc, rsc, offset, avail);
 	default:
 		if (type >= SNAPTRACE_RSC_VENDOR_START && type <= SNAPTRACE_RSC_VENDOR_END)
 			dev_warn(rproc->dev, "vendor resource type %u at offset %d skipped\n",
@@ -384,6 +748,7 @@ static int st_load_segment(void *priv, u64 da, const u8 *data, u64 filesz,
 static void st_resources_free(struct snaptrace_rproc *rproc)
 {
 	struct snaptrace_rproc_trace *trace, *tn;
+	struct snaptrace_rproc_vdev *v, *vn;
 	struct snaptrace_rproc_mem *m, *mn;
 
 	list_for_each_entry_safe(trace, tn, &rproc->traces, node) {
@@ -394,11 +759,21 @@ static void st_resources_free(struct snaptrace_rproc *rproc)
 		snaptrace_buffer_free(trace->last);
 		kfree(trace);
 	}
+	list_for_each_entry_safe(v, vn, &rproc->vdev_list, node) {
+		list_del(&v->node);
+		list_del(&v->subdev.node);
+		kfree(v);
+	}
 	list_for_each_entry_safe(m, mn, &rproc->mems, node) {
 		list_del(&m->node);
+		m->rsc_offset = -1;
 		if (rproc->attached && m == &rproc->attached->shared)
 			continue;
-		if (m < rproc->layout || m >= rproc->layout + SNAPTRACE_RPROC_MAX_REGIONS) {
+		if (m->registered) {
+			if (m->alloc && m->release)
+				m->release(rproc, m);
+		} else if (m < rproc->layout ||
+			   m >= rproc->layout + SNAPTRACE_RPROC_MAX_REGIONS) {
 			if (!m->borrowed)
 				vfree(m->va);
 			kfree(m);
@@ -412,16 +787,43 @@ static void st_resources_free(struct snaptrace_rproc *rproc)
 	kfree(rproc->table);
 	rproc->table = NULL;
 	rproc->table_sz = 0;
+	if (rproc->attached) {
+		kfree(rproc->attached->loaded);
+		rproc->attached->loaded = NULL;
+	}
 }
 
-static void st_mems_add_layout(struct snaptrace_rproc *rproc)
+/*
+ * The platform's memory joins the remote's mappings: the layout's regions,
+ * zeroed, then the registered carveouts, each allocated by its hook.
+ */
+static int st_mems_add_layout(struct snaptrace_rproc *rproc)
 {
-	int i;
+	struct snaptrace_rproc_mem *m;
+	int i, ret;
 
 	for (i = 0; i < rproc->nr_layout; i++) {
 		memset(rproc->layout[i].va, 0, rproc->layout[i].len);
 		list_add_tail(&rproc->layout[i].node, &rproc->mems);
 	}
+	list_for_each_entry(m, &rproc->carveouts, reg_node) {
+		if (m->alloc) {
+			ret = m->alloc(rproc, m);
+			if (ret) {
+				dev_err(rproc->dev, "unable to allocate carveout %s: %d\n",
+					m->name, ret);
+				return -ENOMEM;
+			}
+		}
+		/* Released by st_resources_free() from here on. */
+		list_add_tail(&m->node, &rproc->mems);
+		if (!m->va) {
+			dev_err(rproc->dev, "carveout %s: its alloc hook gave no memory\n",
+				m->name);
+			return -EINVAL;
+		}
+	}
+	return 0;
 }
 
 /* Every segment is checked before any is copied: no half-loaded remote. */
@@ -485,11 +887,17 @@ static enum hrtimer_restart st_core_tick(struct hrtimer *t)
 	return HRTIMER_RESTART;
 }
 
+static void st_watchdog_start(struct snaptrace_rproc *rproc);
+
 static void st_core_start(struct snaptrace_rproc *rproc)
 {
 	struct snaptrace_rproc_trace *trace;
 	unsigned long flags;
 
+	if (rproc->attached) {	/* its core runs on its own: watch it */
+		st_watchdog_start(rproc);
+		return;
+	}
 	raw_spin_lock_irqsave(&rproc->core_lock, flags);
 	/*
 	 * The firmware logs as it boots, before it can crash: a crash right
@@ -507,54 +915,143 @@ static void st_core_start(struct snaptrace_rproc *rproc)
 	hrtimer_start(&rproc->core, 0, HRTIMER_MODE_REL_HARD);
 }
 
+/* Publish a new state to lockless readers and to crash reports. */
+static void st_set_state(struct snaptrace_rproc *rproc, int state)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&rproc->core_lock, flags);
+	WRITE_ONCE(rproc->state, state);
+	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
+}
+
+/* Stop the core and publish @state. Lock held. */
+static void st_core_halt(struct snaptrace_rproc *rproc, int state)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&rproc->core_lock, flags);
+	rproc->core_running = false;
+	WRITE_ONCE(rproc->state, state);
+	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
+	hrtimer_cancel(&rproc->core);
+	irq_work_sync(&rproc->crash_work);
+}
+
+/* ------------------------------------------------------------------ */
+/* Sub-devices, as rproc_{prepare,start,stop,unprepare}_subdevices() */
+
+static int st_subdevs_prepare(struct snaptrace_rproc *rproc)
+{
+	struct snaptrace_rproc_subdev *subdev;
+	int ret;
+
+	list_for_each_entry(subdev, &rproc->subdevs, node) {
+		if (subdev->prepare) {
+			ret = subdev->prepare(subdev);
+			if (ret)
+				goto unroll;
+		}
+	}
+	rproc->subdevs_prepared = true;
+	return 0;
+
+unroll:
+	dev_err(rproc->dev, "failed to prepare sub-device %s: %d\n",
+		subdev->name ?: "?", ret);
+	list_for_each_entry_continue_reverse(subdev, &rproc->subdevs, node)
+		if (subdev->unprepare)
+			subdev->unprepare(subdev);
+	return ret;
+}
+
+static int st_subdevs_start(struct snaptrace_rproc *rproc)
+{
+	struct snaptrace_rproc_subdev *subdev;
+	int ret;
+
+	list_for_each_entry(subdev, &rproc->subdevs, node) {
+		if (subdev->start) {
+			ret = subdev->start(subdev);
+			if (ret)
+				goto unroll;
+		}
+	}
+	rproc->subdevs_started = true;
+	return 0;
+
+unroll:
+	dev_err(rproc->dev, "failed to start sub-device %s: %d\n",
+		subdev->name ?: "?", ret);
+	list_for_each_entry_continue_reverse(subdev, &rproc->subdevs, node)
+		if (subdev->stop)
+			subdev->stop(subdev, true);
+	return ret;
+}
+
+static void st_subdevs_stop(struct snaptrace_rproc *rproc, bool crashed)
+{
+	struct snaptrace_rproc_subdev *subdev;
+
+	if (!rproc->subdevs_started)
+		return;
+	list_for_each_entry_reverse(subdev, &rproc->subdevs, node)
+		if (subdev->stop)
+			subdev->stop(subdev, crashed);
+	rproc->subdevs_started = false;
+}
+
+static void st_subdevs_unprepare(struct snaptrace_rproc *rproc)
+{
+	struct snaptrace_rproc_subdev *subdev;
+
+	if (!rproc->subdevs_prepared)
+		return;
+	list_for_each_entry_reverse(subdev, &rproc->subdevs, node)
+		if (subdev->unprepare)
+			subdev->unprepare(subdev);
+	rproc->subdevs_prepared = false;
+}
+
+/*
+ * Prepare the sub-devices, start the core, start the sub-devices, as
+ * rproc_start(). On failure the core is stopped with @fail_state and the
+ * sub-devices are unprepared. Lock held.
+ */
+static int st_go(struct snaptrace_rproc *rproc, int fail_state)
+{
+	int ret = st_subdevs_prepare(rproc);
+
+	if (ret)
+		return ret;
+	st_core_start(rproc);
+	ret = st_subdevs_start(rproc);
+	if (ret) {
+		st_core_halt(rproc, fail_state);
+		st_subdevs_unprepare(rproc);
+	}
+	return ret;
+}
+
 /* ------------------------------------------------------------------ */
 /* Life cycle */
 
-static int st_attach(struct snaptrace_rproc *rproc);
-
-/**
- * snaptrace_rproc_start() - boot a remote with its firmware
- * @rproc: the remote
- *
- * Loads the firmware through the firmware loader, finds and copies its
- * resource table, handles its resources (memory first, then traces and
- * vdevs), loads its segments and starts the simulated core. On any error
- * everything is given back. Mirrors rproc_boot()/rproc_fw_boot().
- * A remote made by snaptrace_rproc_create_attached() is attached to
- * instead, as snaptrace_rproc_attach_image() describes, and its segments
- * are not loaded.
- *
- * Context: process context, may sleep. Takes the remote's lock.
- * Return: 0; -EBUSY if not offline; -EINVAL for no firmware name or a bad
- * image; -ENOENT for a missing file or no resource table; -ENOMEM.
- */
-int snaptrace_rproc_start(struct snaptrace_rproc *rproc)
+/* Boot an offline remote with its firmware, as rproc_fw_boot(). Lock held. */
+static int st_fw_boot(struct snaptrace_rproc *rproc)
 {
 	const struct firmware *fw;
 	size_t off, sz;
 	int ret;
 
-	if (rproc->attached)
-		return st_attach(rproc);
-	mutex_lock(&rproc->lock);
-	if (rproc->deleting) {
-		ret = -ENODEV;
-		goto unlock;
-	}
-	if (rproc->state != SNAPTRACE_RPROC_OFFLINE) {
-		ret = -EBUSY;
-		goto unlock;
-	}
 	if (!rproc->firmware[0]) {
 		dev_err(rproc->dev, "no firmware set: write a file name to 'firmware'\n");
-		ret = -EINVAL;
-		goto unlock;
+		return -EINVAL;
 	}
 	/* No user-helper fallback: a missing file fails at once. */
 	ret = request_firmware_direct(&fw, rproc->firmware, rproc->dev);
 	if (ret) {
 		dev_err(rproc->dev, "cannot load firmware %s: %d\n", rproc->firmware, ret);
-		goto unlock;
+		return ret;
 	}
 	ret = snaptrace_elf_find_rsc_table(rproc->dev, fw->data, fw->size, &off, &sz);
 	if (ret) {
@@ -576,9 +1073,10 @@ int snaptrace_rproc_start(struct snaptrace_rproc *rproc)
 	}
 	rproc->table_sz = sz;
 
-	st_mems_add_layout(rproc);
-	ret = snaptrace_rsc_walk(rproc->dev, rproc->table, sz,
-				 st_handle_mem, rproc);
+	ret = st_mems_add_layout(rproc);
+	if (!ret)
+		ret = snaptrace_rsc_walk(rproc->dev, rproc->table, sz,
+					 st_handle_mem, rproc);
 	if (!ret)
 		ret = snaptrace_rsc_walk(rproc->dev, rproc->table, sz,
 					 st_handle_other, rproc);
@@ -589,59 +1087,289 @@ int snaptrace_rproc_start(struct snaptrace_rproc *rproc)
 	rproc->fw_size = fw->size;
 	rproc->fw_crc = crc32_le(~0, fw->data, fw->size);
 	release_firmware(fw);
-	st_core_start(rproc);
-	dev_info(rproc->dev, "started %s: %d trace(s)\n", rproc->firmware,
-		 rproc->num_traces);
-	mutex_unlock(&rproc->lock);
+	ret = st_go(rproc, SNAPTRACE_RPROC_OFFLINE);
+	if (ret) {
+		st_resources_free(rproc);
+		return ret;
+	}
+	dev_info(rproc->dev, "started %s: %d trace(s), %d vdev(s)\n",
+		 rproc->firmware, rproc->num_traces, rproc->vdevs);
 	return 0;
 
 free:
 	st_resources_free(rproc);
 release:
 	release_firmware(fw);
-unlock:
+	return ret;
+}
+
+/*
+ * Attach to a detached remote, as rproc_attach(): it kept its memory,
+ * resources and core; the host exports its traces and starts its
+ * sub-devices again. Lock held.
+ */
+static int st_attach(struct snaptrace_rproc *rproc)
+{
+	struct snaptrace_rproc_trace *trace;
+	int ret;
+
+	ret = st_subdevs_prepare(rproc);
+	if (ret)
+		return ret;
+	ret = st_subdevs_start(rproc);
+	if (ret) {
+		st_subdevs_unprepare(rproc);
+		return ret;
+	}
+	list_for_each_entry(trace, &rproc->traces, node)
+		snaptrace_rproc_debugfs_trace(trace);
+	st_set_state(rproc, SNAPTRACE_RPROC_ATTACHED);
+	dev_info(rproc->dev, "attached\n");
+	return 0;
+}
+
+static int st_fw_attach(struct snaptrace_rproc *rproc);
+
+/* Boot or attach, taking the first reference. Lock held. */
+static int st_boot_locked(struct snaptrace_rproc *rproc)
+{
+	int ret;
+
+	if (rproc->deleting)
+		return -ENODEV;
+	if (rproc->state == SNAPTRACE_RPROC_DETACHED)
+		ret = st_attach(rproc);
+	else if (rproc->attached)	/* it boots on its own: attach to it */
+		ret = st_fw_attach(rproc);
+	else
+		ret = st_fw_boot(rproc);
+	if (!ret)
+		rproc->power = 1;
+	return ret;
+}
+
+/**
+ * snaptrace_rproc_boot() - boot a remote, or take a reference on it
+ * @rproc: the remote
+ *
+ * The first call boots the remote: loads its firmware through the
+ * firmware loader, finds and copies its resource table, maps the
+ * platform's memory (layout regions, registered carveouts), handles the
+ * resources (memory first, then traces and vdevs), loads the segments,
+ * prepares the sub-devices, starts the simulated core and starts the
+ * sub-devices; on any error everything is given back and the remote stays
+ * offline. A remote made by snaptrace_rproc_create_attached() boots on its
+ * own: it is attached to instead, as snaptrace_rproc_attach_image()
+ * describes, with no segment loaded and its heartbeat watchdog as its
+ * core. A detached remote is attached instead (state "attached"). Once
+ * it is booted, each further call only takes a reference, whatever the
+ * state (running, attached or crashed), and returns 0: every successful
+ * call must be matched by snaptrace_rproc_shutdown() (or, for an attached
+ * remote, snaptrace_rproc_detach()). Mirrors rproc_boot().
+ *
+ * Context: process context, may sleep. Takes the remote's lock.
+ * Return: 0; -ENODEV if the remote is being destroyed; -EINVAL for no
+ * firmware name or a bad image; -ENOENT for a missing file or no
+ * resource table; -ENOMEM (also a carveout that does not fit its
+ * registered region, as upstream); a sub-device hook's error.
+ */
+int snaptrace_rproc_boot(struct snaptrace_rproc *rproc)
+{
+	int ret = 0;
+
+	mutex_lock(&rproc->lock);
+	if (rproc->deleting)
+		ret = -ENODEV;
+	else if (rproc->power > 0)
+		rproc->power++;
+	else
+		ret = st_boot_locked(rproc);
+	mutex_unlock(&rproc->lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(snaptrace_rproc_boot);
+
+/**
+ * snaptrace_rproc_start() - boot an offline remote
+ * @rproc: the remote
+ *
+ * snaptrace_rproc_boot() for a remote that must be offline: it takes the
+ * first reference, never a further one.
+ *
+ * Context: process context, may sleep. Takes the remote's lock.
+ * Return: 0; -EBUSY if not offline; otherwise as snaptrace_rproc_boot().
+ */
+int snaptrace_rproc_start(struct snaptrace_rproc *rproc)
+{
+	int ret;
+
+	mutex_lock(&rproc->lock);
+	if (rproc->state != SNAPTRACE_RPROC_OFFLINE && !rproc->deleting)
+		ret = -EBUSY;
+	else
+		ret = st_boot_locked(rproc);
 	mutex_unlock(&rproc->lock);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_start);
 
-/* Stop the core; the remote is offline afterwards. Lock held. */
+/*
+ * Stop sub-devices, core, then unprepare, and give back every resource:
+ * the remote is offline afterwards, with no reference. Lock held.
+ */
 static void st_stop_locked(struct snaptrace_rproc *rproc)
 {
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&rproc->core_lock, flags);
-	rproc->core_running = false;
-	WRITE_ONCE(rproc->state, SNAPTRACE_RPROC_OFFLINE);
-	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
-	hrtimer_cancel(&rproc->core);
-	irq_work_sync(&rproc->crash_work);
+	st_subdevs_stop(rproc, READ_ONCE(rproc->state) == SNAPTRACE_RPROC_CRASHED);
+	st_core_halt(rproc, SNAPTRACE_RPROC_OFFLINE);
+	st_subdevs_unprepare(rproc);
 	st_resources_free(rproc);
+	rproc->power = 0;
 }
+
+/**
+ * snaptrace_rproc_shutdown() - drop a boot reference; the last stops the remote
+ * @rproc: the remote, running, attached or crashed
+ *
+ * While other boot references remain, only drops this one. The last one
+ * stops the sub-devices (told whether the remote crashed), stops the core,
+ * unprepares the sub-devices and frees every resource of the firmware, the
+ * trace files and their last copies included; registered carveouts stay
+ * registered (their release hooks run). Mirrors rproc_shutdown().
+ *
+ * Context: process context, may sleep. Takes the remote's lock.
+ * Return: 0; -EINVAL if the remote is offline or detached (a redundant
+ * call, which upstream calls a bug).
+ */
+int snaptrace_rproc_shutdown(struct snaptrace_rproc *rproc)
+{
+	int ret = 0;
+
+	mutex_lock(&rproc->lock);
+	switch (rproc->state) {
+	case SNAPTRACE_RPROC_RUNNING:
+	case SNAPTRACE_RPROC_ATTACHED:
+	case SNAPTRACE_RPROC_CRASHED:
+		if (rproc->power > 1) {
+			rproc->power--;
+			break;
+		}
+		st_stop_locked(rproc);
+		dev_info(rproc->dev, "stopped\n");
+		break;
+	default:
+		dev_err(rproc->dev, "shutdown: the remote is %s\n",
+			snaptrace_rproc_state_name(rproc->state));
+		ret = -EINVAL;
+		break;
+	}
+	mutex_unlock(&rproc->lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(snaptrace_rproc_shutdown);
 
 /**
  * snaptrace_rproc_stop() - shut a remote down
  * @rproc: the remote
  *
- * Stops the core and frees every resource of the firmware, the trace files
- * and their last copies included. Mirrors rproc_shutdown().
+ * The same as snaptrace_rproc_shutdown(), kept for the callers of its
+ * earlier name.
  *
  * Context: process context, may sleep. Takes the remote's lock.
- * Return: 0; -EINVAL if it is already offline.
+ * Return: as snaptrace_rproc_shutdown().
  */
 int snaptrace_rproc_stop(struct snaptrace_rproc *rproc)
 {
+	return snaptrace_rproc_shutdown(rproc);
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_stop);
+
+/**
+ * snaptrace_rproc_detach() - let a remote run on without the host
+ * @rproc: the remote, running or attached
+ *
+ * While other boot references remain, only drops this one. The last one
+ * stops and unprepares the sub-devices and removes the trace files: the
+ * host stops using the remote, whose core runs on, writing its log into
+ * its own memory (kept, as a remote's memory stays its own). The state is
+ * then "detached": snaptrace_rproc_boot() attaches to it again (state
+ * "attached": its log went on meanwhile, the last traces are kept),
+ * snaptrace_rproc_shutdown() refuses it, and it is stopped only when the
+ * remote is destroyed. A crash report while detached is ignored: nobody
+ * is watching.
+ *
+ * Mirrors rproc_detach(), which only detaches a remote the host attached
+ * to (state attached) and whose platform driver has a detach op; the
+ * simulated core can always run on, so a remote the host booted (running)
+ * may detach too.
+ *
+ * Context: process context, may sleep. Takes the remote's lock.
+ * Return: 0; -EINVAL unless running or attached (it crashed, or is
+ * offline or already detached); -EOPNOTSUPP for a remote made by
+ * snaptrace_rproc_create_attached(), which shutdown() detaches from.
+ */
+int snaptrace_rproc_detach(struct snaptrace_rproc *rproc)
+{
+	struct snaptrace_rproc_trace *trace;
+	unsigned long flags;
 	int ret = 0;
 
 	mutex_lock(&rproc->lock);
-	if (rproc->state == SNAPTRACE_RPROC_OFFLINE)
+	if (rproc->attached) {
+		dev_err(rproc->dev, "detach: not for a remote that boots on its own: stop detaches it\n");
+		ret = -EOPNOTSUPP;
+		goto unlock;
+	}
+	if (rproc->state != SNAPTRACE_RPROC_RUNNING &&
+	    rproc->state != SNAPTRACE_RPROC_ATTACHED) {
+		dev_err(rproc->dev, "detach: the remote is %s, not running or attached\n",
+			snaptrace_rproc_state_name(rproc->state));
+		ret = -EINVAL;
+		goto unlock;
+	}
+	if (rproc->power > 1) {
+		rproc->power--;
+		goto unlock;
+	}
+	/* A crash reported since we looked wins: it is handled as a crash. */
+	raw_spin_lock_irqsave(&rproc->core_lock, flags);
+	if (rproc->state == SNAPTRACE_RPROC_CRASHED)
 		ret = -EINVAL;
 	else
-		st_stop_locked(rproc);
+		WRITE_ONCE(rproc->state, SNAPTRACE_RPROC_DETACHED);
+	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
+	if (ret) {
+		dev_err(rproc->dev, "detach: the remote crashed\n");
+		goto unlock;
+	}
+	rproc->power = 0;
+	st_subdevs_stop(rproc, false);
+	st_subdevs_unprepare(rproc);
+	list_for_each_entry(trace, &rproc->traces, node) {
+		/* debugfs_remove() waits for readers inside the files. */
+		debugfs_remove(trace->file);
+		debugfs_remove(trace->last_file);
+		trace->file = NULL;
+		trace->last_file = NULL;
+	}
+	dev_info(rproc->dev, "detached; the remote runs on\n");
+unlock:
 	mutex_unlock(&rproc->lock);
 	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_stop);
+EXPORT_SYMBOL_GPL(snaptrace_rproc_detach);
+
+/**
+ * snaptrace_rproc_get_state() - a remote's state
+ * @rproc: the remote
+ *
+ * Context: any; a lockless read, which may be stale by the time it is used.
+ * Return: an &enum snaptrace_rproc_state.
+ */
+int snaptrace_rproc_get_state(struct snaptrace_rproc *rproc)
+{
+	return READ_ONCE(rproc->state);
+}
+EXPORT_SYMBOL_GPL(snaptrace_rproc_get_state);
 
 /* Copy one trace buffer into its last copy: the capture, atomic context. */
 static void st_capture(struct snaptrace_rproc *rproc,
@@ -672,43 +1400,67 @@ static void st_capture(struct snaptrace_rproc *rproc,
 		WRITE_ONCE(trace->has_last, true);
 }
 
+static const char *st_crash_name(unsigned int type)
+{
+	static const char * const names[] = {
+		[SNAPTRACE_RPROC_MMUFAULT] = "mmufault",
+		[SNAPTRACE_RPROC_WATCHDOG] = "watchdog",
+		[SNAPTRACE_RPROC_FATAL_ERROR] = "fatal error",
+	};
+
+	return type < ARRAY_SIZE(names) ? names[type] : "unknown";
+}
+
 /**
  * snaptrace_rproc_report_crash() - report that a remote crashed
  * @rproc: the remote
- * @type: what happened
+ * @type: what happened (a value outside the enum is reported as "unknown")
  *
- * Stops the simulated core and captures every trace buffer into its
- * traceN_last copy, then queues recovery if it is enabled. Captures use
- * memory allocated when the trace was handled: nothing is allocated and
- * nothing sleeps. A report for a remote that is not running is ignored.
- * Mirrors rproc_report_crash(), which only queues work.
+ * Only the first report counts: it stops the simulated core, marks the
+ * remote crashed and captures every trace buffer into its traceN_last
+ * copy, then queues recovery on the system workqueue if it is enabled
+ * (the part rproc_crash_handler_work() does upstream: the sub-devices are
+ * stopped with crashed set, the segments reloaded and everything started
+ * again). The capture uses memory allocated when the trace was handled:
+ * nothing is allocated and nothing sleeps. A report for a remote that is
+ * not running or attached (offline, detached, already crashed) is
+ * ignored. Mirrors rproc_report_crash(), which only queues work and sets
+ * the state from that work.
  *
- * Context: any: hardirq (a watchdog interrupt), softirq, task, IRQs off.
- * Not NMI (the core lock is a raw spinlock).
+ * The caller must not report for a remote being destroyed: stop the
+ * source of reports first (free the IRQ), as upstream.
+ *
+ * Context: any but NMI: hardirq (a watchdog interrupt), softirq, task,
+ * IRQs off, under raw spinlocks; the core lock is a raw spinlock.
  */
 void snaptrace_rproc_report_crash(struct snaptrace_rproc *rproc,
 				  enum snaptrace_rproc_crash_type type)
 {
 	struct snaptrace_rproc_trace *trace;
 	unsigned long flags;
+	unsigned int cnt;
 
 	raw_spin_lock_irqsave(&rproc->core_lock, flags);
-	if (rproc->state != SNAPTRACE_RPROC_RUNNING) {
+	if (rproc->state != SNAPTRACE_RPROC_RUNNING &&
+	    rproc->state != SNAPTRACE_RPROC_ATTACHED) {
 		raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
 		return;
 	}
 	rproc->core_running = false;
 	rproc->crash_type = type;
+	cnt = ++rproc->crash_cnt;
 	WRITE_ONCE(rproc->state, SNAPTRACE_RPROC_CRASHED);
 	list_for_each_entry(trace, &rproc->traces, node)
 		st_capture(rproc, trace);
-	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
-
-	dev_err(rproc->dev, "crashed (type %d); traces captured\n", type);
+	/* Queued under the lock: stop, which takes it, then cancels it. */
 	if (READ_ONCE(rproc->recovery))
 		schedule_work(&rproc->recovery_work);
+	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
+
+	dev_err(rproc->dev, "crash #%u detected: type %s; traces captured\n",
+		cnt, st_crash_name(type));
 }
-EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_report_crash);
+EXPORT_SYMBOL_GPL(snaptrace_rproc_report_crash);
 
 /**
  * snaptrace_rproc_read_last() - the last trace captured, as text
@@ -761,29 +1513,36 @@ static void st_crash_work(struct irq_work *work)
 	snaptrace_rproc_report_crash(rproc, READ_ONCE(rproc->crash_type));
 }
 
-static void st_attach_recovery(struct snaptrace_rproc *rproc);
+static int st_attach_recover_locked(struct snaptrace_rproc *rproc);
 
-/* Recovery: keep the resources, reload the segments, restart the core. */
-static void st_recovery_work(struct work_struct *work)
+/*
+ * Recovery, as rproc_boot_recovery(): stop the sub-devices (crashed) and
+ * unprepare them, keep the resources, reload the segments of the same
+ * image, start everything again. Lock held.
+ */
+static int st_recover_locked(struct snaptrace_rproc *rproc)
 {
-	struct snaptrace_rproc *rproc = container_of(work, struct snaptrace_rproc,
-						     recovery_work);
 	const struct firmware *fw;
 	int ret;
 
-	if (rproc->attached) {
-		st_attach_recovery(rproc);
-		return;
+	if (rproc->deleting)
+		return -ENODEV;
+	if (rproc->state != SNAPTRACE_RPROC_CRASHED) {
+		dev_err(rproc->dev, "recovery: the remote is %s, not crashed\n",
+			snaptrace_rproc_state_name(rproc->state));
+		return -EINVAL;
 	}
-	mutex_lock(&rproc->lock);
-	if (rproc->state != SNAPTRACE_RPROC_CRASHED || rproc->deleting)
-		goto unlock;
+	if (rproc->attached)	/* its platform restarts it: attach again */
+		return st_attach_recover_locked(rproc);
+	dev_err(rproc->dev, "recovering\n");
 	hrtimer_cancel(&rproc->core);
+	st_subdevs_stop(rproc, true);
+	st_subdevs_unprepare(rproc);
 	ret = request_firmware_direct(&fw, rproc->firmware, rproc->dev);
 	if (ret) {
 		dev_err(rproc->dev, "recovery: cannot load firmware %s: %d\n",
 			rproc->firmware, ret);
-		goto unlock;
+		return ret;
 	}
 	/* Its resources were set up for the image started: reload only that. */
 	if (fw->size != rproc->fw_size ||
@@ -791,48 +1550,91 @@ static void st_recovery_work(struct work_struct *work)
 		dev_err(rproc->dev, "recovery: %s changed since the remote started; stop and start it\n",
 			rproc->firmware);
 		release_firmware(fw);
-		goto unlock;
+		return -EINVAL;
 	}
 	ret = st_load(rproc, fw);
 	release_firmware(fw);
 	if (ret) {
 		dev_err(rproc->dev, "recovery: cannot load segments: %d\n", ret);
-		goto unlock;
+		return ret;
 	}
-	st_core_start(rproc);
+	ret = st_go(rproc, SNAPTRACE_RPROC_CRASHED);
+	if (ret)
+		return ret;
 	dev_info(rproc->dev, "recovered\n");
-unlock:
+	return 0;
+}
+
+/* The crash handler's second half, as rproc_crash_handler_work(). */
+static void st_recovery_work(struct work_struct *work)
+{
+	struct snaptrace_rproc *rproc = container_of(work, struct snaptrace_rproc,
+						     recovery_work);
+
+	mutex_lock(&rproc->lock);
+	/* Stopped, or recovered by hand, since the crash queued us: nothing to do. */
+	if (rproc->state == SNAPTRACE_RPROC_CRASHED)
+		st_recover_locked(rproc);
 	mutex_unlock(&rproc->lock);
 }
+
+/**
+ * snaptrace_rproc_trigger_recovery() - recover a crashed remote now
+ * @rproc: the remote
+ *
+ * Stops and unprepares the sub-devices (crashed), reloads the segments of
+ * the image it was booted with (refused if the file changed since), and
+ * starts the core and the sub-devices again; resources, boot references
+ * and the last traces are kept. Whether recovery is enabled does not
+ * matter. On failure the remote stays crashed. Mirrors
+ * rproc_trigger_recovery(), which returns 0 when the remote has not
+ * crashed; here that is an error, as the debugfs "recover" reports.
+ *
+ * Context: process context, may sleep. Takes the remote's lock.
+ * Return: 0; -EINVAL if the remote has not crashed or its firmware file
+ * changed; -ENODEV if it is being destroyed; the firmware loader's error;
+ * a sub-device hook's error.
+ */
+int snaptrace_rproc_trigger_recovery(struct snaptrace_rproc *rproc)
+{
+	int ret;
+
+	mutex_lock(&rproc->lock);
+	ret = st_recover_locked(rproc);
+	mutex_unlock(&rproc->lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(snaptrace_rproc_trigger_recovery);
 
 /**
  * snaptrace_rproc_recover() - recover a crashed remote now
  * @rproc: the remote
  *
- * Mirrors rproc_trigger_recovery().
+ * The same as snaptrace_rproc_trigger_recovery(), kept for the callers of
+ * its earlier name.
  *
- * Context: process context, may sleep.
- * Return: 0; -EINVAL if it has not crashed.
+ * Context: process context, may sleep. Takes the remote's lock.
+ * Return: as snaptrace_rproc_trigger_recovery().
  */
 int snaptrace_rproc_recover(struct snaptrace_rproc *rproc)
 {
-	if (READ_ONCE(rproc->state) != SNAPTRACE_RPROC_CRASHED)
-		return -EINVAL;
-	schedule_work(&rproc->recovery_work);
-	flush_work(&rproc->recovery_work);
-	return 0;
+	return snaptrace_rproc_trigger_recovery(rproc);
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_recover);
 
 /**
  * snaptrace_rproc_set_firmware() - choose the firmware file
  * @rproc: the remote
- * @name: file name under /lib/firmware: printable, no "..", not absolute
+ * @name: file name under /lib/firmware: 1..127 printable bytes without
+ *	spaces, no "..", not absolute
  *
- * Mirrors rproc_set_firmware().
+ * The name is used from the next boot on. Mirrors rproc_set_firmware(),
+ * which only refuses an empty name (and cuts it at a newline).
  *
  * Context: process context, may sleep. Takes the remote's lock.
- * Return: 0; -EBUSY unless offline; -EINVAL for a bad name.
+ * Return: 0; -EBUSY unless offline (running, crashed, attached or
+ * detached); -EINVAL for a bad name. Either error leaves the name as it
+ * was.
  */
 int snaptrace_rproc_set_firmware(struct snaptrace_rproc *rproc, const char *name)
 {
@@ -854,14 +1656,17 @@ int snaptrace_rproc_set_firmware(struct snaptrace_rproc *rproc, const char *name
 		}
 	}
 	mutex_lock(&rproc->lock);
-	if (rproc->state != SNAPTRACE_RPROC_OFFLINE)
+	if (rproc->state != SNAPTRACE_RPROC_OFFLINE) {
+		dev_err(rproc->dev, "can't change firmware while %s\n",
+			snaptrace_rproc_state_name(rproc->state));
 		ret = -EBUSY;
-	else
+	} else {
 		strscpy(rproc->firmware, name, sizeof(rproc->firmware));
+	}
 	mutex_unlock(&rproc->lock);
 	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_set_firmware);
+EXPORT_SYMBOL_GPL(snaptrace_rproc_set_firmware);
 
 /* A remote with nothing yet: its locks, lists, works and timer. */
 static struct snaptrace_rproc *st_rproc_alloc(int index)
@@ -877,6 +1682,10 @@ static struct snaptrace_rproc *st_rproc_alloc(int index)
 	raw_spin_lock_init(&rproc->core_lock);
 	INIT_LIST_HEAD(&rproc->mems);
 	INIT_LIST_HEAD(&rproc->traces);
+	INIT_LIST_HEAD(&rproc->vdev_list);
+	INIT_LIST_HEAD(&rproc->subdevs);
+	INIT_LIST_HEAD(&rproc->carveouts);
+	INIT_LIST_HEAD(&rproc->node);
 	rproc->recovery = true;
 	rproc->crash_work = IRQ_WORK_INIT_HARD(st_crash_work);
 	INIT_WORK(&rproc->recovery_work, st_recovery_work);
@@ -920,6 +1729,9 @@ struct snaptrace_rproc *snaptrace_rproc_create(int index, const char *layout)
 		goto free;
 	}
 	rproc->dev = &rproc->pdev->dev;
+	mutex_lock(&st_rproc_list_lock);
+	list_add_tail(&rproc->node, &st_rproc_list);
+	mutex_unlock(&st_rproc_list_lock);
 	return rproc;
 
 free:
@@ -934,17 +1746,23 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_create);
  * snaptrace_rproc_destroy() - stop and free a remote
  * @rproc: the remote; NULL or an ERR_PTR() is ignored
  *
- * Stops it (removing its trace files), removes its debugfs directory
- * (waiting for readers inside), then frees it.
+ * Stops it, whatever its state and boot references (removing its trace
+ * files), removes its debugfs directory (waiting for readers inside), then
+ * frees it with its registered carveouts. Sub-devices the platform added
+ * must be removed by their owner afterwards, or never used again.
  *
  * Context: process context, may sleep.
  */
 void snaptrace_rproc_destroy(struct snaptrace_rproc *rproc)
 {
+	struct snaptrace_rproc_mem *m, *mn;
 	int i;
 
 	if (IS_ERR_OR_NULL(rproc))
 		return;
+	mutex_lock(&st_rproc_list_lock);
+	list_del_init(&rproc->node);
+	mutex_unlock(&st_rproc_list_lock);
 	mutex_lock(&rproc->lock);
 	rproc->deleting = true;	/* no start or recovery from now on */
 	if (rproc->state != SNAPTRACE_RPROC_OFFLINE)
@@ -956,6 +1774,8 @@ void snaptrace_rproc_destroy(struct snaptrace_rproc *rproc)
 	platform_device_unregister(rproc->pdev);
 	for (i = 0; i < rproc->nr_layout; i++)
 		vfree(rproc->layout[i].va);
+	list_for_each_entry_safe(m, mn, &rproc->carveouts, reg_node)
+		kfree(m);
 	mutex_destroy(&rproc->lock);
 	kfree(rproc->attached);
 	kfree(rproc);
@@ -1113,6 +1933,9 @@ static int st_attach_locked(struct snaptrace_rproc *rproc, const u8 *elf,
 	a->table_da = f.da;
 
 	list_add_tail(&a->shared.node, &rproc->mems);
+	ret = st_mems_add_layout(rproc);	/* registered carveouts */
+	if (ret)
+		goto free;
 	/* The cached table: a private copy of the loaded one, checked. */
 	rproc->table = kmalloc(sz, GFP_KERNEL);
 	if (!rproc->table) {
@@ -1132,15 +1955,22 @@ static int st_attach_locked(struct snaptrace_rproc *rproc, const u8 *elf,
 		ret = -EINVAL;
 		goto free;
 	}
+	/* As loaded: the vdevs' notify ids only go into rproc->table. */
+	a->loaded = kmemdup(rproc->table, sz, GFP_KERNEL);
+	if (!a->loaded) {
+		ret = -ENOMEM;
+		goto free;
+	}
 	ret = snaptrace_rsc_walk(rproc->dev, rproc->table, sz, st_handle_mem, rproc);
 	if (!ret)
 		ret = snaptrace_rsc_walk(rproc->dev, rproc->table, sz,
 					 st_handle_other, rproc);
+	if (!ret)
+		ret = st_go(rproc, SNAPTRACE_RPROC_OFFLINE);
 	if (ret)
 		goto free;
-	st_watchdog_start(rproc);
-	dev_info(rproc->dev, "attached to %s: resource table at da 0x%x, %d trace(s)\n",
-		 rproc->firmware, a->table_da, rproc->num_traces);
+	dev_info(rproc->dev, "attached to %s: resource table at da 0x%x, %d trace(s), %d vdev(s)\n",
+		 rproc->firmware, a->table_da, rproc->num_traces, rproc->vdevs);
 	return 0;
 
 free:
@@ -1186,40 +2016,34 @@ int snaptrace_rproc_attach_image(struct snaptrace_rproc *rproc, const u8 *elf,
 		ret = -EBUSY;
 	else
 		ret = st_attach_locked(rproc, elf, size);
+	if (!ret)
+		rproc->power = 1;	/* the first boot reference, as boot() */
 	mutex_unlock(&rproc->lock);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_attach_image);
 
-/* "start" of an attached remote: attach, with the image its firmware names. */
-static int st_attach(struct snaptrace_rproc *rproc)
+/*
+ * The first boot() of a remote that boots on its own: attach, with the
+ * image its firmware names, as st_fw_boot() boots a simulated one. Lock
+ * held, offline.
+ */
+static int st_fw_attach(struct snaptrace_rproc *rproc)
 {
 	const struct firmware *fw;
 	int ret;
 
-	mutex_lock(&rproc->lock);
-	if (rproc->deleting) {
-		ret = -ENODEV;
-		goto unlock;
-	}
-	if (rproc->state != SNAPTRACE_RPROC_OFFLINE) {
-		ret = -EBUSY;
-		goto unlock;
-	}
 	if (!rproc->firmware[0]) {
 		dev_err(rproc->dev, "no firmware set: write the running image's file name to 'firmware'\n");
-		ret = -EINVAL;
-		goto unlock;
+		return -EINVAL;
 	}
 	ret = request_firmware_direct(&fw, rproc->firmware, rproc->dev);
 	if (ret) {
 		dev_err(rproc->dev, "cannot load firmware %s: %d\n", rproc->firmware, ret);
-		goto unlock;
+		return ret;
 	}
 	ret = st_attach_locked(rproc, fw->data, fw->size);
 	release_firmware(fw);
-unlock:
-	mutex_unlock(&rproc->lock);
 	return ret;
 }
 
@@ -1269,34 +2093,37 @@ static enum hrtimer_restart st_watchdog_tick(struct hrtimer *t)
 /*
  * Recovery of an attached remote: the host cannot restart it, its platform
  * does; once the heartbeat has resumed, check that the same table is
- * loaded and attach again (keeping the resources, as upstream's attach
- * recovery). Until then it stays crashed.
+ * loaded and attach again, keeping the resources (as upstream's attach
+ * recovery), with the sub-devices stopped (crashed) and started again.
+ * Until then it stays crashed and this returns 0. Lock held, crashed.
  */
-static void st_attach_recovery(struct snaptrace_rproc *rproc)
+static int st_attach_recover_locked(struct snaptrace_rproc *rproc)
 {
-	unsigned long flags;
+	struct snaptrace_rproc_attached *a = rproc->attached;
 	int ret;
 
-	mutex_lock(&rproc->lock);
-	if (rproc->state != SNAPTRACE_RPROC_CRASHED || rproc->deleting)
-		goto unlock;
-	if (!READ_ONCE(rproc->attached->resumed)) {
+	if (!READ_ONCE(a->resumed)) {
 		dev_info(rproc->dev, "recovery: waiting for the heartbeat to resume (the platform restarts the remote)\n");
-		goto unlock;
+		return 0;
 	}
-	ret = st_loaded_table_is(rproc, rproc->table, rproc->table_sz);
+	ret = st_loaded_table_is(rproc, a->loaded, rproc->table_sz);
 	if (ret) {
 		dev_err(rproc->dev, "recovery: the remote's resource table changed (%d): stop and start it\n",
 			ret);
-		goto unlock;
+		return ret;
 	}
-	raw_spin_lock_irqsave(&rproc->core_lock, flags);
-	rproc->core_running = true;
-	WRITE_ONCE(rproc->state, SNAPTRACE_RPROC_RUNNING);
-	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
+	/* The watchdog stops; st_go() starts it again as the remote's core. */
+	hrtimer_cancel(&rproc->core);
+	st_subdevs_stop(rproc, true);
+	st_subdevs_unprepare(rproc);
+	ret = st_go(rproc, SNAPTRACE_RPROC_CRASHED);
+	if (ret) {
+		/* Still crashed, unwatched: a trigger_recovery() tries again. */
+		WRITE_ONCE(a->resumed, true);
+		return ret;
+	}
 	dev_info(rproc->dev, "recovered: attached again\n");
-unlock:
-	mutex_unlock(&rproc->lock);
+	return 0;
 }
 
 /* The watchdog samples the heartbeat this many times per timeout. */
@@ -1367,6 +2194,110 @@ snaptrace_rproc_create_attached(int index, const char *name, struct device *dev,
 	rproc->dev = dev;
 	rproc->attached = a;
 	rproc->core.function = st_watchdog_tick;
+	mutex_lock(&st_rproc_list_lock);
+	list_add_tail(&rproc->node, &st_rproc_list);
+	mutex_unlock(&st_rproc_list_lock);
 	return rproc;
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_create_attached);
+/**
+ * snaptrace_rproc_get_by_index() - find a remote by its number
+ * @index: N of remoteprocN
+ *
+ * The remote stays valid while snaptrace.ko is loaded, which a module
+ * calling this function keeps it (no reference is taken, unlike
+ * rproc_get_by_phandle(), which this mirrors).
+ *
+ * Context: process context, may sleep.
+ * Return: the remote, or NULL if there is none with that number.
+ */
+struct snaptrace_rproc *snaptrace_rproc_get_by_index(int index)
+{
+	struct snaptrace_rproc *rproc, *found = NULL;
+
+	mutex_lock(&st_rproc_list_lock);
+	list_for_each_entry(rproc, &st_rproc_list, node) {
+		if (rproc->index == index) {
+			found = rproc;
+			break;
+		}
+	}
+	mutex_unlock(&st_rproc_list_lock);
+	return found;
+}
+EXPORT_SYMBOL_GPL(snaptrace_rproc_get_by_index);
+
+/**
+ * snaptrace_rproc_add_subdev() - add a sub-device to a remote
+ * @rproc: the remote, offline
+ * @subdev: its hooks filled in (each may be NULL); @subdev->node is ours
+ *	until snaptrace_rproc_remove_subdev()
+ *
+ * From the next boot on, @subdev is prepared before the remote's core
+ * starts, started after it, stopped before it stops and unprepared after
+ * (see &struct snaptrace_rproc_subdev for order and unwinding), and the
+ * same around recovery (stopped with crashed set) and detach/attach. Added
+ * sub-devices come before the vdevs of the firmware. Mirrors
+ * rproc_add_subdev(), which also takes sub-devices of a running remote
+ * (and would stop one it never started).
+ *
+ * Context: process context, may sleep. Takes the remote's lock: not from
+ * a sub-device hook.
+ * Return: 0; -EBUSY unless the remote is offline; -EINVAL for a NULL
+ * @subdev.
+ */
+int snaptrace_rproc_add_subdev(struct snaptrace_rproc *rproc,
+			       struct snaptrace_rproc_subdev *subdev)
+{
+	struct snaptrace_rproc_vdev *v;
+	int ret = 0;
+
+	if (!subdev)
+		return -EINVAL;
+	mutex_lock(&rproc->lock);
+	if (rproc->state != SNAPTRACE_RPROC_OFFLINE) {
+		dev_err(rproc->dev, "add_subdev %s: the remote is %s, not offline\n",
+			subdev->name ?: "?", snaptrace_rproc_state_name(rproc->state));
+		ret = -EBUSY;
+	} else if (list_empty(&rproc->vdev_list)) {
+		list_add_tail(&subdev->node, &rproc->subdevs);
+	} else {	/* before the vdevs (none while offline, but keep it so) */
+		v = list_first_entry(&rproc->vdev_list, struct snaptrace_rproc_vdev, node);
+		list_add_tail(&subdev->node, &v->subdev.node);
+	}
+	mutex_unlock(&rproc->lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(snaptrace_rproc_add_subdev);
+
+/**
+ * snaptrace_rproc_remove_subdev() - remove a sub-device from a remote
+ * @rproc: the remote, offline
+ * @subdev: added with snaptrace_rproc_add_subdev()
+ *
+ * Mirrors rproc_remove_subdev().
+ *
+ * Context: process context, may sleep. Takes the remote's lock: not from
+ * a sub-device hook.
+ * Return: 0; -EBUSY unless the remote is offline (its hooks may still be
+ * due); -EINVAL for a NULL @subdev.
+ */
+int snaptrace_rproc_remove_subdev(struct snaptrace_rproc *rproc,
+				  struct snaptrace_rproc_subdev *subdev)
+{
+	int ret = 0;
+
+	if (!subdev)
+		return -EINVAL;
+	mutex_lock(&rproc->lock);
+	if (rproc->state != SNAPTRACE_RPROC_OFFLINE) {
+		dev_err(rproc->dev, "remove_subdev %s: the remote is %s, not offline\n",
+			subdev->name ?: "?", snaptrace_rproc_state_name(rproc->state));
+		ret = -EBUSY;
+	} else {
+		list_del_init(&subdev->node);
+	}
+	mutex_unlock(&rproc->lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(snaptrace_rproc_remove_subdev);

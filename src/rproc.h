@@ -16,6 +16,7 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
+#include <snaptrace/rproc.h>
 #include <snaptrace/rsc_table.h>
 
 struct dentry;
@@ -35,53 +36,6 @@ struct snaptrace_buffer;
 #define SNAPTRACE_RPROC_MAX_MEMS	32
 
 /**
- * enum snaptrace_rproc_state - what a remote is doing
- * @SNAPTRACE_RPROC_OFFLINE: stopped, no firmware resources held
- * @SNAPTRACE_RPROC_RUNNING: running its firmware
- * @SNAPTRACE_RPROC_CRASHED: crashed; resources held until recovery or stop
- */
-enum snaptrace_rproc_state {
-	SNAPTRACE_RPROC_OFFLINE,
-	SNAPTRACE_RPROC_RUNNING,
-	SNAPTRACE_RPROC_CRASHED,
-};
-
-/**
- * enum snaptrace_rproc_crash_type - upstream's crash codes
- * @SNAPTRACE_RPROC_MMUFAULT: iommu fault
- * @SNAPTRACE_RPROC_WATCHDOG: watchdog bite
- * @SNAPTRACE_RPROC_FATAL_ERROR: fatal error
- */
-enum snaptrace_rproc_crash_type {
-	SNAPTRACE_RPROC_MMUFAULT,
-	SNAPTRACE_RPROC_WATCHDOG,
-	SNAPTRACE_RPROC_FATAL_ERROR,
-};
-
-/**
- * struct snaptrace_rproc_mem - memory the remote sees at a device address
- * @node: in &snaptrace_rproc.mems
- * @name: region, carveout or devmem name (NUL-terminated)
- * @da: device address
- * @len: length in bytes
- * @va: host address of the memory (an __iomem one when @is_iomem)
- * @kind: "region" (platform), "carveout" or "devmem"
- * @is_iomem: @va is I/O memory: read it with memcpy_fromio()
- * @borrowed: @va lies in memory owned by someone else (a carveout of an
- *	attached remote, inside the memory it shares): not freed with it
- */
-struct snaptrace_rproc_mem {
-	struct list_head node;
-	char name[SNAPTRACE_RSC_NAME_LEN + 1];
-	u32 da;
-	u32 len;
-	void *va;
-	const char *kind;
-	bool is_iomem;
-	bool borrowed;
-};
-
-/**
  * struct snaptrace_rproc_attach_ops - what a platform provides for a remote
  *	that boots on its own and is attached to (upstream's RPROC_DETACHED)
  * @heartbeat: the remote's heartbeat counter: any value, as long as it
@@ -98,6 +52,9 @@ struct snaptrace_rproc_attach_ops {
  * @priv: for @ops
  * @shared: the memory it shares with the host, at its device address
  * @table_da: where its resource table lies (in @shared), found at attach
+ * @loaded: the table as the remote has it loaded, copied at attach (the
+ *	host's copy, &snaptrace_rproc.table, gets the vdevs' notify ids);
+ *	recovery checks that it is still what is loaded
  * @period: how often the watchdog samples the heartbeat
  * @timeout: how long an unchanged heartbeat means a hung remote
  * @hb: heartbeat at the last change the watchdog saw (watchdog only)
@@ -111,6 +68,7 @@ struct snaptrace_rproc_attached {
 	void *priv;
 	struct snaptrace_rproc_mem shared;
 	u32 table_da;
+	void *loaded;
 	ktime_t period;
 	ktime_t timeout;
 	u32 hb;
@@ -148,6 +106,53 @@ struct snaptrace_rproc_trace {
 	struct dentry *last_file;
 };
 
+/* At most this many vrings per vdev, as upstream's struct rproc_vdev. */
+#define SNAPTRACE_RPROC_MAX_VRINGS	2
+
+/**
+ * struct snaptrace_rproc_vring - a vring of a vdev sub-device
+ * @da: device address from the entry (or %SNAPTRACE_FW_RSC_ADDR_ANY)
+ * @align: alignment in bytes
+ * @num: number of buffers
+ * @notifyid: notification id the host gave it (written back into the
+ *	resource table, as rproc_alloc_vring() does)
+ */
+struct snaptrace_rproc_vring {
+	u32 da;
+	u32 align;
+	u32 num;
+	u32 notifyid;
+};
+
+/**
+ * struct snaptrace_rproc_vdev - a vdev resource entry, as a sub-device
+ * @subdev: its hooks, in &snaptrace_rproc.subdevs
+ * @node: in &snaptrace_rproc.vdev_list
+ * @rproc: owner
+ * @index: N of vdevN, in table order
+ * @id: virtio device id
+ * @offset: offset of the entry in the resource table
+ * @num_vrings: entries used in @vring
+ * @vring: its vrings
+ * @status: "handled", "prepared", "started", "stopped", "crashed"
+ * @name: "vdevN", the sub-device's name
+ *
+ * Mirrors struct rproc_vdev, without a virtio transport: the hooks only
+ * record where the lifecycle is.
+ */
+struct snaptrace_rproc_vdev {
+	struct snaptrace_rproc_subdev subdev;
+	struct list_head node;
+	struct snaptrace_rproc *rproc;
+	int index;
+	u32 id;
+	int offset;
+	int num_vrings;
+	struct snaptrace_rproc_vring vring[SNAPTRACE_RPROC_MAX_VRINGS];
+	const char *status;
+	char name[16];
+};
+
 /**
  * struct snaptrace_rproc - one simulated remote processor
  * @pdev: its platform device (names it in messages, loads its firmware)
@@ -163,6 +168,15 @@ struct snaptrace_rproc_trace {
  * @traces: the firmware's trace buffers
  * @num_traces: entries in @traces
  * @vdevs: vdev entries seen, recorded as sub-devices
+ * @vdev_list: those sub-devices (&struct snaptrace_rproc_vdev)
+ * @subdevs: sub-devices started and stopped with the remote: those the
+ *	platform added, then the vdevs (&struct snaptrace_rproc_subdev)
+ * @subdevs_prepared: the prepare hooks ran and unprepare has not
+ * @subdevs_started: the start hooks ran and stop has not
+ * @carveouts: carveouts the platform registered (snaptrace_rproc_add_carveout())
+ * @power: boot references (snaptrace_rproc_boot()); lock held
+ * @crash_cnt: crashes reported
+ * @node: in the list of every remote (snaptrace_rproc_get_by_index())
  * @table: copy of the firmware's resource table; @table_sz bytes
  * @table_sz: size of @table
  * @recovery: recover automatically after a crash
@@ -197,6 +211,14 @@ struct snaptrace_rproc {
 	struct list_head traces;
 	int num_traces;
 	int vdevs;
+	struct list_head vdev_list;
+	struct list_head subdevs;
+	bool subdevs_prepared;
+	bool subdevs_started;
+	struct list_head carveouts;
+	int power;
+	unsigned int crash_cnt;
+	struct list_head node;
 	void *table;
 	size_t table_sz;
 	bool recovery;
@@ -219,16 +241,13 @@ struct snaptrace_rproc {
 /* rproc.c */
 struct snaptrace_rproc *snaptrace_rproc_create(int index, const char *layout);
 void snaptrace_rproc_destroy(struct snaptrace_rproc *rproc);
-int snaptrace_rproc_set_firmware(struct snaptrace_rproc *rproc, const char *name);
 int snaptrace_rproc_start(struct snaptrace_rproc *rproc);
 int snaptrace_rproc_stop(struct snaptrace_rproc *rproc);
 int snaptrace_rproc_recover(struct snaptrace_rproc *rproc);
-void snaptrace_rproc_report_crash(struct snaptrace_rproc *rproc,
-				  enum snaptrace_rproc_crash_type type);
-void *snaptrace_rproc_da_to_va(struct snaptrace_rproc *rproc, u64 da,
-			       size_t len, bool *is_iomem);
 int snaptrace_rproc_handle_trace(struct snaptrace_rproc *rproc, void *ptr,
 				 int offset, int avail);
+int snaptrace_rproc_handle_vdev(struct snaptrace_rproc *rproc, void *ptr,
+				int offset, int avail);
 ssize_t snaptrace_rproc_read_last(struct snaptrace_rproc_trace *trace,
 				  char *buf, size_t size);
 const char *snaptrace_rproc_state_name(int state);

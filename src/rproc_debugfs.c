@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * snaptrace remote processors in debugfs, with upstream's file names
- * (drivers/remoteproc/remoteproc_debugfs.c): remoteproc/remoteprocN/{name,
- * firmware, state, crash, recovery, resource_table, carveout_memories,
- * traceN, traceN_last}.
+ * (drivers/remoteproc/remoteproc_debugfs.c, and its sysfs files):
+ * remoteproc/remoteprocN/{name, firmware, state, crash, recovery,
+ * resource_table, carveout_memories, subdevs, traceN, traceN_last}.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -106,7 +106,11 @@ static ssize_t st_state_read(struct file *filp, char __user *ubuf, size_t cnt,
 	return simple_read_from_buffer(ubuf, cnt, ppos, buf, len);
 }
 
-/* "start" boots, "stop" shuts down, as upstream's sysfs "state". */
+/*
+ * As upstream's sysfs "state" (6.12): "start" is rproc_boot() (a second
+ * start takes another reference), "stop" rproc_shutdown() (the last
+ * reference stops), "detach" rproc_detach().
+ */
 static ssize_t st_state_write(struct file *filp, const char __user *ubuf,
 			      size_t cnt, loff_t *ppos)
 {
@@ -116,12 +120,19 @@ static ssize_t st_state_write(struct file *filp, const char __user *ubuf,
 
 	if (IS_ERR(word))
 		return PTR_ERR(word);
-	if (!strcmp(word, "start"))
-		ret = snaptrace_rproc_start(rproc);
-	else if (!strcmp(word, "stop"))
-		ret = snaptrace_rproc_stop(rproc);
-	else
+	if (!strcmp(word, "start")) {
+		ret = snaptrace_rproc_boot(rproc);
+		if (ret)
+			dev_err(rproc->dev, "Boot failed: %d\n", ret);
+	} else if (!strcmp(word, "stop")) {
+		ret = snaptrace_rproc_shutdown(rproc);
+	} else if (!strcmp(word, "detach")) {
+		ret = snaptrace_rproc_detach(rproc);
+	} else {
+		dev_err(rproc->dev, "state: unrecognised option \"%s\": want start, stop or detach\n",
+			word);
 		ret = -EINVAL;
+	}
 	kfree(word);
 	return ret ? ret : cnt;
 }
@@ -162,7 +173,8 @@ static ssize_t st_crash_write(struct file *filp, const char __user *ubuf,
 	kfree(word);
 	if (ret)
 		return -EINVAL;
-	if (READ_ONCE(rproc->state) != SNAPTRACE_RPROC_RUNNING) {
+	if (READ_ONCE(rproc->state) != SNAPTRACE_RPROC_RUNNING &&
+	    READ_ONCE(rproc->state) != SNAPTRACE_RPROC_ATTACHED) {
 		dev_err(rproc->dev, "crash: the remote is not running\n");
 		return -EINVAL;
 	}
@@ -188,7 +200,10 @@ static ssize_t st_recovery_read(struct file *filp, char __user *ubuf,
 	return simple_read_from_buffer(ubuf, cnt, ppos, s, strlen(s));
 }
 
-/* Upstream's words: "enabled", "disabled", "recover". */
+/*
+ * Upstream's words: "enabled" (and recover now if crashed), "disabled",
+ * "recover" (now, -EINVAL unless crashed).
+ */
 static ssize_t st_recovery_write(struct file *filp, const char __user *ubuf,
 				 size_t cnt, loff_t *ppos)
 {
@@ -198,14 +213,18 @@ static ssize_t st_recovery_write(struct file *filp, const char __user *ubuf,
 
 	if (IS_ERR(word))
 		return PTR_ERR(word);
-	if (!strcmp(word, "enabled"))
+	if (!strcmp(word, "enabled")) {
 		WRITE_ONCE(rproc->recovery, true);
-	else if (!strcmp(word, "disabled"))
+		/* Its error is in the log; the setting holds either way. */
+		if (READ_ONCE(rproc->state) == SNAPTRACE_RPROC_CRASHED)
+			snaptrace_rproc_trigger_recovery(rproc);
+	} else if (!strcmp(word, "disabled")) {
 		WRITE_ONCE(rproc->recovery, false);
-	else if (!strcmp(word, "recover"))
-		ret = snaptrace_rproc_recover(rproc);
-	else
+	} else if (!strcmp(word, "recover")) {
+		ret = snaptrace_rproc_trigger_recovery(rproc);
+	} else {
 		ret = -EINVAL;
+	}
 	kfree(word);
 	return ret ? ret : cnt;
 }
@@ -301,7 +320,8 @@ static int st_carveout_show(struct seq_file *m, void *unused)
 	list_for_each_entry(mem, &rproc->mems, node) {
 		seq_puts(m, "Carveout memory entry:\n");
 		seq_printf(m, "\tName: %*pE\n", (int)strlen(mem->name), mem->name);
-		seq_printf(m, "\tKind: %s\n", mem->kind);
+		seq_printf(m, "\tKind: %s%s\n", mem->kind,
+			   mem->registered ? " (registered)" : "");
 		seq_printf(m, "\tVirtual address: %pK\n", mem->va);
 		seq_printf(m, "\tDevice address: 0x%x\n", mem->da);
 		seq_printf(m, "\tLength: 0x%x Bytes\n\n", mem->len);
@@ -310,6 +330,38 @@ static int st_carveout_show(struct seq_file *m, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(st_carveout);
+
+/* The sub-devices in start order; a vdev with its vrings and its step. */
+static int st_subdevs_show(struct seq_file *m, void *unused)
+{
+	struct snaptrace_rproc *rproc = m->private;
+	struct snaptrace_rproc_subdev *subdev;
+	struct snaptrace_rproc_vdev *v;
+	int i;
+
+	mutex_lock(&rproc->lock);
+	list_for_each_entry(subdev, &rproc->subdevs, node) {
+		bool is_vdev = false;
+
+		list_for_each_entry(v, &rproc->vdev_list, node)
+			if (&v->subdev == subdev)
+				is_vdev = true;
+		if (!is_vdev) {
+			seq_printf(m, "%s\n", subdev->name ?: "(unnamed)");
+			continue;
+		}
+		v = container_of(subdev, struct snaptrace_rproc_vdev, subdev);
+		seq_printf(m, "%s: id %u, entry at offset %d, %s\n", v->name,
+			   v->id, v->offset, v->status);
+		for (i = 0; i < v->num_vrings; i++)
+			seq_printf(m, "  vring%d: da 0x%x, align %u, num %u, notifyid %u\n",
+				   i, v->vring[i].da, v->vring[i].align,
+				   v->vring[i].num, v->vring[i].notifyid);
+	}
+	mutex_unlock(&rproc->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(st_subdevs);
 
 /* traceN: the live buffer, through da_to_va on every read, as upstream. */
 static ssize_t st_trace_read(struct file *filp, char __user *ubuf, size_t cnt,
@@ -449,5 +501,6 @@ int snaptrace_rproc_debugfs_create(struct snaptrace_rproc *rproc,
 			    &st_rsc_table_fops);
 	debugfs_create_file("carveout_memories", 0400, rproc->dir, rproc,
 			    &st_carveout_fops);
+	debugfs_create_file("subdevs", 0400, rproc->dir, rproc, &st_subdevs_fops);
 	return 0;
 }

@@ -500,7 +500,7 @@ static void watchdog_crash_and_recovery(struct kunit *test)
 
 	/* The remote now has another table loaded: no recovery. */
 	*tlen ^= 0x10;
-	KUNIT_EXPECT_EQ(test, snaptrace_rproc_recover(rproc), 0);
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_recover(rproc), -EINVAL);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_CRASHED);
 	*tlen ^= 0x10;
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_recover(rproc), 0);
