@@ -23,7 +23,7 @@ wait_state() {
 
 st_check "insmod with three remotes and their layouts" \
 	insmod $ST_MOD/snaptrace.ko remotes=3 layout=default,stm32mp157,zynqmp-r5
-for f in name firmware state crash recovery resource_table carveout_memories; do
+for f in name firmware state crash recovery resource_table carveout_memories subdevs; do
 	st_check "remoteproc0/$f exists" test -f $R0/$f
 done
 st_expect_eq "name" "snaptrace-rproc0" "$(cat $R0/name)"
@@ -83,6 +83,44 @@ st_check "its trace1 shows the remote's log" sh -c \
 	"sleep 0.3; grep -q 'hello from the remote' $R0/trace1"
 st_check "stop" sh -c "echo stop >$R0/state"
 
+# --- upstream's lifecycle through "state" (rproc_boot/shutdown/detach)
+echo snaptrace/example64.elf >$R0/firmware
+echo disabled >$R0/recovery
+st_check "start" sh -c "echo start >$R0/state"
+st_check "a second start takes a reference (as rproc_boot)" sh -c "echo start >$R0/state"
+st_check "the first stop drops it" sh -c "echo stop >$R0/state"
+st_expect_eq "... and the remote runs on" "running" "$(cat $R0/state)"
+st_check "... with its trace" test -f $R0/trace0
+st_check "the last stop stops it" sh -c "echo stop >$R0/state"
+st_expect_eq "... offline" "offline" "$(cat $R0/state)"
+st_check_fails "one stop too many is refused" sh -c "echo stop >$R0/state"
+st_check "start, crash" sh -c "echo start >$R0/state; echo fatal >$R0/crash"
+st_expect_eq "crashed" "crashed" "$(cat $R0/state)"
+st_check_fails "firmware refused (-EBUSY) while crashed" sh -c "echo x.elf >$R0/firmware"
+st_check_fails "detach refused while crashed" sh -c "echo detach >$R0/state"
+st_check "start while crashed takes a reference" sh -c "echo start >$R0/state"
+st_check "stop drops it" sh -c "echo stop >$R0/state"
+st_expect_eq "... still crashed" "crashed" "$(cat $R0/state)"
+st_check "enabling recovery recovers a crashed remote" sh -c "echo enabled >$R0/recovery"
+st_expect_eq "... running" "running" "$(cat $R0/state)"
+echo disabled >$R0/recovery
+st_check "detach" sh -c "echo detach >$R0/state"
+st_expect_eq "detached" "detached" "$(cat $R0/state)"
+st_check_fails "... its trace files are gone" test -e $R0/trace0
+st_check_fails "firmware refused (-EBUSY) while detached" sh -c "echo x.elf >$R0/firmware"
+st_expect_eq "... unchanged" "snaptrace/example64.elf" "$(cat $R0/firmware)"
+st_check_fails "stop refused while detached" sh -c "echo stop >$R0/state"
+st_check_fails "crash refused while detached" sh -c "echo 1 >$R0/crash"
+st_check_fails "detach refused while detached" sh -c "echo detach >$R0/state"
+st_check "start attaches" sh -c "echo start >$R0/state"
+st_expect_eq "attached" "attached" "$(cat $R0/state)"
+st_check "trace0 is back and the log ran on" sh -c \
+	"sleep 0.2; grep -q 'hello from the remote' $R0/trace0"
+st_check "stop" sh -c "echo stop >$R0/state"
+st_expect_eq "offline" "offline" "$(cat $R0/state)"
+echo enabled >$R0/recovery
+echo snaptrace/example32.elf >$R0/firmware
+
 # --- bad input: refused, state unchanged
 for v in " " "../etc/passwd" "/lib/firmware/x" "a/../b"; do
 	st_check_fails "firmware refuses '$v'" sh -c "printf '%s' '$v' >$R0/firmware"
@@ -138,7 +176,13 @@ if [ -d $FX ]; then
 	st_check "its vdev (id 7, 2 vrings) is decoded" sh -c \
 		"grep -A7 'type vdev' $R2/resource_table | tr '\n' ' ' | grep -q 'ID 7 .*Number of vrings 2'"
 	st_check_fails "it has no trace" test -e $R2/trace0
+	st_check "its vdev is a started sub-device" grep -q '^vdev0: id 7, .*, started' $R2/subdevs
+	st_check "its vrings got notify ids 0 and 1" sh -c \
+		"grep -q 'vring0: da 0xffffffff, align 16, num 8, notifyid 0' $R2/subdevs && grep -q 'vring1: .*notifyid 1' $R2/subdevs"
+	st_check "resource_table shows them" sh -c \
+		"grep -A17 'type vdev' $R2/resource_table | tr '\n' ' ' | grep -q 'Vring 1 .*Notify ID 1'"
 	st_check "stop it" sh -c "echo stop >$R2/state"
+	st_expect_eq "no sub-device left" "" "$(cat $R2/subdevs)"
 
 	echo snaptrace-fixtures/kv260_r5_zephyr-hello.elf >$R2/firmware
 	st_check_fails "an image without a resource table does not start" \
