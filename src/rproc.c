@@ -767,14 +767,13 @@ static void st_resources_free(struct snaptrace_rproc *rproc)
 	list_for_each_entry_safe(m, mn, &rproc->mems, node) {
 		list_del(&m->node);
 		m->rsc_offset = -1;
-		if (rproc->attached && m == &rproc->attached->shared)
-			continue;
 		if (m->registered) {
 			if (m->alloc && m->release)
 				m->release(rproc, m);
 		} else if (m < rproc->layout ||
 			   m >= rproc->layout + SNAPTRACE_RPROC_MAX_REGIONS) {
-			if (!m->borrowed)
+			/* An attached remote's are views of its memory. */
+			if (!rproc->attached)
 				vfree(m->va);
 			kfree(m);
 		}
@@ -1103,27 +1102,41 @@ release:
 	return ret;
 }
 
+static int st_attach_check_loaded(struct snaptrace_rproc *rproc);
+
 /*
  * Attach to a detached remote, as rproc_attach(): it kept its memory,
  * resources and core; the host exports its traces and starts its
- * sub-devices again. Lock held.
+ * sub-devices again (and the watchdog of one that boots on its own).
+ * Lock held.
  */
 static int st_attach(struct snaptrace_rproc *rproc)
 {
 	struct snaptrace_rproc_trace *trace;
 	int ret;
 
+	/* One that boots on its own may have been restarted meanwhile. */
+	if (rproc->attached) {
+		ret = st_attach_check_loaded(rproc);
+		if (ret)
+			return ret;
+	}
 	ret = st_subdevs_prepare(rproc);
 	if (ret)
 		return ret;
+	if (rproc->attached)	/* state attached from here on, watched */
+		st_core_start(rproc);
 	ret = st_subdevs_start(rproc);
 	if (ret) {
+		if (rproc->attached)
+			st_core_halt(rproc, SNAPTRACE_RPROC_DETACHED);
 		st_subdevs_unprepare(rproc);
 		return ret;
 	}
 	list_for_each_entry(trace, &rproc->traces, node)
 		snaptrace_rproc_debugfs_trace(trace);
-	st_set_state(rproc, SNAPTRACE_RPROC_ATTACHED);
+	if (!rproc->attached)	/* its watchdog may have seen a crash since */
+		st_set_state(rproc, SNAPTRACE_RPROC_ATTACHED);
 	dev_info(rproc->dev, "attached\n");
 	return 0;
 }
@@ -1235,6 +1248,9 @@ static void st_stop_locked(struct snaptrace_rproc *rproc)
  * unprepares the sub-devices and frees every resource of the firmware, the
  * trace files and their last copies included; registered carveouts stay
  * registered (their release hooks run). Mirrors rproc_shutdown().
+ * A remote made by snaptrace_rproc_create_attached() is not stopped (the
+ * host cannot): its watchdog stops and the host lets go of it, offline;
+ * upstream would call the platform's stop op.
  *
  * Context: process context, may sleep. Takes the remote's lock.
  * Return: 0; -EINVAL if the remote is offline or detached (a redundant
@@ -1302,10 +1318,16 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_stop);
  * simulated core can always run on, so a remote the host booted (running)
  * may detach too.
  *
+ * A remote made by snaptrace_rproc_create_attached() (which boots on its
+ * own, state "attached") detaches the same way, and its heartbeat watchdog
+ * stops too (its crashes go unseen); its resource table and resources are
+ * kept, and boot() attaches again if it finds the same table still loaded
+ * (else it gives them back: offline). Upstream would also call the
+ * platform's detach op; the ivshmem remote has nothing to tell.
+ *
  * Context: process context, may sleep. Takes the remote's lock.
  * Return: 0; -EINVAL unless running or attached (it crashed, or is
- * offline or already detached); -EOPNOTSUPP for a remote made by
- * snaptrace_rproc_create_attached(), which shutdown() detaches from.
+ * offline or already detached).
  */
 int snaptrace_rproc_detach(struct snaptrace_rproc *rproc)
 {
@@ -1314,11 +1336,6 @@ int snaptrace_rproc_detach(struct snaptrace_rproc *rproc)
 	int ret = 0;
 
 	mutex_lock(&rproc->lock);
-	if (rproc->attached) {
-		dev_err(rproc->dev, "detach: not for a remote that boots on its own: stop detaches it\n");
-		ret = -EOPNOTSUPP;
-		goto unlock;
-	}
 	if (rproc->state != SNAPTRACE_RPROC_RUNNING &&
 	    rproc->state != SNAPTRACE_RPROC_ATTACHED) {
 		dev_err(rproc->dev, "detach: the remote is %s, not running or attached\n",
@@ -1332,15 +1349,21 @@ int snaptrace_rproc_detach(struct snaptrace_rproc *rproc)
 	}
 	/* A crash reported since we looked wins: it is handled as a crash. */
 	raw_spin_lock_irqsave(&rproc->core_lock, flags);
-	if (rproc->state == SNAPTRACE_RPROC_CRASHED)
+	if (rproc->state == SNAPTRACE_RPROC_CRASHED) {
 		ret = -EINVAL;
-	else
+	} else {
 		WRITE_ONCE(rproc->state, SNAPTRACE_RPROC_DETACHED);
+		/* One that boots on its own: nobody watches it now. */
+		if (rproc->attached)
+			rproc->core_running = false;
+	}
 	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
 	if (ret) {
 		dev_err(rproc->dev, "detach: the remote crashed\n");
 		goto unlock;
 	}
+	if (rproc->attached)
+		hrtimer_cancel(&rproc->core);	/* the watchdog */
 	rproc->power = 0;
 	st_subdevs_stop(rproc, false);
 	st_subdevs_unprepare(rproc);
@@ -1817,7 +1840,6 @@ static int st_add_view(struct snaptrace_rproc *rproc, const char *kind, u32 da,
 	m->va = va;
 	m->kind = kind;
 	m->is_iomem = is_iomem;
-	m->borrowed = true;
 	list_add_tail(&m->node, &rproc->mems);
 	rproc->nr_mems++;
 	return 0;
@@ -1883,17 +1905,36 @@ static int st_loaded_table_is(struct snaptrace_rproc *rproc, const void *want,
 	return ret;
 }
 
+/*
+ * Before attaching again to a detached remote that boots on its own: is
+ * the table it had still loaded? If not, another image runs there: give
+ * everything back (offline) so that boot() attaches afresh. Lock held.
+ */
+static int st_attach_check_loaded(struct snaptrace_rproc *rproc)
+{
+	int ret = st_loaded_table_is(rproc, rproc->attached->loaded,
+				     rproc->table_sz);
+
+	if (!ret)
+		return 0;
+	dev_err(rproc->dev, "attach: the remote's resource table changed while detached (%d): offline now, start attaches afresh\n",
+		ret);
+	st_resources_free(rproc);
+	st_set_state(rproc, SNAPTRACE_RPROC_OFFLINE);
+	return ret;
+}
+
 static void st_watchdog_start(struct snaptrace_rproc *rproc)
 {
 	struct snaptrace_rproc_attached *a = rproc->attached;
 	unsigned long flags;
 
-	/* The timer is not running: the remote was offline. */
+	/* The timer is not running: offline, detached, or in recovery. */
 	a->seen = SNAPTRACE_RPROC_OFFLINE;
 	WRITE_ONCE(a->resumed, false);
 	raw_spin_lock_irqsave(&rproc->core_lock, flags);
 	rproc->core_running = true;
-	WRITE_ONCE(rproc->state, SNAPTRACE_RPROC_RUNNING);
+	WRITE_ONCE(rproc->state, SNAPTRACE_RPROC_ATTACHED);
 	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
 	hrtimer_start(&rproc->core, a->period, HRTIMER_MODE_REL_HARD);
 }
@@ -1932,8 +1973,8 @@ static int st_attach_locked(struct snaptrace_rproc *rproc, const u8 *elf,
 	}
 	a->table_da = f.da;
 
-	list_add_tail(&a->shared.node, &rproc->mems);
-	ret = st_mems_add_layout(rproc);	/* registered carveouts */
+	/* The shared memory, and any other the platform registered. */
+	ret = st_mems_add_layout(rproc);
 	if (ret)
 		goto free;
 	/* The cached table: a private copy of the loaded one, checked. */
@@ -1991,16 +2032,19 @@ free:
  * shared memory, refuses it unless it is the image's, checks it and handles
  * its resources: carveouts and devmems must lie inside the shared memory
  * (views, nothing allocated), traces too. No segment is loaded: the remote
- * loaded itself. Then the remote is running and the heartbeat watchdog
- * starts. Every device address and length read from the image or the
- * shared memory is checked against the shared memory, without overflow.
+ * loaded itself. Then the sub-devices are prepared, the heartbeat watchdog
+ * starts (state "attached") and the sub-devices start; this takes the
+ * first boot reference, as snaptrace_rproc_boot(). Every device address
+ * and length read from the image or the shared memory is checked against
+ * the shared memory, without overflow.
  * Mirrors rproc_attach() with get_loaded_rsc_table().
  *
  * Context: process context, may sleep. Takes the remote's lock.
  * Return: 0; -EBUSY unless offline; -ENODEV while destroyed or for a
  * simulated remote; -ENOENT for no resource table; -EINVAL for a bad
  * image or table, a table not loaded in the shared memory or not the
- * image's, or a resource outside the shared memory; -ENOMEM.
+ * image's, or a resource outside the shared memory; -ENOMEM; a
+ * sub-device hook's error.
  */
 int snaptrace_rproc_attach_image(struct snaptrace_rproc *rproc, const u8 *elf,
 				 size_t size)
@@ -2052,7 +2096,8 @@ static int st_fw_attach(struct snaptrace_rproc *rproc)
  * watchdog interrupt on real hardware). Running: a heartbeat unchanged for
  * the timeout is a hung remote: report the crash here, which captures the
  * traces without sleeping. Crashed: once the heartbeat moves again, its
- * platform restarted it: queue recovery (re-attach). Offline: stop.
+ * platform restarted it: queue recovery (re-attach). Offline or detached:
+ * stop.
  */
 static enum hrtimer_restart st_watchdog_tick(struct hrtimer *t)
 {
@@ -2063,12 +2108,12 @@ static enum hrtimer_restart st_watchdog_tick(struct hrtimer *t)
 	ktime_t now;
 	u32 hb;
 
-	if (state == SNAPTRACE_RPROC_OFFLINE)
+	if (state != SNAPTRACE_RPROC_ATTACHED && state != SNAPTRACE_RPROC_CRASHED)
 		return HRTIMER_NORESTART;
 	hb = a->ops->heartbeat(a->priv);
 	now = ktime_get();
 	a->seen = state;
-	if (state == SNAPTRACE_RPROC_RUNNING) {
+	if (state == SNAPTRACE_RPROC_ATTACHED) {
 		if (seen != state || hb != a->hb) {
 			a->hb = hb;
 			a->at = now;
@@ -2138,26 +2183,32 @@ static int st_attach_recover_locked(struct snaptrace_rproc *rproc)
  *	as the ivshmem PCI device; it must outlive the remote
  * @shared: the memory it shares with the host: @shared->da, ->len, ->va
  *	(mapped by the caller for the remote's whole life), ->is_iomem and
- *	->name; copied
+ *	->name (not empty); registered as a platform carveout of the remote
+ *	(snaptrace_rproc_add_carveout()), so a firmware carveout of its name
+ *	is placed in it
  * @ops: what the platform provides: the heartbeat
  * @priv: passed to @ops
  * @watchdog_ms: a heartbeat unchanged this long (1..600000 ms) is a crash
  *
  * Such a remote is attached to rather than booted (upstream's
- * RPROC_DETACHED at registration): "start" reads the image its firmware
- * names only to find the resource table, loads no segment, and finds the
- * table loaded in @shared (snaptrace_rproc_attach_image()). Its states:
- * offline (not attached, the remote may run all the same), running
- * (attached, heartbeat moving), crashed (the watchdog found the heartbeat
- * stuck, or a crash was reported; the traces were captured); crashed goes
- * back to running once the heartbeat moves again and the same table is
- * loaded, with recovery enabled or on "recover". "stop" only detaches:
- * the host cannot stop this remote. The caller creates its debugfs files.
+ * RPROC_DETACHED at registration): snaptrace_rproc_boot() ("start") reads
+ * the image its firmware names only to find the resource table, loads no
+ * segment, and finds the table loaded in @shared
+ * (snaptrace_rproc_attach_image()). Its states: offline (the host holds
+ * nothing; the remote may run all the same), attached (heartbeat moving,
+ * watched), crashed (the watchdog found the heartbeat stuck, or a crash
+ * was reported; the traces were captured), detached (snaptrace_rproc_detach():
+ * the host keeps its resources but neither watches it nor shows its
+ * traces); crashed goes back to attached once the heartbeat moves again
+ * and the same table is loaded, with recovery enabled or on "recover".
+ * boot() and shutdown() count references as for any remote; the last
+ * shutdown() ("stop") only lets go of it (offline): the host cannot stop
+ * this remote. The caller creates its debugfs files.
  *
  * Context: process context, may sleep.
- * Return: the remote, or ERR_PTR(-EINVAL) for empty shared memory or
- * memory past 4 GiB, no heartbeat or a watchdog_ms out of range;
- * ERR_PTR(-ENOMEM).
+ * Return: the remote, or ERR_PTR(-EINVAL) for empty shared memory, memory
+ * past 4 GiB or without a name, no heartbeat or a watchdog_ms out of
+ * range; ERR_PTR(-ENOMEM).
  */
 struct snaptrace_rproc *
 snaptrace_rproc_create_attached(int index, const char *name, struct device *dev,
@@ -2166,7 +2217,9 @@ snaptrace_rproc_create_attached(int index, const char *name, struct device *dev,
 				void *priv, unsigned int watchdog_ms)
 {
 	struct snaptrace_rproc_attached *a;
+	struct snaptrace_rproc_mem *mem;
 	struct snaptrace_rproc *rproc;
+	int ret;
 
 	if (!shared->len || !shared->va || (u64)shared->da + shared->len > BIT_ULL(32) ||
 	    !ops || !ops->heartbeat || !watchdog_ms || watchdog_ms > ST_WATCHDOG_MAX_MS) {
@@ -2185,19 +2238,38 @@ snaptrace_rproc_create_attached(int index, const char *name, struct device *dev,
 	}
 	a->ops = ops;
 	a->priv = priv;
-	a->shared = *shared;
-	a->shared.kind = "region";
-	a->shared.borrowed = true;
 	a->timeout = ms_to_ktime(watchdog_ms);
 	a->period = ms_to_ktime(DIV_ROUND_UP(watchdog_ms, ST_WATCHDOG_SAMPLES));
 	strscpy(rproc->name, name, sizeof(rproc->name));
 	rproc->dev = dev;
 	rproc->attached = a;
 	rproc->core.function = st_watchdog_tick;
+	/* Its platform's memory, registered as a driver registers its own. */
+	mem = snaptrace_rproc_mem_entry_init(dev, shared->va, shared->len,
+					     shared->da, NULL, NULL, "%s",
+					     shared->name);
+	if (!mem) {
+		ret = -ENOMEM;
+		goto free;
+	}
+	mem->kind = "region";
+	mem->is_iomem = shared->is_iomem;
+	ret = snaptrace_rproc_add_carveout(rproc, mem);
+	if (ret) {
+		kfree(mem);
+		goto free;
+	}
+	a->shared = mem;
 	mutex_lock(&st_rproc_list_lock);
 	list_add_tail(&rproc->node, &st_rproc_list);
 	mutex_unlock(&st_rproc_list_lock);
 	return rproc;
+
+free:
+	mutex_destroy(&rproc->lock);
+	kfree(a);
+	kfree(rproc);
+	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_create_attached);
 /**

@@ -50,7 +50,8 @@ struct snaptrace_rproc_attach_ops {
  * struct snaptrace_rproc_attached - state of an attached remote
  * @ops: what its platform provides
  * @priv: for @ops
- * @shared: the memory it shares with the host, at its device address
+ * @shared: the memory it shares with the host, at its device address:
+ *	one of the remote's registered carveouts (&snaptrace_rproc.carveouts)
  * @table_da: where its resource table lies (in @shared), found at attach
  * @loaded: the table as the remote has it loaded, copied at attach (the
  *	host's copy, &snaptrace_rproc.table, gets the vdevs' notify ids);
@@ -66,7 +67,7 @@ struct snaptrace_rproc_attach_ops {
 struct snaptrace_rproc_attached {
 	const struct snaptrace_rproc_attach_ops *ops;
 	void *priv;
-	struct snaptrace_rproc_mem shared;
+	struct snaptrace_rproc_mem *shared;
 	u32 table_da;
 	void *loaded;
 	ktime_t period;
@@ -195,7 +196,9 @@ struct snaptrace_rproc_vdev {
  * @dir: debugfs remoteprocN
  * @attached: NULL for a simulated remote; for one that boots on its own
  *	(snaptrace_rproc_create_attached()), its shared memory and watchdog.
- *	Then @core is the watchdog's timer, and starting is attaching.
+ *	Then @core is the watchdog's timer, and booting is attaching (state
+ *	%SNAPTRACE_RPROC_ATTACHED, which a simulated remote also reaches when
+ *	booted again after a detach).
  */
 struct snaptrace_rproc {
 	struct platform_device *pdev;

@@ -15,7 +15,8 @@
  * heartbeat is reported as a crash from the timer (hardirq), which captures
  * traceN_last without sleeping; once the heartbeat moves again (the
  * platform, here the script, restarted the remote) the remote is attached
- * again and back to running.
+ * again (state "attached" once more). "start", "stop" and "detach" are
+ * the lifecycle API's (rproc.c, snaptrace_rproc_create_attached()).
  *
  * BAR2 is mapped write-combining as I/O memory by default (ivshmem_map=wc:
  * ioremap_wc(), every read through memcpy_fromio()/readl()), or write-back

@@ -13,6 +13,7 @@
 #include <linux/delay.h>
 #include <linux/elf.h>
 #include <linux/err.h>
+#include <linux/hrtimer.h>
 #include <linux/preempt.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -237,7 +238,7 @@ static void attach_good(struct kunit *test)
 	/* Code the image has but the remote did not load stays unloaded. */
 	a->mem[0x7000] = 0xa5;
 	KUNIT_ASSERT_EQ(test, att_attach(a), 0);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_RUNNING);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_ATTACHED);
 	KUNIT_EXPECT_EQ(test, rproc->attached->table_da, SEG_DA);
 	KUNIT_ASSERT_NOT_NULL(test, rproc->table);
 	KUNIT_EXPECT_EQ(test, rproc->table_sz, sizeof(a->tbl));
@@ -256,7 +257,8 @@ static void attach_good(struct kunit *test)
 		if (strcmp(m->kind, "carveout"))
 			continue;
 		carveouts++;
-		KUNIT_EXPECT_TRUE(test, m->borrowed);
+		/* A view: freed at stop, its memory (kunit's) not vfree()d. */
+		KUNIT_EXPECT_FALSE(test, m->registered);
 		KUNIT_EXPECT_PTR_EQ(test, m->va, (void *)(a->mem + (CO_DA - MEM_DA)));
 		KUNIT_EXPECT_EQ(test, m->is_iomem, *(const bool *)test->param_value);
 	}
@@ -402,7 +404,7 @@ static void attach_refuses(struct kunit *test)
 	att_good_table(a);
 	att_build(a);
 	KUNIT_EXPECT_EQ(test, att_attach(a), 0);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(a->rproc->state), SNAPTRACE_RPROC_RUNNING);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(a->rproc->state), SNAPTRACE_RPROC_ATTACHED);
 }
 
 static void attach_contract(struct kunit *test)
@@ -484,7 +486,7 @@ static void watchdog_crash_and_recovery(struct kunit *test)
 	/* Restarted by its platform: logs anew, the heartbeat moves. */
 	memcpy(trace, att_log2, sizeof(att_log2));
 	WRITE_ONCE(a->alive, true);
-	KUNIT_ASSERT_TRUE(test, wait_state(rproc, SNAPTRACE_RPROC_RUNNING));
+	KUNIT_ASSERT_TRUE(test, wait_state(rproc, SNAPTRACE_RPROC_ATTACHED));
 	expect_last(test, rproc, att_log1);
 
 	/* Recovery disabled: hung again, then back only on "recover". */
@@ -504,16 +506,138 @@ static void watchdog_crash_and_recovery(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_CRASHED);
 	*tlen ^= 0x10;
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_recover(rproc), 0);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_RUNNING);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_ATTACHED);
 
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_stop(rproc), 0);
 	expect_offline_holding_nothing(test, rproc);
+}
+
+/* A sub-device of an attached remote: it logs its hooks. */
+struct att_subdev {
+	struct snaptrace_rproc_subdev subdev;
+	char log[128];
+};
+
+static void att_log(struct snaptrace_rproc_subdev *subdev, const char *hook)
+{
+	struct att_subdev *sd = container_of(subdev, struct att_subdev, subdev);
+	size_t len = strlen(sd->log);
+
+	snprintf(sd->log + len, sizeof(sd->log) - len, "%s%s", len ? " " : "", hook);
+}
+
+static int att_sd_prepare(struct snaptrace_rproc_subdev *subdev)
+{
+	att_log(subdev, "prepare");
+	return 0;
+}
+
+static int att_sd_start(struct snaptrace_rproc_subdev *subdev)
+{
+	att_log(subdev, "start");
+	return 0;
+}
+
+static void att_sd_stop(struct snaptrace_rproc_subdev *subdev, bool crashed)
+{
+	att_log(subdev, crashed ? "stop(crashed)" : "stop");
+}
+
+static void att_sd_unprepare(struct snaptrace_rproc_subdev *subdev)
+{
+	att_log(subdev, "unprepare");
+}
+
+/*
+ * The lifecycle API on a remote that boots on its own: its shared memory
+ * is its registered carveout; boot() references; detach() stops watching
+ * and gives up the sub-devices but keeps the resources; boot() attaches
+ * again if the same table is loaded, else lets go (offline); shutdown()
+ * lets go without touching the remote's memory.
+ */
+static void attach_lifecycle(struct kunit *test)
+{
+	struct att *a = att_new(test, false, 60000);
+	struct snaptrace_rproc *rproc = a->rproc;
+	struct att_subdev *sd = kunit_kzalloc(test, sizeof(*sd), GFP_KERNEL);
+	u8 *tlen = a->mem + SEG_DA - MEM_DA + offsetof(struct att_table, t.len);
+	struct snaptrace_rproc_mem *shared;
+
+	KUNIT_ASSERT_NOT_NULL(test, sd);
+	sd->subdev.name = "sd";
+	sd->subdev.prepare = att_sd_prepare;
+	sd->subdev.start = att_sd_start;
+	sd->subdev.stop = att_sd_stop;
+	sd->subdev.unprepare = att_sd_unprepare;
+	KUNIT_ASSERT_EQ(test, snaptrace_rproc_add_subdev(rproc, &sd->subdev), 0);
+
+	KUNIT_ASSERT_FALSE(test, list_empty(&rproc->carveouts));
+	shared = list_first_entry(&rproc->carveouts, struct snaptrace_rproc_mem,
+				  reg_node);
+	KUNIT_EXPECT_STREQ(test, shared->name, "fake");
+	KUNIT_EXPECT_TRUE(test, shared->registered);
+	KUNIT_EXPECT_PTR_EQ(test, shared->va, (void *)a->mem);
+
+	KUNIT_ASSERT_EQ(test, att_attach(a), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_ATTACHED);
+	KUNIT_EXPECT_STREQ(test, sd->log, "prepare start");
+	KUNIT_EXPECT_TRUE(test, hrtimer_active(&rproc->core));
+
+	/* A second boot() only takes a reference; a shutdown() drops it. */
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_boot(rproc), 0);
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_shutdown(rproc), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_ATTACHED);
+	KUNIT_EXPECT_STREQ(test, sd->log, "prepare start");
+
+	/* detach(): unwatched, sub-device stopped, resources kept. */
+	sd->log[0] = '\0';
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_detach(rproc), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_DETACHED);
+	KUNIT_EXPECT_STREQ(test, sd->log, "stop unprepare");
+	KUNIT_EXPECT_FALSE(test, hrtimer_active(&rproc->core));
+	KUNIT_EXPECT_EQ(test, rproc->num_traces, 1);
+	KUNIT_EXPECT_NOT_NULL(test, rproc->table);
+	snaptrace_rproc_report_crash(rproc, SNAPTRACE_RPROC_FATAL_ERROR);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_DETACHED);
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_shutdown(rproc), -EINVAL);
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_detach(rproc), -EINVAL);
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_set_firmware(rproc, "x.elf"), -EBUSY);
+	KUNIT_EXPECT_EQ(test, att_attach(a), -EBUSY);
+
+	/* boot() attaches again: the same table is loaded. */
+	sd->log[0] = '\0';
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_boot(rproc), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_ATTACHED);
+	KUNIT_EXPECT_STREQ(test, sd->log, "prepare start");
+	KUNIT_EXPECT_TRUE(test, hrtimer_active(&rproc->core));
+
+	/* Another table loaded while detached: boot() lets go, offline. */
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_detach(rproc), 0);
+	*tlen ^= 0x10;
+	sd->log[0] = '\0';
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_boot(rproc), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, sd->log, "");
+	expect_offline_holding_nothing(test, rproc);
+	KUNIT_EXPECT_FALSE(test, list_empty(&rproc->carveouts));
+	*tlen ^= 0x10;
+
+	/* shutdown(): unwatched, offline; the remote's memory untouched. */
+	KUNIT_ASSERT_EQ(test, att_attach(a), 0);
+	sd->log[0] = '\0';
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_shutdown(rproc), 0);
+	KUNIT_EXPECT_STREQ(test, sd->log, "stop unprepare");
+	KUNIT_EXPECT_FALSE(test, hrtimer_active(&rproc->core));
+	expect_offline_holding_nothing(test, rproc);
+	KUNIT_EXPECT_EQ(test, memcmp(a->mem + (SEG_DA - MEM_DA), &a->tbl, sizeof(a->tbl)), 0);
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_shutdown(rproc), -EINVAL);
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_remove_subdev(rproc, &sd->subdev), 0);
 }
 
 static struct kunit_case snaptrace_attach_cases[] = {
 	KUNIT_CASE_PARAM(attach_good, att_iomem_gen_params),
 	KUNIT_CASE_PARAM(attach_refuses, bad_gen_params),
 	KUNIT_CASE(attach_contract),
+	KUNIT_CASE(attach_lifecycle),
 	KUNIT_CASE_SLOW(watchdog_crash_and_recovery),
 	{}
 };

@@ -25,8 +25,9 @@ struct snaptrace_rproc;
  * @SNAPTRACE_RPROC_OFFLINE: stopped, no firmware resources held
  * @SNAPTRACE_RPROC_RUNNING: running the firmware the host booted it with
  * @SNAPTRACE_RPROC_CRASHED: crashed; resources held until recovery or stop
- * @SNAPTRACE_RPROC_ATTACHED: running, started without the host (or
- *	reattached after a detach); the host uses it as if it had booted it
+ * @SNAPTRACE_RPROC_ATTACHED: running, started without the host (a remote
+ *	that boots on its own, such as the ivshmem one, or one reattached
+ *	after a detach); the host uses it as if it had booted it
  * @SNAPTRACE_RPROC_DETACHED: running without the host: the host gave up
  *	its trace files and sub-devices, the remote keeps its memory and runs on
  *
@@ -71,8 +72,6 @@ typedef int (*snaptrace_rproc_mem_fn)(struct snaptrace_rproc *rproc,
  * @kind: "region" (platform layout), "carveout" or "devmem"
  * @is_iomem: @va is I/O memory (da_to_va() tells its callers): read it
  *	with memcpy_fromio()
- * @borrowed: @va lies in memory owned by someone else (a carveout of an
- *	attached remote, inside the memory it shares): not freed with it
  * @registered: registered by the platform (snaptrace_rproc_add_carveout()):
  *	kept across boots, freed with the remote
  * @rsc_offset: offset of the firmware's carveout entry matched to this one
@@ -94,7 +93,6 @@ struct snaptrace_rproc_mem {
 	void *va;
 	const char *kind;
 	bool is_iomem;
-	bool borrowed;
 	bool registered;
 	int rsc_offset;
 	u32 flags;

@@ -5,7 +5,8 @@
 # scripts/remote-demo.sh, which also restarts the ARM side when asked.
 # Attach, read its resource table and its live trace, make it hang, see
 # the watchdog report the crash with the last trace kept, have the platform
-# restart it and see it running again; detach, bad images and parameters.
+# restart it and see it attached again; detach, boot references, bad
+# images and parameters.
 . ./lib.sh
 st_begin remote
 
@@ -41,7 +42,7 @@ st_check "the ivshmem device is there (1af4:1110)" grep -q '1af41110' /proc/bus/
 st_check "insmod: no simulated remote; the ivshmem remote attaches" \
 	insmod $ST_MOD/snaptrace.ko remotes=0
 st_check "the driver is bound to the device" bound
-st_expect_eq "attached: running" "running" "$(cat $R/state)"
+st_expect_eq "attached (upstream's state for it)" "attached" "$(cat $R/state)"
 st_check "its name is the PCI device's" grep -q '^ivshmem-0000:' $R/name
 st_expect_eq "firmware: the running image" "snaptrace/arm-remote.elf" "$(cat $R/firmware)"
 echo "# cat resource_table"
@@ -86,7 +87,7 @@ st_check_fails "command: a bad word is refused" sh -c "echo bogus >$R/command"
 
 # --- the platform restarts the remote; the watchdog sees it back
 st_check "ask the platform to restart the remote" sh -c "echo reset >$R/command"
-st_check "running again once the heartbeat resumed" wait_state running 60
+st_check "attached again once the heartbeat resumed" wait_state attached 60
 sleep 1
 echo "# cat trace0 (after recovery, last lines)"
 tail -n 3 $R/trace0
@@ -94,22 +95,35 @@ st_check "trace0 shows the new boot" grep -q 'arm-remote: boot 2 ' $R/trace0
 st_check "trace0_last still holds the trace at the crash" sh -c \
 	"cat $R/trace0_last | cmp -s - /tmp/at-hang"
 
-# --- detach, a wrong image, attach again
-st_check "stop detaches" sh -c "echo stop >$R/state"
-st_expect_eq "offline" "offline" "$(cat $R/state)"
+# --- detach and attach again, boot references (the lifecycle API's)
+st_check "detach" sh -c "echo detach >$R/state"
+st_expect_eq "detached" "detached" "$(cat $R/state)"
 st_check_fails "no trace0 while detached" test -e $R/trace0
+st_check "the remote runs on without the host" moving
+st_check_fails "stop refused while detached" sh -c "echo stop >$R/state"
+st_check "start attaches again" sh -c "echo start >$R/state"
+st_expect_eq "attached" "attached" "$(cat $R/state)"
+st_check "trace0 is back: the same boot, run on" grep -q 'arm-remote: boot 2 ' $R/trace0
+st_check "a second start takes a reference" sh -c "echo start >$R/state"
+st_check "the first stop drops it" sh -c "echo stop >$R/state"
+st_expect_eq "still attached" "attached" "$(cat $R/state)"
+
+# --- let go, a wrong image, attach again
+st_check "the last stop lets go of it" sh -c "echo stop >$R/state"
+st_expect_eq "offline" "offline" "$(cat $R/state)"
+st_check_fails "no trace0 while offline" test -e $R/trace0
 st_check "the remote runs on without the host" moving
 echo snaptrace/example32.elf >$R/firmware
 st_check_fails "attaching with an image the remote does not run" sh -c "echo start >$R/state"
 st_expect_eq "still offline" "offline" "$(cat $R/state)"
 echo snaptrace/arm-remote.elf >$R/firmware
 st_check "attach again" sh -c "echo start >$R/state"
-st_expect_eq "running" "running" "$(cat $R/state)"
+st_expect_eq "attached" "attached" "$(cat $R/state)"
 st_check "rmmod while attached" rmmod snaptrace
 
 # --- BAR2 mapped write-back, as normal memory
 st_check "insmod ivshmem_map=wb" insmod $ST_MOD/snaptrace.ko remotes=0 ivshmem_map=wb
-st_expect_eq "attached (write-back)" "running" "$(cat $R/state)"
+st_expect_eq "attached (write-back)" "attached" "$(cat $R/state)"
 st_check "trace0 read from write-back memory" grep -q 'arm-remote: boot 2 ' $R/trace0
 st_check "rmmod" rmmod snaptrace
 
