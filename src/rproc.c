@@ -96,6 +96,23 @@ const char *snaptrace_rproc_state_name(int state)
 /* ------------------------------------------------------------------ */
 /* Memory */
 
+/* The one mapping that wholly holds [@da, @da + @len), and @da's offset in it. */
+static struct snaptrace_rproc_mem *st_find_mem(struct snaptrace_rproc *rproc,
+					       u64 da, size_t len, u32 *off)
+{
+	struct snaptrace_rproc_mem *m;
+
+	if (!len)
+		return NULL;
+	list_for_each_entry(m, &rproc->mems, node) {
+		if (da < m->da || len > m->len || da - m->da > m->len - len)
+			continue;
+		*off = da - m->da;
+		return m;
+	}
+	return NULL;
+}
+
 /**
  * snaptrace_rproc_da_to_va() - translate a device address to a host address
  * @rproc: the remote
@@ -105,31 +122,69 @@ const char *snaptrace_rproc_state_name(int state)
  *
  * Looks for the platform region, registered carveout, carveout or devmem
  * that wholly contains [@da, @da + @len), without overflow for any @da and
- * @len. Mirrors rproc_da_to_va(), whose arithmetic is int-based.
+ * @len. Mirrors rproc_da_to_va(), whose arithmetic is int-based; unlike
+ * it, I/O memory is not handed out as a plain pointer (upstream returns
+ * the __iomem address cast to void *): NULL is returned and *@is_iomem
+ * set; read it with snaptrace_rproc_read_da().
  *
  * Context: any; never sleeps. The memory list only changes while the
  * remote is offline (or being booted), under its lock: call it while the
  * remote is running, or with its lock held.
  * Return: the host address, or NULL if no single mapping holds the range
- * (or @len is 0, or the remote is offline).
+ * (or @len is 0, or the remote is offline), or if it is I/O memory (then
+ * *@is_iomem is true).
  */
 void *snaptrace_rproc_da_to_va(struct snaptrace_rproc *rproc, u64 da,
 			       size_t len, bool *is_iomem)
 {
 	struct snaptrace_rproc_mem *m;
+	u32 off;
 
-	if (!len)
+	m = st_find_mem(rproc, da, len, &off);
+	if (!m)
 		return NULL;
-	list_for_each_entry(m, &rproc->mems, node) {
-		if (da < m->da || len > m->len || da - m->da > m->len - len)
-			continue;
-		if (is_iomem)
-			*is_iomem = m->is_iomem;
-		return m->va + (da - m->da);
-	}
-	return NULL;
+	if (is_iomem)
+		*is_iomem = m->is_iomem;
+	return m->is_iomem ? NULL : m->va + off;
 }
 EXPORT_SYMBOL_GPL(snaptrace_rproc_da_to_va);
+
+/**
+ * snaptrace_rproc_read_da() - copy memory of the remote, I/O memory or not
+ * @rproc: the remote
+ * @da: device address
+ * @dst: where to copy, @len bytes of normal memory
+ * @len: bytes to copy
+ *
+ * Copies [@da, @da + @len), which one mapping must wholly hold, with
+ * memcpy_fromio() from I/O memory and memcpy() otherwise. The remote may
+ * be writing it: the copy is of no single instant. No upstream function:
+ * upstream's callers test rproc_da_to_va()'s is_iomem and pick
+ * memcpy_fromio() themselves (as rproc_copy_segment() does); since
+ * snaptrace_rproc_da_to_va() returns NULL for I/O memory, this is how
+ * snaptrace's callers read it.
+ *
+ * Context: any; never sleeps, but takes time in proportion to @len (keep
+ * it short with interrupts off). As snaptrace_rproc_da_to_va() for the
+ * memory list.
+ * Return: 0; -EINVAL if no single mapping holds the range (or @len is 0).
+ */
+int snaptrace_rproc_read_da(struct snaptrace_rproc *rproc, u64 da, void *dst,
+			    size_t len)
+{
+	struct snaptrace_rproc_mem *m;
+	u32 off;
+
+	m = st_find_mem(rproc, da, len, &off);
+	if (!m)
+		return -EINVAL;
+	if (m->is_iomem)
+		memcpy_fromio(dst, m->io + off, len);
+	else
+		memcpy(dst, m->va + off, len);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(snaptrace_rproc_read_da);
 
 static bool st_overlaps(struct snaptrace_rproc *rproc, u32 da, u32 len)
 {
@@ -197,7 +252,8 @@ static int st_parse_layout(struct snaptrace_rproc *rproc, const char *layout)
  * @len: length in bytes
  * @da: device address the remote sees it at
  * @alloc: called at each boot before the memory is used (may be NULL); it
- *	may set &snaptrace_rproc_mem.va and .is_iomem, and returns 0 or -E*
+ *	may set &snaptrace_rproc_mem.va (or .io and .is_iomem), and returns
+ *	0 or -E*
  * @release: called at each shutdown after @alloc succeeded (may be NULL)
  * @name: printf format of its name; a firmware carveout of the same name
  *	is placed in it (at most %SNAPTRACE_RSC_NAME_LEN bytes are kept)
@@ -348,7 +404,8 @@ int snaptrace_rproc_add_carveout(struct snaptrace_rproc *rproc,
 	int i, n = 0, ret = 0;
 
 	if (!mem || !mem->len || mem->da == (u32)SNAPTRACE_FW_RSC_ADDR_ANY ||
-	    (u64)mem->da + mem->len > BIT_ULL(32) || (!mem->va && !mem->alloc) ||
+	    (u64)mem->da + mem->len > BIT_ULL(32) ||
+	    (!(mem->is_iomem ? !!mem->io : !!mem->va) && !mem->alloc) ||
 	    !mem->name[0]) {
 		dev_err(rproc->dev, "add_carveout %s: want a name, a fixed da, 0 < len within 32 bits, and a va or an alloc hook\n",
 			mem ? mem->name : "(null)");
@@ -474,6 +531,7 @@ int snaptrace_rproc_handle_trace(struct snaptrace_rproc *rproc, void *ptr,
 {
 	struct snaptrace_fw_rsc_trace *rsc = ptr;
 	struct snaptrace_rproc_trace *trace;
+	u32 off;
 	int ret;
 
 	ret = snaptrace_rsc_check_trace(rproc->dev, rsc, offset, avail);
@@ -487,7 +545,7 @@ int snaptrace_rproc_handle_trace(struct snaptrace_rproc *rproc, void *ptr,
 			SNAPTRACE_RPROC_TRACES_TOTAL);
 		return -EINVAL;
 	}
-	if (!snaptrace_rproc_da_to_va(rproc, rsc->da, rsc->len, NULL)) {
+	if (!st_find_mem(rproc, rsc->da, rsc->len, &off)) {
 		dev_err(rproc->dev, "trace at offset %d: da 0x%x len 0x%x is not inside the remote's memory\n",
 			offset, rsc->da, rsc->len);
 		return -EINVAL;
@@ -816,7 +874,7 @@ static int st_mems_add_layout(struct snaptrace_rproc *rproc)
 		}
 		/* Released by st_resources_free() from here on. */
 		list_add_tail(&m->node, &rproc->mems);
-		if (!m->va) {
+		if (m->is_iomem ? !m->io : !m->va) {
 			dev_err(rproc->dev, "carveout %s: its alloc hook gave no memory\n",
 				m->name);
 			return -EINVAL;
@@ -1399,9 +1457,7 @@ static void st_capture(struct snaptrace_rproc *rproc,
 		       struct snaptrace_rproc_trace *trace)
 {
 	struct snaptrace_reservation res;
-	bool is_iomem = false;
-	const u8 *va = snaptrace_rproc_da_to_va(rproc, trace->da, trace->len,
-						&is_iomem);
+	const u8 *va = snaptrace_rproc_da_to_va(rproc, trace->da, trace->len, NULL);
 	u32 off, n;
 	void *p;
 
@@ -1412,10 +1468,7 @@ static void st_capture(struct snaptrace_rproc *rproc,
 		p = snaptrace_reserve(trace->last, n, &res);
 		if (!p)
 			return;
-		if (is_iomem)
-			memcpy_fromio(p, (const void __iomem __force *)va + off, n);
-		else
-			memcpy(p, va + off, n);
+		memcpy(p, va + off, n);
 		snaptrace_commit(trace->last, &res);
 	}
 	/* The spare was allocated when the trace was handled: no -ENOENT. */
@@ -1817,11 +1870,11 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_destroy);
 static int st_add_view(struct snaptrace_rproc *rproc, const char *kind, u32 da,
 		       u32 len, const u8 *name, int offset)
 {
-	struct snaptrace_rproc_mem *m;
-	bool is_iomem = false;
-	void *va = snaptrace_rproc_da_to_va(rproc, da, len, &is_iomem);
+	struct snaptrace_rproc_mem *m, *in;
+	u32 off;
 
-	if (!va) {
+	in = st_find_mem(rproc, da, len, &off);
+	if (!in) {
 		dev_err(rproc->dev, "%s at offset %d: da 0x%x len 0x%x is not inside the memory shared with the remote\n",
 			kind, offset, da, len);
 		return -EINVAL;
@@ -1837,27 +1890,14 @@ static int st_add_view(struct snaptrace_rproc *rproc, const char *kind, u32 da,
 	st_print_name(m->name, name);
 	m->da = da;
 	m->len = len;
-	m->va = va;
+	if (in->is_iomem)
+		m->io = in->io + off;
+	else
+		m->va = in->va + off;
 	m->kind = kind;
-	m->is_iomem = is_iomem;
+	m->is_iomem = in->is_iomem;
 	list_add_tail(&m->node, &rproc->mems);
 	rproc->nr_mems++;
-	return 0;
-}
-
-/* Copy @len bytes at @da, which the remote may be writing, into @dst. */
-static int st_read_remote(struct snaptrace_rproc *rproc, u64 da, void *dst,
-			  size_t len)
-{
-	bool is_iomem = false;
-	const void *va = snaptrace_rproc_da_to_va(rproc, da, len, &is_iomem);
-
-	if (!va)
-		return -EINVAL;
-	if (is_iomem)
-		memcpy_fromio(dst, (const void __iomem __force *)va, len);
-	else
-		memcpy(dst, va, len);
 	return 0;
 }
 
@@ -1895,7 +1935,7 @@ static int st_loaded_table_is(struct snaptrace_rproc *rproc, const void *want,
 
 	if (!live)
 		return -ENOMEM;
-	ret = st_read_remote(rproc, da, live, sz);
+	ret = snaptrace_rproc_read_da(rproc, da, live, sz);
 	if (ret)
 		dev_err(rproc->dev, "resource table at da 0x%x (%zu bytes) is not inside the memory shared with the remote\n",
 			da, sz);
@@ -1984,7 +2024,7 @@ static int st_attach_locked(struct snaptrace_rproc *rproc, const u8 *elf,
 		goto free;
 	}
 	rproc->table_sz = sz;
-	ret = st_read_remote(rproc, a->table_da, rproc->table, sz);
+	ret = snaptrace_rproc_read_da(rproc, a->table_da, rproc->table, sz);
 	if (ret) {
 		dev_err(rproc->dev, "resource table at da 0x%x (%zu bytes) is not inside the memory shared with the remote\n",
 			a->table_da, sz);
@@ -2181,9 +2221,10 @@ static int st_attach_recover_locked(struct snaptrace_rproc *rproc)
  * @name: its name (debugfs "name"), cut to 31 bytes
  * @dev: its device (messages, the firmware loader): the platform's, such
  *	as the ivshmem PCI device; it must outlive the remote
- * @shared: the memory it shares with the host: @shared->da, ->len, ->va
- *	(mapped by the caller for the remote's whole life), ->is_iomem and
- *	->name (not empty); registered as a platform carveout of the remote
+ * @shared: the memory it shares with the host: @shared->da, ->len, ->name
+ *	(not empty), ->is_iomem and the mapping, ->io if it is I/O memory,
+ *	else ->va (mapped by the caller for the remote's whole life);
+ *	registered as a platform carveout of the remote
  *	(snaptrace_rproc_add_carveout()), so a firmware carveout of its name
  *	is placed in it
  * @ops: what the platform provides: the heartbeat
@@ -2221,7 +2262,8 @@ snaptrace_rproc_create_attached(int index, const char *name, struct device *dev,
 	struct snaptrace_rproc *rproc;
 	int ret;
 
-	if (!shared->len || !shared->va || (u64)shared->da + shared->len > BIT_ULL(32) ||
+	if (!shared->len || !(shared->is_iomem ? !!shared->io : !!shared->va) ||
+	    (u64)shared->da + shared->len > BIT_ULL(32) ||
 	    !ops || !ops->heartbeat || !watchdog_ms || watchdog_ms > ST_WATCHDOG_MAX_MS) {
 		dev_err(dev, "attached remote: shared memory da 0x%x len 0x%x must be mapped, non-empty and below 4 GiB; watchdog %u ms must be 1..%u, with a heartbeat\n",
 			shared->da, shared->len, watchdog_ms, ST_WATCHDOG_MAX_MS);
@@ -2253,6 +2295,7 @@ snaptrace_rproc_create_attached(int index, const char *name, struct device *dev,
 		goto free;
 	}
 	mem->kind = "region";
+	mem->io = shared->io;
 	mem->is_iomem = shared->is_iomem;
 	ret = snaptrace_rproc_add_carveout(rproc, mem);
 	if (ret) {

@@ -322,7 +322,11 @@ static int st_carveout_show(struct seq_file *m, void *unused)
 		seq_printf(m, "\tName: %*pE\n", (int)strlen(mem->name), mem->name);
 		seq_printf(m, "\tKind: %s%s\n", mem->kind,
 			   mem->registered ? " (registered)" : "");
-		seq_printf(m, "\tVirtual address: %pK\n", mem->va);
+		if (mem->is_iomem)
+			seq_printf(m, "\tVirtual address: %pK (I/O memory)\n",
+				   mem->io);
+		else
+			seq_printf(m, "\tVirtual address: %pK\n", mem->va);
 		seq_printf(m, "\tDevice address: 0x%x\n", mem->da);
 		seq_printf(m, "\tLength: 0x%x Bytes\n\n", mem->len);
 	}
@@ -377,19 +381,19 @@ static ssize_t st_trace_read(struct file *filp, char __user *ubuf, size_t cnt,
 
 	va = snaptrace_rproc_da_to_va(trace->rproc, trace->da, trace->len,
 				      &is_iomem);
+	if (!va && is_iomem) {	/* I/O memory: copy it out, then look at it */
+		copy = kvmalloc(trace->len, GFP_KERNEL);
+		if (!copy)
+			return -ENOMEM;
+		if (!snaptrace_rproc_read_da(trace->rproc, trace->da, copy,
+					     trace->len))
+			va = copy;
+	}
 	if (!va) {
 		len = scnprintf(buf, sizeof(buf), "Trace trace%d not available\n",
 				trace->index);
 		va = buf;
 	} else {
-		if (is_iomem) {	/* I/O memory: copy it out, then look at it */
-			copy = kvmalloc(trace->len, GFP_KERNEL);
-			if (!copy)
-				return -ENOMEM;
-			memcpy_fromio(copy, (const void __iomem __force *)va,
-				      trace->len);
-			va = copy;
-		}
 		len = strnlen(va, trace->len);
 	}
 	ret = simple_read_from_buffer(ubuf, cnt, ppos, va, len);

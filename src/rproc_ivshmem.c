@@ -91,9 +91,10 @@ MODULE_PARM_DESC(ivshmem_attach,
  * struct st_ivshmem - one ivshmem device and its remote
  * @pdev: the PCI device
  * @rproc: its remote
- * @va: BAR2, mapped (an __iomem address when @is_iomem)
+ * @va: BAR2 mapped write-back (ivshmem_map=wb), else NULL
+ * @io: BAR2 mapped write-combining as I/O memory (ivshmem_map=wc), else NULL
  * @len: BAR2's size in bytes
- * @is_iomem: @va came from ioremap_wc()
+ * @is_iomem: BAR2 is mapped at @io
  * @ctl: offset of the control block in BAR2
  * @index: N of remoteprocN
  */
@@ -101,6 +102,7 @@ struct st_ivshmem {
 	struct pci_dev *pdev;
 	struct snaptrace_rproc *rproc;
 	void *va;
+	void __iomem *io;
 	u32 len;
 	bool is_iomem;
 	u32 ctl;
@@ -113,21 +115,17 @@ static DEFINE_IDA(st_ivshmem_ida);
 
 static u32 st_ctl_read(struct st_ivshmem *ivs, u32 off)
 {
-	void *p = ivs->va + ivs->ctl + off;
-
 	if (ivs->is_iomem)
-		return readl((void __iomem __force *)p);
-	return le32_to_cpu(READ_ONCE(*(__le32 *)p));
+		return readl(ivs->io + ivs->ctl + off);
+	return le32_to_cpu(READ_ONCE(*(__le32 *)(ivs->va + ivs->ctl + off)));
 }
 
 static void st_ctl_write(struct st_ivshmem *ivs, u32 off, u32 v)
 {
-	void *p = ivs->va + ivs->ctl + off;
-
 	if (ivs->is_iomem)
-		writel(v, (void __iomem __force *)p);
+		writel(v, ivs->io + ivs->ctl + off);
 	else
-		WRITE_ONCE(*(__le32 *)p, cpu_to_le32(v));
+		WRITE_ONCE(*(__le32 *)(ivs->va + ivs->ctl + off), cpu_to_le32(v));
 }
 
 /* The watchdog's sample: hardirq context. */
@@ -204,8 +202,8 @@ static int st_ivshmem_map(struct st_ivshmem *ivs)
 		ivs->is_iomem = false;
 		return 0;
 	}
-	ivs->va = (void __force *)devm_ioremap_wc(dev, start, ivs->len);
-	if (!ivs->va)
+	ivs->io = devm_ioremap_wc(dev, start, ivs->len);
+	if (!ivs->io)
 		return -ENOMEM;
 	ivs->is_iomem = true;
 	return 0;
@@ -265,6 +263,7 @@ static int st_ivshmem_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	shared.da = ivshmem_da;
 	shared.len = ivs->len;
 	shared.va = ivs->va;
+	shared.io = ivs->io;
 	shared.is_iomem = ivs->is_iomem;
 	snprintf(name, sizeof(name), "ivshmem-%s", pci_name(pdev));
 	ivs->rproc = snaptrace_rproc_create_attached(ivs->index, name, dev, &shared,

@@ -179,7 +179,11 @@ static struct att *att_new(struct kunit *test, bool is_iomem,
 	a->mem = kunit_kzalloc(test, MEM_LEN, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, a->mem);
 	strscpy(shared.name, "fake", sizeof(shared.name));
-	shared.va = a->mem;
+	/* x86 reads I/O memory with plain loads: RAM stands in for a BAR. */
+	if (is_iomem)
+		shared.io = (void __iomem __force *)a->mem;
+	else
+		shared.va = a->mem;
 	shared.is_iomem = is_iomem;
 	a->rproc = snaptrace_rproc_create_attached(7, "attach-test", NULL, &shared,
 						   &att_ops, a, watchdog_ms);
@@ -230,9 +234,11 @@ static void attach_good(struct kunit *test)
 {
 	struct att *a = att_new(test, *(const bool *)test->param_value, 60000);
 	struct snaptrace_rproc *rproc = a->rproc;
+	bool iomem = *(const bool *)test->param_value;
 	struct snaptrace_rproc_trace *t;
 	struct snaptrace_rproc_mem *m;
-	bool is_iomem = !*(const bool *)test->param_value;
+	bool is_iomem = !iomem;
+	char buf[8];
 	int carveouts = 0;
 
 	/* Code the image has but the remote did not load stays unloaded. */
@@ -249,9 +255,17 @@ static void attach_good(struct kunit *test)
 	t = list_first_entry(&rproc->traces, struct snaptrace_rproc_trace, node);
 	KUNIT_EXPECT_EQ(test, t->da, TR_DA);
 	KUNIT_EXPECT_EQ(test, t->len, TR_LEN);
+	/* I/O memory has no plain address: it is read with read_da(). */
 	KUNIT_EXPECT_PTR_EQ(test, snaptrace_rproc_da_to_va(rproc, TR_DA, TR_LEN, &is_iomem),
-			    (void *)(a->mem + (TR_DA - MEM_DA)));
-	KUNIT_EXPECT_EQ(test, is_iomem, *(const bool *)test->param_value);
+			    iomem ? NULL : (void *)(a->mem + (TR_DA - MEM_DA)));
+	KUNIT_EXPECT_EQ(test, is_iomem, iomem);
+	memcpy(a->mem + (TR_DA - MEM_DA) + TR_LEN - sizeof(buf), "abcdefg", sizeof(buf));
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_read_da(rproc, TR_DA + TR_LEN - sizeof(buf), buf,
+						      sizeof(buf)), 0);
+	KUNIT_EXPECT_STREQ(test, buf, "abcdefg");
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_read_da(rproc, MEM_DA + MEM_LEN - 4, buf,
+						      sizeof(buf)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_read_da(rproc, TR_DA, buf, 0), -EINVAL);
 
 	list_for_each_entry(m, &rproc->mems, node) {
 		if (strcmp(m->kind, "carveout"))
@@ -259,8 +273,15 @@ static void attach_good(struct kunit *test)
 		carveouts++;
 		/* A view: freed at stop, its memory (kunit's) not vfree()d. */
 		KUNIT_EXPECT_FALSE(test, m->registered);
-		KUNIT_EXPECT_PTR_EQ(test, m->va, (void *)(a->mem + (CO_DA - MEM_DA)));
-		KUNIT_EXPECT_EQ(test, m->is_iomem, *(const bool *)test->param_value);
+		KUNIT_EXPECT_EQ(test, m->is_iomem, iomem);
+		if (iomem) {
+			KUNIT_EXPECT_NULL(test, m->va);
+			KUNIT_EXPECT_PTR_EQ(test, (void __force *)m->io,
+					    (void *)(a->mem + (CO_DA - MEM_DA)));
+		} else {
+			KUNIT_EXPECT_NULL(test, (void __force *)m->io);
+			KUNIT_EXPECT_PTR_EQ(test, m->va, (void *)(a->mem + (CO_DA - MEM_DA)));
+		}
 	}
 	KUNIT_EXPECT_EQ(test, carveouts, 1);
 

@@ -68,21 +68,24 @@ typedef int (*snaptrace_rproc_mem_fn)(struct snaptrace_rproc *rproc,
  * @name: region, carveout or devmem name (NUL-terminated)
  * @da: device address
  * @len: length in bytes
- * @va: host address of the memory
+ * @va: host address of the memory; NULL when @is_iomem
+ * @io: its I/O mapping when @is_iomem, else NULL; da_to_va() does not
+ *	hand it out: read it with snaptrace_rproc_read_da()
  * @kind: "region" (platform layout), "carveout" or "devmem"
- * @is_iomem: @va is I/O memory (da_to_va() tells its callers): read it
- *	with memcpy_fromio()
+ * @is_iomem: the memory is I/O memory, mapped at @io
  * @registered: registered by the platform (snaptrace_rproc_add_carveout()):
  *	kept across boots, freed with the remote
  * @rsc_offset: offset of the firmware's carveout entry matched to this one
  *	by name, or -1
  * @flags: that entry's flags
  * @alloc: called at each boot before the memory is used, may set @va
+ *	(or @io and @is_iomem)
  * @release: called at each shutdown when @alloc succeeded at boot
  * @priv: for @alloc and @release
  *
  * Mirrors struct rproc_mem_entry (no dma, no of_resm_idx: the simulated
- * remote's memory is host memory).
+ * remote's memory is host memory), whose va is an __iomem address cast
+ * away when is_iomem: here I/O memory keeps its address space in @io.
  */
 struct snaptrace_rproc_mem {
 	struct list_head node;
@@ -91,6 +94,7 @@ struct snaptrace_rproc_mem {
 	u32 da;
 	u32 len;
 	void *va;
+	void __iomem *io;
 	const char *kind;
 	bool is_iomem;
 	bool registered;
@@ -137,6 +141,8 @@ int snaptrace_rproc_trigger_recovery(struct snaptrace_rproc *rproc);
 int snaptrace_rproc_get_state(struct snaptrace_rproc *rproc);
 void *snaptrace_rproc_da_to_va(struct snaptrace_rproc *rproc, u64 da,
 			       size_t len, bool *is_iomem);
+int snaptrace_rproc_read_da(struct snaptrace_rproc *rproc, u64 da, void *dst,
+			    size_t len);
 
 __printf(7, 8)
 struct snaptrace_rproc_mem *
