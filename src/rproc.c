@@ -17,7 +17,9 @@
  * A remote that boots on its own (a real core sharing memory with the host,
  * as rproc_ivshmem.c drives) is attached to instead: its resource table is
  * found loaded in the shared memory, no segment is loaded, no simulated
- * core runs, and a heartbeat watchdog reports its crashes.
+ * core runs, and a heartbeat watchdog reports its crashes; their traces
+ * are captured in process context, as the shared memory may be slow I/O
+ * memory.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -32,6 +34,8 @@
 #include <linux/overflow.h>
 #include <linux/mutex.h>
 #include <linux/platform_device.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -993,6 +997,13 @@ static void st_core_halt(struct snaptrace_rproc *rproc, int state)
 	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
 	hrtimer_cancel(&rproc->core);
 	irq_work_sync(&rproc->crash_work);
+	/*
+	 * An attached remote's capture walks the traces, which stop frees and
+	 * detach hides: done (or cancelled, as the state is no longer
+	 * crashed) first. It takes no lock but the core lock.
+	 */
+	if (rproc->attached)
+		cancel_work_sync(&rproc->attached->capture_work);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1452,6 +1463,8 @@ int snaptrace_rproc_get_state(struct snaptrace_rproc *rproc)
 }
 EXPORT_SYMBOL_GPL(snaptrace_rproc_get_state);
 
+static void st_attach_capture_wait(struct snaptrace_rproc *rproc);
+
 /* Copy one trace buffer into its last copy: the capture, atomic context. */
 static void st_capture(struct snaptrace_rproc *rproc,
 		       struct snaptrace_rproc_trace *trace)
@@ -1501,7 +1514,11 @@ static const char *st_crash_name(unsigned int type)
  * nothing is allocated and nothing sleeps. A report for a remote that is
  * not running or attached (offline, detached, already crashed) is
  * ignored. Mirrors rproc_report_crash(), which only queues work and sets
- * the state from that work.
+ * the state from that work. For a remote made by
+ * snaptrace_rproc_create_attached(), whose traces lie in shared memory that
+ * may be slow I/O memory, only the state changes here: the capture is
+ * queued to process context (traceN_last and recovery wait for it), as the
+ * hung remote no longer writes them.
  *
  * The caller must not report for a remote being destroyed: stop the
  * source of reports first (free the IRQ), as upstream.
@@ -1526,15 +1543,21 @@ void snaptrace_rproc_report_crash(struct snaptrace_rproc *rproc,
 	rproc->crash_type = type;
 	cnt = ++rproc->crash_cnt;
 	WRITE_ONCE(rproc->state, SNAPTRACE_RPROC_CRASHED);
-	list_for_each_entry(trace, &rproc->traces, node)
-		st_capture(rproc, trace);
-	/* Queued under the lock: stop, which takes it, then cancels it. */
+	/* Queued under the lock: stop, which takes it, then cancels them. */
+	if (rproc->attached) {
+		rproc->attached->capture = true;
+		schedule_work(&rproc->attached->capture_work);
+	} else {
+		list_for_each_entry(trace, &rproc->traces, node)
+			st_capture(rproc, trace);
+	}
 	if (READ_ONCE(rproc->recovery))
 		schedule_work(&rproc->recovery_work);
 	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
 
-	dev_err(rproc->dev, "crash #%u detected: type %s; traces captured\n",
-		cnt, st_crash_name(type));
+	dev_err(rproc->dev, "crash #%u detected: type %s; %s\n", cnt,
+		st_crash_name(type),
+		rproc->attached ? "capturing the traces" : "traces captured");
 }
 EXPORT_SYMBOL_GPL(snaptrace_rproc_report_crash);
 
@@ -1556,6 +1579,8 @@ ssize_t snaptrace_rproc_read_last(struct snaptrace_rproc_trace *trace,
 	size_t len, n;
 	int ret;
 
+	if (trace->rproc->attached)
+		st_attach_capture_wait(trace->rproc);
 	if (!READ_ONCE(trace->has_last))
 		return 0;
 	rec = kmalloc(sizeof(*rec), GFP_KERNEL);
@@ -1846,6 +1871,8 @@ void snaptrace_rproc_destroy(struct snaptrace_rproc *rproc)
 	mutex_unlock(&rproc->lock);
 	cancel_work_sync(&rproc->recovery_work);
 	irq_work_sync(&rproc->crash_work);
+	if (rproc->attached)
+		cancel_work_sync(&rproc->attached->capture_work);
 	debugfs_remove(rproc->dir);
 	platform_device_unregister(rproc->pdev);
 	for (i = 0; i < rproc->nr_layout; i++)
@@ -2132,10 +2159,82 @@ static int st_fw_attach(struct snaptrace_rproc *rproc)
 }
 
 /*
+ * Copy one trace of an attached remote into its last copy, in process
+ * context: up to SNAPTRACE_RPROC_TRACE_MAX bytes of what may be I/O memory,
+ * a record at a time with a chance to reschedule in between, on one CPU
+ * (the last copy's ring is sized for the whole trace on one CPU).
+ */
+static void st_attach_capture_trace(struct snaptrace_rproc *rproc,
+				    struct snaptrace_rproc_trace *trace)
+{
+	struct snaptrace_reservation res;
+	u32 off, n;
+	void *p;
+
+	migrate_disable();
+	for (off = 0; off < trace->len; off += n) {
+		n = min_t(u32, trace->len - off, SNAPTRACE_MAX_PAYLOAD);
+		p = snaptrace_reserve(trace->last, n, &res);
+		if (!p)
+			break;
+		/* In the mapping since the trace was handled: cannot fail. */
+		if (snaptrace_rproc_read_da(rproc, (u64)trace->da + off, p, n))
+			memset(p, 0, n);
+		snaptrace_commit(trace->last, &res);
+		cond_resched();
+	}
+	migrate_enable();
+	if (off >= trace->len && !snaptrace_snapshot(trace->last))
+		WRITE_ONCE(trace->has_last, true);
+}
+
+/*
+ * The capture after a crash of an attached remote. The remote is hung (or
+ * was reported crashed), so the traces are stable. Takes no lock but the
+ * core lock: the traces cannot go meanwhile, as stopping waits for this
+ * work (cancel_work_sync()) before it frees them, and recovery waits for it
+ * before the remote runs again.
+ */
+static void st_attach_capture_work(struct work_struct *work)
+{
+	struct snaptrace_rproc_attached *a =
+		container_of(work, struct snaptrace_rproc_attached, capture_work);
+	struct snaptrace_rproc *rproc = a->rproc;
+	struct snaptrace_rproc_trace *trace;
+	unsigned long flags;
+	bool capture;
+
+	raw_spin_lock_irqsave(&rproc->core_lock, flags);
+	capture = a->capture && rproc->state == SNAPTRACE_RPROC_CRASHED;
+	a->capture = false;
+	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
+	if (!capture)
+		return;
+	list_for_each_entry(trace, &rproc->traces, node)
+		st_attach_capture_trace(rproc, trace);
+	dev_info(rproc->dev, "traces captured\n");
+}
+
+/*
+ * Wait until the capture of the last crash reported is done: queue the
+ * work if the report has not yet (it queues after dropping the core lock),
+ * then flush it. Process context; the remote's lock may be held or not
+ * (the work does not take it).
+ */
+static void st_attach_capture_wait(struct snaptrace_rproc *rproc)
+{
+	struct snaptrace_rproc_attached *a = rproc->attached;
+
+	if (READ_ONCE(a->capture))
+		schedule_work(&a->capture_work);
+	flush_work(&a->capture_work);
+}
+
+/*
  * The heartbeat watchdog of an attached remote, in hardirq context (a
  * watchdog interrupt on real hardware). Running: a heartbeat unchanged for
- * the timeout is a hung remote: report the crash here, which captures the
- * traces without sleeping. Crashed: once the heartbeat moves again, its
+ * the timeout is a hung remote: report the crash here, which only marks it
+ * crashed and queues the capture of its traces. Crashed: once the heartbeat moves again, its
  * platform restarted it: queue recovery (re-attach). Offline or detached:
  * stop.
  */
@@ -2197,6 +2296,8 @@ static int st_attach_recover_locked(struct snaptrace_rproc *rproc)
 			ret);
 		return ret;
 	}
+	/* The traces of the crash are kept before the remote writes anew. */
+	st_attach_capture_wait(rproc);
 	/* The watchdog stops; st_go() starts it again as the remote's core. */
 	hrtimer_cancel(&rproc->core);
 	st_subdevs_stop(rproc, true);
@@ -2213,7 +2314,6 @@ static int st_attach_recover_locked(struct snaptrace_rproc *rproc)
 
 /* The watchdog samples the heartbeat this many times per timeout. */
 #define ST_WATCHDOG_SAMPLES	8
-#define ST_WATCHDOG_MAX_MS	600000U
 
 /**
  * snaptrace_rproc_create_attached() - a remote that boots on its own
@@ -2229,7 +2329,8 @@ static int st_attach_recover_locked(struct snaptrace_rproc *rproc)
  *	is placed in it
  * @ops: what the platform provides: the heartbeat
  * @priv: passed to @ops
- * @watchdog_ms: a heartbeat unchanged this long (1..600000 ms) is a crash
+ * @watchdog_ms: a heartbeat unchanged this long is a crash, in ms:
+ *	%SNAPTRACE_RPROC_WATCHDOG_MIN_MS..%SNAPTRACE_RPROC_WATCHDOG_MAX_MS
  *
  * Such a remote is attached to rather than booted (upstream's
  * RPROC_DETACHED at registration): snaptrace_rproc_boot() ("start") reads
@@ -2238,7 +2339,8 @@ static int st_attach_recover_locked(struct snaptrace_rproc *rproc)
  * (snaptrace_rproc_attach_image()). Its states: offline (the host holds
  * nothing; the remote may run all the same), attached (heartbeat moving,
  * watched), crashed (the watchdog found the heartbeat stuck, or a crash
- * was reported; the traces were captured), detached (snaptrace_rproc_detach():
+ * was reported; the traces are captured in process context, traceN_last
+ * waits for it), detached (snaptrace_rproc_detach():
  * the host keeps its resources but neither watches it nor shows its
  * traces); crashed goes back to attached once the heartbeat moves again
  * and the same table is loaded, with recovery enabled or on "recover".
@@ -2247,8 +2349,8 @@ static int st_attach_recover_locked(struct snaptrace_rproc *rproc)
  * this remote. The caller creates its debugfs files.
  *
  * Context: process context, may sleep.
- * Return: the remote, or ERR_PTR(-EINVAL) for empty shared memory, memory
- * past 4 GiB or without a name, no heartbeat or a watchdog_ms out of
+ * Return: the remote, or ERR_PTR(-EINVAL) for unmapped or empty shared
+ * memory, memory past 4 GiB or without a name, no heartbeat or a watchdog_ms out of
  * range; ERR_PTR(-ENOMEM).
  */
 struct snaptrace_rproc *
@@ -2263,10 +2365,20 @@ snaptrace_rproc_create_attached(int index, const char *name, struct device *dev,
 	int ret;
 
 	if (!shared->len || !(shared->is_iomem ? !!shared->io : !!shared->va) ||
-	    (u64)shared->da + shared->len > BIT_ULL(32) ||
-	    !ops || !ops->heartbeat || !watchdog_ms || watchdog_ms > ST_WATCHDOG_MAX_MS) {
-		dev_err(dev, "attached remote: shared memory da 0x%x len 0x%x must be mapped, non-empty and below 4 GiB; watchdog %u ms must be 1..%u, with a heartbeat\n",
-			shared->da, shared->len, watchdog_ms, ST_WATCHDOG_MAX_MS);
+	    (u64)shared->da + shared->len > BIT_ULL(32)) {
+		dev_err(dev, "attached remote: shared memory at da 0x%x, 0x%x bytes: must be mapped, non-empty and below 4 GiB\n",
+			shared->da, shared->len);
+		return ERR_PTR(-EINVAL);
+	}
+	if (!ops || !ops->heartbeat) {
+		dev_err(dev, "attached remote: no heartbeat to watch\n");
+		return ERR_PTR(-EINVAL);
+	}
+	if (watchdog_ms < SNAPTRACE_RPROC_WATCHDOG_MIN_MS ||
+	    watchdog_ms > SNAPTRACE_RPROC_WATCHDOG_MAX_MS) {
+		dev_err(dev, "attached remote: watchdog of %u ms: want %u..%u\n",
+			watchdog_ms, SNAPTRACE_RPROC_WATCHDOG_MIN_MS,
+			SNAPTRACE_RPROC_WATCHDOG_MAX_MS);
 		return ERR_PTR(-EINVAL);
 	}
 	rproc = st_rproc_alloc(index);
@@ -2280,6 +2392,8 @@ snaptrace_rproc_create_attached(int index, const char *name, struct device *dev,
 	}
 	a->ops = ops;
 	a->priv = priv;
+	a->rproc = rproc;
+	INIT_WORK(&a->capture_work, st_attach_capture_work);
 	a->timeout = ms_to_ktime(watchdog_ms);
 	a->period = ms_to_ktime(DIV_ROUND_UP(watchdog_ms, ST_WATCHDOG_SAMPLES));
 	strscpy(rproc->name, name, sizeof(rproc->name));

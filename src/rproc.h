@@ -35,6 +35,10 @@ struct snaptrace_buffer;
 /* At most this many carveouts and devmems. */
 #define SNAPTRACE_RPROC_MAX_MEMS	32
 
+/* Bounds of an attached remote's watchdog timeout, in ms. */
+#define SNAPTRACE_RPROC_WATCHDOG_MIN_MS	100U
+#define SNAPTRACE_RPROC_WATCHDOG_MAX_MS	600000U
+
 /**
  * struct snaptrace_rproc_attach_ops - what a platform provides for a remote
  *	that boots on its own and is attached to (upstream's RPROC_DETACHED)
@@ -63,6 +67,13 @@ struct snaptrace_rproc_attach_ops {
  * @seen: the state at the watchdog's last sample (watchdog only)
  * @resumed: the heartbeat moved since the watchdog saw the crash: the
  *	remote was restarted (by its platform) and may be attached again
+ * @capture: a crash was reported and its traces are not captured yet; set
+ *	and cleared under &snaptrace_rproc.core_lock
+ * @capture_work: captures the traces after a crash, in process context
+ *	(the shared memory may be slow I/O memory, too much to copy with
+ *	interrupts off); takes no lock but the core lock, so a reader of
+ *	traceN_last or a stop may wait for it
+ * @rproc: the remote
  */
 struct snaptrace_rproc_attached {
 	const struct snaptrace_rproc_attach_ops *ops;
@@ -76,6 +87,9 @@ struct snaptrace_rproc_attached {
 	ktime_t at;
 	int seen;
 	bool resumed;
+	bool capture;
+	struct work_struct capture_work;
+	struct snaptrace_rproc *rproc;
 };
 
 /**

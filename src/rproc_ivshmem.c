@@ -12,8 +12,10 @@
  * find the resource table, which is then found loaded in BAR2; no segment
  * is loaded. A heartbeat word the firmware bumps (in its control block at
  * ivshmem_ctl) is sampled by an hrtimer watchdog in rproc.c; a stuck
- * heartbeat is reported as a crash from the timer (hardirq), which captures
- * traceN_last without sleeping; once the heartbeat moves again (the
+ * heartbeat is reported as a crash from the timer (hardirq), which only
+ * marks the remote crashed: traceN_last is captured from BAR2 in process
+ * context (a work item), the hung remote no longer writing it; once the
+ * heartbeat moves again (the
  * platform, here the script, restarted the remote) the remote is attached
  * again (state "attached" once more). "start", "stop" and "detach" are
  * the lifecycle API's (rproc.c, snaptrace_rproc_create_attached()).
@@ -75,7 +77,7 @@ MODULE_PARM_DESC(ivshmem_ctl,
 static unsigned int ivshmem_watchdog_ms = 2000;
 module_param(ivshmem_watchdog_ms, uint, 0444);
 MODULE_PARM_DESC(ivshmem_watchdog_ms,
-		 "A heartbeat unchanged this long is a crash (1..600000 ms, default 2000)");
+		 "A heartbeat unchanged this long is a crash (100..600000 ms, default 2000)");
 
 static char *ivshmem_map = "wc";
 module_param(ivshmem_map, charp, 0444);
@@ -342,13 +344,19 @@ static struct pci_driver st_ivshmem_driver = {
  * ivshmem_attach=0; a failed attach leaves it offline, not the probe failed.
  *
  * Context: process context, may sleep (probes run synchronously).
- * Return: 0; -EINVAL for a bad ivshmem_map; the PCI core's registration
- * error.
+ * Return: 0; -EINVAL for a bad ivshmem_map or an ivshmem_watchdog_ms out
+ * of range; the PCI core's registration error.
  */
 int snaptrace_ivshmem_init(struct dentry *rproc_dir, int first_index)
 {
 	if (strcmp(ivshmem_map, "wc") && strcmp(ivshmem_map, "wb")) {
 		pr_err("ivshmem_map=%s: want wc or wb\n", ivshmem_map);
+		return -EINVAL;
+	}
+	if (ivshmem_watchdog_ms < SNAPTRACE_RPROC_WATCHDOG_MIN_MS ||
+	    ivshmem_watchdog_ms > SNAPTRACE_RPROC_WATCHDOG_MAX_MS) {
+		pr_err("ivshmem_watchdog_ms=%u: want %u..%u\n", ivshmem_watchdog_ms,
+		       SNAPTRACE_RPROC_WATCHDOG_MIN_MS, SNAPTRACE_RPROC_WATCHDOG_MAX_MS);
 		return -EINVAL;
 	}
 	st_ivshmem_dir = rproc_dir;

@@ -445,8 +445,17 @@ static void attach_contract(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(r), -EINVAL);
 	r = snaptrace_rproc_create_attached(7, "t", NULL, &shared, &att_ops, NULL, 0);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(r), -EINVAL);
+	/* Below the floor: sampled every few ms, a busy host looks hung. */
+	r = snaptrace_rproc_create_attached(7, "t", NULL, &shared, &att_ops, NULL,
+					    SNAPTRACE_RPROC_WATCHDOG_MIN_MS - 1);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(r), -EINVAL);
 	r = snaptrace_rproc_create_attached(7, "t", NULL, &shared, &att_ops, NULL, 600001);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(r), -EINVAL);
+	/* I/O memory without its mapping. */
+	shared.is_iomem = true;
+	r = snaptrace_rproc_create_attached(7, "t", NULL, &shared, &att_ops, NULL, 100);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(r), -EINVAL);
+	shared.is_iomem = false;
 	shared.len = 0;
 	r = snaptrace_rproc_create_attached(7, "t", NULL, &shared, &att_ops, NULL, 100);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(r), -EINVAL);
