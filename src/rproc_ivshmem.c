@@ -194,23 +194,36 @@ static const struct file_operations st_command_fops = {
 /* Map BAR2 as ivshmem_map says. */
 static int st_ivshmem_map(struct st_ivshmem *ivs)
 {
-	struct device *dev = &ivs->pdev->dev;
 	resource_size_t start = pci_resource_start(ivs->pdev, ST_IVSHMEM_BAR);
 
 	if (!strcmp(ivshmem_map, "wb")) {
-		ivs->va = devm_memremap(dev, start, ivs->len, MEMREMAP_WB);
-		if (IS_ERR(ivs->va))
-			return PTR_ERR(ivs->va);
+		ivs->va = memremap(start, ivs->len, MEMREMAP_WB);
+		if (!ivs->va)
+			return -ENOMEM;
 		ivs->is_iomem = false;
 		return 0;
 	}
-	ivs->io = devm_ioremap_wc(dev, start, ivs->len);
+	ivs->io = ioremap_wc(start, ivs->len);
 	if (!ivs->io)
 		return -ENOMEM;
 	ivs->is_iomem = true;
 	return 0;
 }
 
+static void st_ivshmem_unmap(struct st_ivshmem *ivs)
+{
+	if (ivs->is_iomem)
+		iounmap(ivs->io);
+	else
+		memunmap(ivs->va);
+}
+
+/*
+ * PCI resources are handled by hand, not with pcim_*()/devm_*(): the remote
+ * (its watchdog, its readers) must be gone before BAR2 is unmapped, the
+ * region released and the device disabled, in that order, which remove()
+ * does explicitly; probe's error path unwinds the same way.
+ */
 static int st_ivshmem_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct device *dev = &pdev->dev;
@@ -238,27 +251,33 @@ static int st_ivshmem_probe(struct pci_dev *pdev, const struct pci_device_id *id
 		return -EINVAL;
 	}
 
-	ivs = devm_kzalloc(dev, sizeof(*ivs), GFP_KERNEL);
-	if (!ivs)
-		return -ENOMEM;
+	ret = pci_enable_device_mem(pdev);
+	if (ret) {
+		dev_err(dev, "cannot enable the device's memory: %d\n", ret);
+		return ret;
+	}
+	ret = pci_request_region(pdev, ST_IVSHMEM_BAR, KBUILD_MODNAME);
+	if (ret) {
+		dev_err(dev, "cannot request BAR%d: %d\n", ST_IVSHMEM_BAR, ret);
+		goto disable;
+	}
+	ivs = kzalloc(sizeof(*ivs), GFP_KERNEL);
+	if (!ivs) {
+		ret = -ENOMEM;
+		goto release;
+	}
 	ivs->pdev = pdev;
 	ivs->len = len;
 	ivs->ctl = ivshmem_ctl - ivshmem_da;
-	ret = pci_enable_device_mem(pdev);
-	if (ret)
-		return ret;
-	ret = pci_request_region(pdev, ST_IVSHMEM_BAR, KBUILD_MODNAME);
-	if (ret)
-		goto disable;
 	ret = st_ivshmem_map(ivs);
 	if (ret) {
 		dev_err(dev, "cannot map BAR%d (%s): %d\n", ST_IVSHMEM_BAR,
 			ivshmem_map, ret);
-		goto release;
+		goto free;
 	}
 	ret = ida_alloc_min(&st_ivshmem_ida, st_ivshmem_first, GFP_KERNEL);
 	if (ret < 0)
-		goto release;
+		goto unmap;
 	ivs->index = ret;
 
 	strscpy(shared.name, "ivshmem", sizeof(shared.name));
@@ -299,6 +318,10 @@ destroy:
 	snaptrace_rproc_destroy(ivs->rproc);
 free_index:
 	ida_free(&st_ivshmem_ida, ivs->index);
+unmap:
+	st_ivshmem_unmap(ivs);
+free:
+	kfree(ivs);
 release:
 	pci_release_region(pdev, ST_IVSHMEM_BAR);
 disable:
@@ -306,13 +329,15 @@ disable:
 	return ret;
 }
 
+/* Probe's steps undone in reverse: the remote first, while BAR2 is mapped. */
 static void st_ivshmem_remove(struct pci_dev *pdev)
 {
 	struct st_ivshmem *ivs = pci_get_drvdata(pdev);
 
-	/* Before devres unmaps BAR2: the watchdog and readers are gone after. */
 	snaptrace_rproc_destroy(ivs->rproc);
 	ida_free(&st_ivshmem_ida, ivs->index);
+	st_ivshmem_unmap(ivs);
+	kfree(ivs);
 	pci_release_region(pdev, ST_IVSHMEM_BAR);
 	pci_disable_device(pdev);
 }
