@@ -121,6 +121,19 @@ platform() {
 }
 platform &
 watcher=$!
+
+# snaptrace takes the ivshmem device only if the firmware's control block
+# holds its magic (CTL_MAGIC at CTL_DA + 0): wait for the firmware to boot
+# before the guest looks.
+magic_off=$((0x108000)) magic=4d524e53
+for ((i = 0; ; i++)); do
+	[ "$(od -An -tx4 -j "$magic_off" -N 4 "$shm" | tr -d ' ')" = "$magic" ] && break
+	if [ $i -ge 600 ]; then
+		tail -n 20 "$armdir/console.log" >&2 || true
+		die "remote-demo[$name]: the ARM firmware wrote no CTL_MAGIC within 120 s"
+	fi
+	sleep 0.2
+done
 say "remote-demo[$name]: ARM emulator running $(basename "$elf"), RAM $shm"
 
 rc=0

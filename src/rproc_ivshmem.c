@@ -20,6 +20,10 @@
  * again (state "attached" once more). "start", "stop" and "detach" are
  * the lifecycle API's (rproc.c, snaptrace_rproc_create_attached()).
  *
+ * Only an ivshmem device whose BAR2 holds the firmware's control block
+ * (its magic word, written as the firmware boots) is taken: ivshmem is
+ * generic shared memory, which other devices use for other things.
+ *
  * BAR2 is mapped write-combining as I/O memory by default (ivshmem_map=wc:
  * ioremap_wc(), every read through memcpy_fromio()/readl()), or write-back
  * as normal memory (ivshmem_map=wb: memremap(MEMREMAP_WB)) for memory the
@@ -53,6 +57,8 @@
 #define ST_IVSHMEM_BAR		2
 
 /* The firmware's control block (fw/arm-remote/remote.h). */
+#define ST_CTL_MAGIC		0
+#define ST_CTL_MAGIC_VALUE	0x4d524e53	/* "SNRM", once booted */
 #define ST_CTL_HEARTBEAT	4
 #define ST_CTL_COMMAND		8
 #define ST_CTL_SIZE		24
@@ -72,7 +78,7 @@ MODULE_PARM_DESC(ivshmem_da,
 static unsigned int ivshmem_ctl = 0x40108000;
 module_param(ivshmem_ctl, uint, 0444);
 MODULE_PARM_DESC(ivshmem_ctl,
-		 "Device address of the firmware's control block: heartbeat at +4, command at +8 (default 0x40108000)");
+		 "Device address of the firmware's control block: magic 0x4d524e53 at +0 (a device without it is not taken), heartbeat at +4, command at +8 (default 0x40108000)");
 
 static unsigned int ivshmem_watchdog_ms = 2000;
 module_param(ivshmem_watchdog_ms, uint, 0444);
@@ -219,6 +225,34 @@ static void st_ivshmem_unmap(struct st_ivshmem *ivs)
 }
 
 /*
+ * ivshmem is generic shared memory that other users (other guests, DPDK,
+ * a frame buffer) use for other things: take only a device whose BAR2
+ * holds the firmware's control block, its magic word at ivshmem_ctl,
+ * which the firmware writes as it boots. Looked at through a small
+ * temporary mapping, before the BAR is requested: a foreign device is left
+ * as it was found (but for memory decoding, which reading the BAR needs).
+ */
+static int st_ivshmem_is_ours(struct pci_dev *pdev, u32 ctl)
+{
+	void __iomem *p = pci_iomap_range(pdev, ST_IVSHMEM_BAR, ctl, ST_CTL_SIZE);
+	u32 magic;
+
+	if (!p) {
+		dev_err(&pdev->dev, "cannot map the control block in BAR%d\n",
+			ST_IVSHMEM_BAR);
+		return -ENOMEM;
+	}
+	magic = readl(p + ST_CTL_MAGIC);
+	pci_iounmap(pdev, p);
+	if (magic != ST_CTL_MAGIC_VALUE) {
+		dev_info(&pdev->dev, "no snaptrace remote here: 0x%08x at da 0x%x, not the magic 0x%08x; left alone\n",
+			 magic, ivshmem_ctl, ST_CTL_MAGIC_VALUE);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/*
  * PCI resources are handled by hand, not with pcim_*()/devm_*(): the remote
  * (its watchdog, its readers) must be gone before BAR2 is unmapped, the
  * region released and the device disabled, in that order, which remove()
@@ -256,6 +290,9 @@ static int st_ivshmem_probe(struct pci_dev *pdev, const struct pci_device_id *id
 		dev_err(dev, "cannot enable the device's memory: %d\n", ret);
 		return ret;
 	}
+	ret = st_ivshmem_is_ours(pdev, ivshmem_ctl - ivshmem_da);
+	if (ret)
+		goto disable;
 	ret = pci_request_region(pdev, ST_IVSHMEM_BAR, KBUILD_MODNAME);
 	if (ret) {
 		dev_err(dev, "cannot request BAR%d: %d\n", ST_IVSHMEM_BAR, ret);
@@ -345,10 +382,11 @@ static void st_ivshmem_remove(struct pci_dev *pdev)
 /*
  * No MODULE_DEVICE_TABLE: ivshmem is generic shared memory, so an ivshmem
  * device must not load snaptrace by itself; once loaded, snaptrace takes
- * the ivshmem-plain devices it finds.
+ * the ivshmem-plain devices whose BAR2 holds its remote's control block
+ * (st_ivshmem_is_ours()).
  */
 static const struct pci_device_id st_ivshmem_ids[] = {
-	{ PCI_DEVICE(0x1af4, 0x1110) },	/* Red Hat / QEMU ivshmem */
+	{ PCI_DEVICE(PCI_VENDOR_ID_REDHAT_QUMRANET, 0x1110) },	/* ivshmem */
 	{ }
 };
 
@@ -365,8 +403,10 @@ static struct pci_driver st_ivshmem_driver = {
  * @first_index: the lowest N of remoteprocN to give (after the simulated
  *	remotes)
  *
- * Each ivshmem device found becomes a remote, attached at once unless
- * ivshmem_attach=0; a failed attach leaves it offline, not the probe failed.
+ * Each ivshmem device found whose BAR2 holds the firmware's control block
+ * (its magic at ivshmem_ctl) becomes a remote, attached at once unless
+ * ivshmem_attach=0; a failed attach leaves it offline, not the probe
+ * failed. Other ivshmem devices are left alone (-ENODEV from the probe).
  *
  * Context: process context, may sleep (probes run synchronously).
  * Return: 0; -EINVAL for a bad ivshmem_map or an ivshmem_watchdog_ms out

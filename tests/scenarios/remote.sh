@@ -134,6 +134,11 @@ st_check "a control block outside BAR2: insmod works" \
 	insmod $ST_MOD/snaptrace.ko remotes=0 ivshmem_ctl=0x50000000
 st_check_fails "but the device is not taken" bound
 st_check "rmmod" rmmod snaptrace
+st_check "no magic at ivshmem_ctl (someone else's ivshmem): insmod works" \
+	insmod $ST_MOD/snaptrace.ko remotes=0 ivshmem_ctl=0x40200000
+st_check_fails "but the device is left alone" bound
+st_check "the probe says why" sh -c "dmesg | grep -q 'no snaptrace remote here'"
+st_check "rmmod" rmmod snaptrace
 st_check "simulated remotes first: the ivshmem remote comes after" \
 	insmod $ST_MOD/snaptrace.ko remotes=1 ivshmem_attach=0
 st_check "remoteproc1 is the ivshmem remote, offline without ivshmem_attach" sh -c \
