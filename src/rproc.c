@@ -1546,6 +1546,8 @@ void snaptrace_rproc_report_crash(struct snaptrace_rproc *rproc,
 	/* Queued under the lock: stop, which takes it, then cancels them. */
 	if (rproc->attached) {
 		rproc->attached->capture = true;
+		/* Only a heartbeat seen moving after this crash resumes it. */
+		WRITE_ONCE(rproc->attached->resumed, false);
 		schedule_work(&rproc->attached->capture_work);
 	} else {
 		list_for_each_entry(trace, &rproc->traces, node)
@@ -2284,6 +2286,7 @@ static enum hrtimer_restart st_watchdog_tick(struct hrtimer *t)
 static int st_attach_recover_locked(struct snaptrace_rproc *rproc)
 {
 	struct snaptrace_rproc_attached *a = rproc->attached;
+	unsigned long flags;
 	int ret;
 
 	if (!READ_ONCE(a->resumed)) {
@@ -2300,6 +2303,10 @@ static int st_attach_recover_locked(struct snaptrace_rproc *rproc)
 	st_attach_capture_wait(rproc);
 	/* The watchdog stops; st_go() starts it again as the remote's core. */
 	hrtimer_cancel(&rproc->core);
+	/* Used: the next crash needs a heartbeat seen moving after it. */
+	raw_spin_lock_irqsave(&rproc->core_lock, flags);
+	WRITE_ONCE(a->resumed, false);
+	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
 	st_subdevs_stop(rproc, true);
 	st_subdevs_unprepare(rproc);
 	ret = st_go(rproc, SNAPTRACE_RPROC_CRASHED);

@@ -663,12 +663,51 @@ static void attach_lifecycle(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_remove_subdev(rproc, &sd->subdev), 0);
 }
 
+/*
+ * A resumed heartbeat is news about one crash only. Recovered by hand
+ * (recovery disabled) and crashed again before the watchdog sampled the
+ * running remote: the heartbeat seen moving after the first crash must not
+ * let a remote that is stuck now be attached again. The watchdog is at its
+ * longest (it samples every 75 s), so the test reports the crashes and
+ * stands for the sample that saw the heartbeat move.
+ */
+static void stale_resume_is_forgotten(struct kunit *test)
+{
+	struct att *a = att_new(test, true, SNAPTRACE_RPROC_WATCHDOG_MAX_MS);
+	struct snaptrace_rproc *rproc = a->rproc;
+	u8 *trace = a->mem + (TR_DA - MEM_DA);
+
+	WRITE_ONCE(rproc->recovery, false);
+	memcpy(trace, att_log1, sizeof(att_log1));
+	KUNIT_ASSERT_EQ(test, att_attach(a), 0);
+	snaptrace_rproc_report_crash(rproc, SNAPTRACE_RPROC_FATAL_ERROR);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_CRASHED);
+	/* Reported from a task: traceN_last waits for the queued capture. */
+	expect_last(test, rproc, att_log1);
+
+	/* Restarted: the watchdog saw its heartbeat move. */
+	WRITE_ONCE(rproc->attached->resumed, true);
+	KUNIT_ASSERT_EQ(test, snaptrace_rproc_recover(rproc), 0);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_ATTACHED);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(rproc->attached->resumed));
+
+	/* Crashed again at once, and stuck: nothing says it was restarted. */
+	memcpy(trace, att_log2, sizeof(att_log2));
+	WRITE_ONCE(rproc->attached->resumed, true);	/* as if left over */
+	snaptrace_rproc_report_crash(rproc, SNAPTRACE_RPROC_FATAL_ERROR);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(rproc->attached->resumed));
+	snaptrace_rproc_recover(rproc);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_CRASHED);
+	expect_last(test, rproc, att_log2);
+}
+
 static struct kunit_case snaptrace_attach_cases[] = {
 	KUNIT_CASE_PARAM(attach_good, att_iomem_gen_params),
 	KUNIT_CASE_PARAM(attach_refuses, bad_gen_params),
 	KUNIT_CASE(attach_contract),
 	KUNIT_CASE(attach_lifecycle),
 	KUNIT_CASE_SLOW(watchdog_crash_and_recovery),
+	KUNIT_CASE(stale_resume_is_forgotten),
 	{}
 };
 
