@@ -1693,10 +1693,17 @@ static void st_recovery_work(struct work_struct *work)
  * rproc_trigger_recovery(), which returns 0 when the remote has not
  * crashed; here that is an error, as the debugfs "recover" reports.
  *
+ * A remote made by snaptrace_rproc_create_attached() is not restarted by
+ * the host (its platform does that): it is attached again, keeping its
+ * resources, once its heartbeat has moved since the crash and the same
+ * resource table is loaded.
+ *
  * Context: process context, may sleep. Takes the remote's lock.
  * Return: 0; -EINVAL if the remote has not crashed or its firmware file
- * changed; -ENODEV if it is being destroyed; the firmware loader's error;
- * a sub-device hook's error.
+ * changed (an attached remote: another resource table is loaded); -EAGAIN
+ * for an attached remote whose heartbeat has not moved since the crash
+ * (still stuck); -ENODEV if it is being destroyed; the firmware loader's
+ * error; a sub-device hook's error.
  */
 int snaptrace_rproc_trigger_recovery(struct snaptrace_rproc *rproc)
 {
@@ -2281,7 +2288,10 @@ static enum hrtimer_restart st_watchdog_tick(struct hrtimer *t)
  * does; once the heartbeat has resumed, check that the same table is
  * loaded and attach again, keeping the resources (as upstream's attach
  * recovery), with the sub-devices stopped (crashed) and started again.
- * Until then it stays crashed and this returns 0. Lock held, crashed.
+ * Until then it stays crashed. Lock held, crashed. Returns 0 once
+ * attached again; -EAGAIN while the heartbeat has not moved since the
+ * crash (still stuck: its platform has not restarted it); -EINVAL if
+ * another table is loaded; a sub-device hook's error; -ENOMEM.
  */
 static int st_attach_recover_locked(struct snaptrace_rproc *rproc)
 {
@@ -2291,7 +2301,7 @@ static int st_attach_recover_locked(struct snaptrace_rproc *rproc)
 
 	if (!READ_ONCE(a->resumed)) {
 		dev_info(rproc->dev, "recovery: waiting for the heartbeat to resume (the platform restarts the remote)\n");
-		return 0;
+		return -EAGAIN;
 	}
 	ret = st_loaded_table_is(rproc, a->loaded, rproc->table_sz);
 	if (ret) {

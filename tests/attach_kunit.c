@@ -509,8 +509,10 @@ static void watchdog_crash_and_recovery(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(a->outside_hardirq));
 	expect_last(test, rproc, att_log1);
 
-	/* Stuck: recovery (enabled) waits for the heartbeat. */
+	/* Stuck: recovery (enabled) waits for the heartbeat; "recover" too. */
 	msleep(300);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_CRASHED);
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_recover(rproc), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_CRASHED);
 
 	/* Restarted by its platform: logs anew, the heartbeat moves. */
@@ -696,7 +698,7 @@ static void stale_resume_is_forgotten(struct kunit *test)
 	WRITE_ONCE(rproc->attached->resumed, true);	/* as if left over */
 	snaptrace_rproc_report_crash(rproc, SNAPTRACE_RPROC_FATAL_ERROR);
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(rproc->attached->resumed));
-	snaptrace_rproc_recover(rproc);
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_recover(rproc), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_CRASHED);
 	expect_last(test, rproc, att_log2);
 }

@@ -83,6 +83,8 @@ st_check "trace0_last holds the trace at the crash" sh -c \
 	"cat $R/trace0_last | cmp -s - /tmp/at-hang"
 st_check_fails "the heartbeat is stuck" moving
 st_expect_eq "still crashed while it is stuck" "crashed" "$(cat $R/state)"
+st_check_fails "recover while it is stuck is refused (EAGAIN)" sh -c "echo recover >$R/recovery"
+st_expect_eq "and it stays crashed" "crashed" "$(cat $R/state)"
 st_check_fails "command: a bad word is refused" sh -c "echo bogus >$R/command"
 
 # --- the platform restarts the remote; the watchdog sees it back
