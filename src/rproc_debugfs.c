@@ -11,11 +11,12 @@
 #include <linux/device.h>
 #include <linux/err.h>
 #include <linux/fs.h>
-#include <linux/io.h>
 #include <linux/irq_work.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -367,28 +368,75 @@ static int st_subdevs_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(st_subdevs);
 
-/* traceN: the live buffer, through da_to_va on every read, as upstream. */
+/*
+ * traceN: the live buffer, through da_to_va on every read, as upstream.
+ * A trace in I/O memory (an attached remote's BAR) is copied out once, at
+ * open, and the copy read: one memcpy_fromio() of the whole trace per
+ * read() call would be slow and each chunk of the text of another instant.
+ */
+struct st_trace_file {
+	struct snaptrace_rproc_trace *trace;
+	size_t len;
+	char *copy;	/* NULL: read the live buffer */
+};
+
+/* Up to SNAPTRACE_RPROC_TRACE_MAX bytes of I/O memory: 64 KiB at a time. */
+static int st_trace_copy(struct snaptrace_rproc_trace *trace, char *dst)
+{
+	u32 off, n;
+	int ret;
+
+	for (off = 0; off < trace->len; off += n) {
+		n = min_t(u32, trace->len - off, SZ_64K);
+		ret = snaptrace_rproc_read_da(trace->rproc, (u64)trace->da + off,
+					      dst + off, n);
+		if (ret)
+			return ret;
+		cond_resched();
+	}
+	return 0;
+}
+
+static int st_trace_open(struct inode *inode, struct file *filp)
+{
+	struct snaptrace_rproc_trace *trace = inode->i_private;
+	struct st_trace_file *tf;
+	bool is_iomem = false;
+
+	tf = kzalloc(sizeof(*tf), GFP_KERNEL);
+	if (!tf)
+		return -ENOMEM;
+	tf->trace = trace;
+	if (!snaptrace_rproc_da_to_va(trace->rproc, trace->da, trace->len,
+				      &is_iomem) && is_iomem) {
+		tf->copy = kvmalloc(trace->len, GFP_KERNEL);
+		if (!tf->copy) {
+			kfree(tf);
+			return -ENOMEM;
+		}
+		if (st_trace_copy(trace, tf->copy)) {
+			kvfree(tf->copy);
+			tf->copy = NULL;	/* not available: said at read */
+		} else {
+			tf->len = strnlen(tf->copy, trace->len);
+		}
+	}
+	filp->private_data = tf;
+	return 0;
+}
+
 static ssize_t st_trace_read(struct file *filp, char __user *ubuf, size_t cnt,
 			     loff_t *ppos)
 {
-	struct snaptrace_rproc_trace *trace = filp->private_data;
-	bool is_iomem = false;
-	char *copy = NULL;
+	struct st_trace_file *tf = filp->private_data;
+	struct snaptrace_rproc_trace *trace = tf->trace;
 	char buf[48];
 	const char *va;
-	ssize_t ret;
 	size_t len;
 
-	va = snaptrace_rproc_da_to_va(trace->rproc, trace->da, trace->len,
-				      &is_iomem);
-	if (!va && is_iomem) {	/* I/O memory: copy it out, then look at it */
-		copy = kvmalloc(trace->len, GFP_KERNEL);
-		if (!copy)
-			return -ENOMEM;
-		if (!snaptrace_rproc_read_da(trace->rproc, trace->da, copy,
-					     trace->len))
-			va = copy;
-	}
+	if (tf->copy)
+		return simple_read_from_buffer(ubuf, cnt, ppos, tf->copy, tf->len);
+	va = snaptrace_rproc_da_to_va(trace->rproc, trace->da, trace->len, NULL);
 	if (!va) {
 		len = scnprintf(buf, sizeof(buf), "Trace trace%d not available\n",
 				trace->index);
@@ -396,16 +444,24 @@ static ssize_t st_trace_read(struct file *filp, char __user *ubuf, size_t cnt,
 	} else {
 		len = strnlen(va, trace->len);
 	}
-	ret = simple_read_from_buffer(ubuf, cnt, ppos, va, len);
-	kvfree(copy);
-	return ret;
+	return simple_read_from_buffer(ubuf, cnt, ppos, va, len);
+}
+
+static int st_trace_release(struct inode *inode, struct file *filp)
+{
+	struct st_trace_file *tf = filp->private_data;
+
+	kvfree(tf->copy);
+	kfree(tf);
+	return 0;
 }
 
 static const struct file_operations st_trace_fops = {
 	.owner = THIS_MODULE,
-	.open = simple_open,
+	.open = st_trace_open,
 	.read = st_trace_read,
 	.llseek = default_llseek,
+	.release = st_trace_release,
 };
 
 /* traceN_last: what the last crash captured, copied out at open. */
