@@ -33,6 +33,10 @@ struct device;
 /* Where .resource_table lies in an image: byte offset and size. */
 int snaptrace_elf_find_rsc_table(struct device *dev, const u8 *elf, size_t size,
 				 size_t *table_off, size_t *table_sz);
+/* ... and its device address, the section's sh_addr. */
+int snaptrace_elf_find_loaded_rsc_table(struct device *dev, const u8 *elf,
+					size_t size, size_t *table_off,
+					size_t *table_sz, u64 *table_da);
 
 /*
  * Called for each PT_LOAD segment with p_memsz > 0: @da is p_paddr, @data

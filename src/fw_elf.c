@@ -43,6 +43,7 @@ struct st_elf {
 struct st_shdr {
 	u32 name;
 	u32 type;
+	u64 addr;
 	u64 offset;
 	u64 size;
 };
@@ -89,11 +90,13 @@ static void st_read_shdr(const struct st_elf *e, unsigned int i,
 	if (e->is64) {
 		sh->name = ST_LE32(p, elf64_shdr, sh_name);
 		sh->type = ST_LE32(p, elf64_shdr, sh_type);
+		sh->addr = ST_LE64(p, elf64_shdr, sh_addr);
 		sh->offset = ST_LE64(p, elf64_shdr, sh_offset);
 		sh->size = ST_LE64(p, elf64_shdr, sh_size);
 	} else {
 		sh->name = ST_LE32(p, elf32_shdr, sh_name);
 		sh->type = ST_LE32(p, elf32_shdr, sh_type);
+		sh->addr = ST_LE32(p, elf32_shdr, sh_addr);
 		sh->offset = ST_LE32(p, elf32_shdr, sh_offset);
 		sh->size = ST_LE32(p, elf32_shdr, sh_size);
 	}
@@ -222,6 +225,9 @@ static int st_elf_parse(struct device *dev, const u8 *elf, size_t size,
 	return 0;
 }
 
+static int st_find_rsc_table(struct device *dev, const u8 *elf, size_t size,
+			     struct st_shdr *table);
+
 /**
  * snaptrace_elf_find_rsc_table() - locate the resource table in an ELF image
  * @dev: device to report errors against, may be NULL
@@ -245,6 +251,57 @@ static int st_elf_parse(struct device *dev, const u8 *elf, size_t size,
  */
 int snaptrace_elf_find_rsc_table(struct device *dev, const u8 *elf, size_t size,
 				 size_t *table_off, size_t *table_sz)
+{
+	struct st_shdr sh;
+	int ret;
+
+	ret = st_find_rsc_table(dev, elf, size, &sh);
+	if (ret)
+		return ret;
+	*table_off = sh.offset;
+	*table_sz = sh.size;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_elf_find_rsc_table);
+
+/**
+ * snaptrace_elf_find_loaded_rsc_table() - the resource table and its address
+ * @dev: device to report errors against, may be NULL
+ * @elf: the ELF32 or ELF64 little-endian image, any alignment
+ * @size: size of @elf in bytes
+ * @table_off: set to the table's byte offset in @elf on success
+ * @table_sz: set to the table's size in bytes on success
+ * @table_da: set to the section's sh_addr on success: where a remote that
+ *	loaded this image itself has the table
+ *
+ * As snaptrace_elf_find_rsc_table(), and gives the device address of the
+ * loaded table as rproc_elf_find_loaded_rsc_table() takes it: the
+ * section's sh_addr (its VMA), unchecked (the caller checks it against the
+ * memory it can reach).
+ *
+ * Context: any; never sleeps, does not allocate.
+ * Return: as snaptrace_elf_find_rsc_table().
+ */
+int snaptrace_elf_find_loaded_rsc_table(struct device *dev, const u8 *elf,
+					size_t size, size_t *table_off,
+					size_t *table_sz, u64 *table_da)
+{
+	struct st_shdr sh;
+	int ret;
+
+	ret = st_find_rsc_table(dev, elf, size, &sh);
+	if (ret)
+		return ret;
+	*table_off = sh.offset;
+	*table_sz = sh.size;
+	*table_da = sh.addr;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_elf_find_loaded_rsc_table);
+
+/* The .resource_table section's header, checked as documented above. */
+static int st_find_rsc_table(struct device *dev, const u8 *elf, size_t size,
+			     struct st_shdr *table)
 {
 	struct st_shdr strtab_sh, sh;
 	const char *strtab;
@@ -299,15 +356,13 @@ int snaptrace_elf_find_rsc_table(struct device *dev, const u8 *elf, size_t size,
 				ST_RSC_TABLE_NAME, sh.offset, sh.size, size);
 			return -EINVAL;
 		}
-		*table_off = sh.offset;
-		*table_sz = sh.size;
+		*table = sh;
 		return 0;
 	}
 
 	dev_err(dev, "image has no %s section\n", ST_RSC_TABLE_NAME);
 	return -ENOENT;
 }
-EXPORT_SYMBOL_IF_KUNIT(snaptrace_elf_find_rsc_table);
 
 /**
  * snaptrace_elf_walk_segments() - walk the loadable segments of an image

@@ -1937,30 +1937,6 @@ static int st_add_view(struct snaptrace_rproc *rproc, const char *kind, u32 da,
 	return 0;
 }
 
-/* Which loadable segment holds the image's resource table, and so its da. */
-struct st_table_find {
-	const u8 *table;
-	size_t sz;
-	u64 da;
-	bool found;
-};
-
-static int st_find_table_segment(void *priv, u64 da, const u8 *data,
-				 u64 filesz, u64 memsz)
-{
-	struct st_table_find *f = priv;
-	u64 off;
-
-	if (f->found || f->table < data)
-		return 0;
-	off = f->table - data;
-	if (off > filesz || f->sz > filesz - off ||
-	    check_add_overflow(da, off, &f->da))
-		return 0;
-	f->found = true;
-	return 0;
-}
-
 /* Is the table at the remote's table_da still @want (@sz bytes)? */
 static int st_loaded_table_is(struct snaptrace_rproc *rproc, const void *want,
 			      size_t sz)
@@ -2019,11 +1995,13 @@ static int st_attach_locked(struct snaptrace_rproc *rproc, const u8 *elf,
 			    size_t size)
 {
 	struct snaptrace_rproc_attached *a = rproc->attached;
-	struct st_table_find f = { };
 	size_t off, sz;
+	u64 da;
 	int ret;
 
-	ret = snaptrace_elf_find_rsc_table(rproc->dev, elf, size, &off, &sz);
+	/* Where the remote has it: the section's address, as upstream. */
+	ret = snaptrace_elf_find_loaded_rsc_table(rproc->dev, elf, size, &off,
+						  &sz, &da);
 	if (ret) {
 		if (ret == -ENOENT)
 			dev_err(rproc->dev, "firmware %s has no .resource_table section\n",
@@ -2035,19 +2013,12 @@ static int st_attach_locked(struct snaptrace_rproc *rproc, const u8 *elf,
 			sz, SNAPTRACE_RSC_TABLE_MAX);
 		return -EINVAL;
 	}
-	/* Where the remote has it: the da of its place in a PT_LOAD. */
-	f.table = elf + off;
-	f.sz = sz;
-	ret = snaptrace_elf_walk_segments(rproc->dev, elf, size,
-					  st_find_table_segment, &f);
-	if (ret)
-		return ret;
-	if (!f.found || f.da > U32_MAX) {
-		dev_err(rproc->dev, "the resource table of %s is in no loadable segment below 4 GiB: the remote cannot have it in memory\n",
-			rproc->firmware);
+	if (da > U32_MAX) {
+		dev_err(rproc->dev, "the .resource_table of %s is at 0x%llx, past 4 GiB: the remote cannot have it there\n",
+			rproc->firmware, da);
 		return -EINVAL;
 	}
-	a->table_da = f.da;
+	a->table_da = da;
 
 	/* The shared memory, and any other the platform registered. */
 	ret = st_mems_add_layout(rproc);
@@ -2103,7 +2074,7 @@ free:
  * @size: its size in bytes
  *
  * Finds the image's resource table and the device address where the
- * remote has it loaded (from the PT_LOAD segment holding it, as upstream's
+ * remote has it loaded (the section's sh_addr, as upstream's
  * rproc_elf_find_loaded_rsc_table()), copies the loaded table out of the
  * shared memory, refuses it unless it is the image's, checks it and handles
  * its resources: carveouts and devmems must lie inside the shared memory

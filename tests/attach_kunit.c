@@ -26,7 +26,7 @@
 /* The fake shared memory, as the remote sees it. */
 #define MEM_DA		0x40000000U
 #define MEM_LEN		0x10000U
-/* Where the image's table segment is loaded, the carveout and the trace. */
+/* Where the remote loaded its table, the carveout and the trace. */
 #define SEG_DA		0x40001000U
 #define CO_DA		0x40000000U
 #define CO_LEN		0x8000U
@@ -63,9 +63,10 @@ struct att {
 	u8 *mem;
 	u8 img[IMG_SIZE];
 	struct att_table tbl;
-	u32 seg_da;		/* p_paddr of the table's segment */
+	u32 sh_da;		/* sh_addr of .resource_table */
+	u32 seg_da;		/* p_paddr of the segment holding it */
 	u32 seg_type;		/* its p_type */
-	bool no_load;		/* the remote did not load the table */
+	bool no_load;		/* the remote did not load the table (at SEG_DA) */
 	bool alive;		/* the remote runs: each sample sees a new beat */
 	bool in_hardirq;	/* the watchdog sampled from hardirq */
 	bool outside_hardirq;	/* ... or from anywhere else */
@@ -109,6 +110,7 @@ static void att_good_table(struct att *a)
 	t->t.da = TR_DA;
 	t->t.len = TR_LEN;
 	memcpy(t->t.name, "log", 3);
+	a->sh_da = SEG_DA;
 	a->seg_da = SEG_DA;
 	a->seg_type = PT_LOAD;
 	a->no_load = false;
@@ -147,7 +149,7 @@ static void att_build(struct att *a)
 
 	sh[1].sh_name = 1;
 	sh[1].sh_type = SHT_PROGBITS;
-	sh[1].sh_addr = a->seg_da;
+	sh[1].sh_addr = a->sh_da;
 	sh[1].sh_offset = IMG_TBLOFF;
 	sh[1].sh_size = sizeof(a->tbl);
 	sh[2].sh_name = 17;
@@ -158,9 +160,8 @@ static void att_build(struct att *a)
 	memcpy(a->img + IMG_TBLOFF, &a->tbl, sizeof(a->tbl));
 
 	memset(a->mem + (SEG_DA - MEM_DA), 0, sizeof(a->tbl));
-	if (!a->no_load && a->seg_da >= MEM_DA &&
-	    a->seg_da - MEM_DA <= MEM_LEN - sizeof(a->tbl))
-		memcpy(a->mem + (a->seg_da - MEM_DA), &a->tbl, sizeof(a->tbl));
+	if (!a->no_load)
+		memcpy(a->mem + (SEG_DA - MEM_DA), &a->tbl, sizeof(a->tbl));
 }
 
 static void att_destroy(void *rproc)
@@ -363,19 +364,19 @@ static void not_loaded(struct att *a)
 	a->no_load = true;
 }
 
-static void segment_outside(struct att *a)
+static void section_outside(struct att *a)
 {
-	a->seg_da = 0x10000000;
+	a->sh_da = 0x10000000;
 }
 
-static void segment_at_top(struct att *a)
+static void section_at_top(struct att *a)
 {
-	a->seg_da = 0xffffff80;
+	a->sh_da = 0xffffff80;
 }
 
-static void segment_not_loadable(struct att *a)
+static void section_elsewhere(struct att *a)
 {
-	a->seg_type = PT_NOTE;
+	a->sh_da = SEG_DA + 0x100;
 }
 
 static void no_change(struct att *a)
@@ -396,9 +397,9 @@ static const struct bad_case bad_cases[] = {
 	{ "more entries than the table holds", too_many_entries },
 	{ "table not loaded: the remote's memory holds zeros", not_loaded },
 	{ "loaded table differs from the image's", no_change, true },
-	{ "table's segment outside shared memory", segment_outside },
-	{ "table's segment at the top of 32 bits", segment_at_top },
-	{ "table in no loadable segment", segment_not_loadable },
+	{ "table's sh_addr outside shared memory", section_outside },
+	{ "table's sh_addr at the top of 32 bits", section_at_top },
+	{ "table's sh_addr not where the remote loaded it", section_elsewhere },
 };
 
 static void bad_case_desc(const struct bad_case *c, char *desc)
@@ -426,6 +427,22 @@ static void attach_refuses(struct kunit *test)
 	att_build(a);
 	KUNIT_EXPECT_EQ(test, att_attach(a), 0);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(a->rproc->state), SNAPTRACE_RPROC_ATTACHED);
+}
+
+/*
+ * The loaded table is looked for at the section's sh_addr, as upstream's
+ * rproc_elf_find_loaded_rsc_table(), whatever the segments say (their
+ * p_paddr is a load address, which may differ from where it runs).
+ */
+static void attach_at_section_address(struct kunit *test)
+{
+	struct att *a = att_new(test, false, 60000);
+
+	a->seg_da = 0x10000000;
+	a->seg_type = PT_NOTE;
+	att_build(a);
+	KUNIT_ASSERT_EQ(test, att_attach(a), 0);
+	KUNIT_EXPECT_EQ(test, a->rproc->attached->table_da, SEG_DA);
 }
 
 static void attach_contract(struct kunit *test)
@@ -706,6 +723,7 @@ static void stale_resume_is_forgotten(struct kunit *test)
 static struct kunit_case snaptrace_attach_cases[] = {
 	KUNIT_CASE_PARAM(attach_good, att_iomem_gen_params),
 	KUNIT_CASE_PARAM(attach_refuses, bad_gen_params),
+	KUNIT_CASE(attach_at_section_address),
 	KUNIT_CASE(attach_contract),
 	KUNIT_CASE(attach_lifecycle),
 	KUNIT_CASE_SLOW(watchdog_crash_and_recovery),
