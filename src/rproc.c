@@ -1976,6 +1976,15 @@ static int st_attach_check_loaded(struct snaptrace_rproc *rproc)
 	return ret;
 }
 
+/* The watchdog samples the heartbeat this many times per timeout. */
+#define ST_WATCHDOG_SAMPLES	8
+
+static ktime_t st_watchdog_period(struct snaptrace_rproc_attached *a)
+{
+	return ms_to_ktime(DIV_ROUND_UP(READ_ONCE(a->timeout_ms),
+					ST_WATCHDOG_SAMPLES));
+}
+
 static void st_watchdog_start(struct snaptrace_rproc *rproc)
 {
 	struct snaptrace_rproc_attached *a = rproc->attached;
@@ -1988,7 +1997,7 @@ static void st_watchdog_start(struct snaptrace_rproc *rproc)
 	rproc->core_running = true;
 	WRITE_ONCE(rproc->state, SNAPTRACE_RPROC_ATTACHED);
 	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
-	hrtimer_start(&rproc->core, a->period, HRTIMER_MODE_REL_HARD);
+	hrtimer_start(&rproc->core, st_watchdog_period(a), HRTIMER_MODE_REL_HARD);
 }
 
 static int st_attach_locked(struct snaptrace_rproc *rproc, const u8 *elf,
@@ -2237,7 +2246,8 @@ static enum hrtimer_restart st_watchdog_tick(struct hrtimer *t)
 			a->hb = hb;
 			a->at = now;
 			WRITE_ONCE(a->resumed, false);
-		} else if (ktime_sub(now, a->at) >= a->timeout) {
+		} else if (ktime_sub(now, a->at) >=
+			   ms_to_ktime(READ_ONCE(a->timeout_ms))) {
 			dev_err(rproc->dev, "watchdog: heartbeat stuck at %u for %lld ms\n",
 				hb, ktime_ms_delta(now, a->at));
 			snaptrace_rproc_report_crash(rproc, SNAPTRACE_RPROC_WATCHDOG);
@@ -2250,7 +2260,7 @@ static enum hrtimer_restart st_watchdog_tick(struct hrtimer *t)
 		if (READ_ONCE(rproc->recovery))
 			schedule_work(&rproc->recovery_work);
 	}
-	hrtimer_forward_now(t, a->period);
+	hrtimer_forward_now(t, st_watchdog_period(a));
 	return HRTIMER_RESTART;
 }
 
@@ -2299,9 +2309,6 @@ static int st_attach_recover_locked(struct snaptrace_rproc *rproc)
 	dev_info(rproc->dev, "recovered: attached again\n");
 	return 0;
 }
-
-/* The watchdog samples the heartbeat this many times per timeout. */
-#define ST_WATCHDOG_SAMPLES	8
 
 /**
  * snaptrace_rproc_create_attached() - a remote that boots on its own
@@ -2382,8 +2389,7 @@ snaptrace_rproc_create_attached(int index, const char *name, struct device *dev,
 	a->priv = priv;
 	a->rproc = rproc;
 	INIT_WORK(&a->capture_work, st_attach_capture_work);
-	a->timeout = ms_to_ktime(watchdog_ms);
-	a->period = ms_to_ktime(DIV_ROUND_UP(watchdog_ms, ST_WATCHDOG_SAMPLES));
+	a->timeout_ms = watchdog_ms;
 	strscpy(rproc->name, name, sizeof(rproc->name));
 	rproc->dev = dev;
 	rproc->attached = a;
@@ -2518,3 +2524,51 @@ int snaptrace_rproc_remove_subdev(struct snaptrace_rproc *rproc,
 	return ret;
 }
 EXPORT_SYMBOL_GPL(snaptrace_rproc_remove_subdev);
+
+/**
+ * snaptrace_rproc_set_watchdog() - change an attached remote's watchdog
+ * @rproc: a remote made by snaptrace_rproc_create_attached()
+ * @watchdog_ms: a heartbeat unchanged this long is a crash, in ms:
+ *	%SNAPTRACE_RPROC_WATCHDOG_MIN_MS..%SNAPTRACE_RPROC_WATCHDOG_MAX_MS
+ *
+ * Takes effect at once: a watching timer (attached or crashed) is stopped
+ * and started again at the new pace, and the heartbeat is timed from its next sample, so
+ * neither the old period (up to 75 s) nor the time already spent counts.
+ * What the heartbeat must do to mean a crash does not change.
+ *
+ * Context: process context, may sleep. Takes the remote's lock.
+ * Return: 0; -ENODEV for a simulated remote; -EINVAL for @watchdog_ms out
+ * of range (the watchdog unchanged).
+ */
+int snaptrace_rproc_set_watchdog(struct snaptrace_rproc *rproc,
+				 unsigned int watchdog_ms)
+{
+	struct snaptrace_rproc_attached *a = rproc->attached;
+
+	if (!a)
+		return -ENODEV;
+	if (watchdog_ms < SNAPTRACE_RPROC_WATCHDOG_MIN_MS ||
+	    watchdog_ms > SNAPTRACE_RPROC_WATCHDOG_MAX_MS) {
+		dev_err(rproc->dev, "watchdog of %u ms: want %u..%u\n", watchdog_ms,
+			SNAPTRACE_RPROC_WATCHDOG_MIN_MS,
+			SNAPTRACE_RPROC_WATCHDOG_MAX_MS);
+		return -EINVAL;
+	}
+	mutex_lock(&rproc->lock);
+	/*
+	 * Not hrtimer_start() alone: the callback forwards the timer. Only a
+	 * watching timer (attached or crashed) starts again; offline or
+	 * detached, the new timeout is used from the next attach.
+	 */
+	if (hrtimer_cancel(&rproc->core)) {
+		WRITE_ONCE(a->timeout_ms, watchdog_ms);
+		a->seen = SNAPTRACE_RPROC_OFFLINE;	/* sample afresh */
+		hrtimer_start(&rproc->core, st_watchdog_period(a),
+			      HRTIMER_MODE_REL_HARD);
+	} else {
+		WRITE_ONCE(a->timeout_ms, watchdog_ms);
+	}
+	mutex_unlock(&rproc->lock);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_set_watchdog);

@@ -60,8 +60,10 @@ struct snaptrace_rproc_attach_ops {
  * @loaded: the table as the remote has it loaded, copied at attach (the
  *	host's copy, &snaptrace_rproc.table, gets the vdevs' notify ids);
  *	recovery checks that it is still what is loaded
- * @period: how often the watchdog samples the heartbeat
- * @timeout: how long an unchanged heartbeat means a hung remote
+ * @timeout_ms: how long an unchanged heartbeat means a hung remote, in ms;
+ *	the watchdog samples it eight times as often. Read
+ *	by the watchdog, changed under the remote's lock with the timer
+ *	stopped (snaptrace_rproc_set_watchdog())
  * @hb: heartbeat at the last change the watchdog saw (watchdog only)
  * @at: when it saw that change (watchdog only)
  * @seen: the state at the watchdog's last sample (watchdog only)
@@ -81,8 +83,7 @@ struct snaptrace_rproc_attached {
 	struct snaptrace_rproc_mem *shared;
 	u32 table_da;
 	void *loaded;
-	ktime_t period;
-	ktime_t timeout;
+	u32 timeout_ms;
 	u32 hb;
 	ktime_t at;
 	int seen;
@@ -275,6 +276,8 @@ snaptrace_rproc_create_attached(int index, const char *name, struct device *dev,
 				void *priv, unsigned int watchdog_ms);
 int snaptrace_rproc_attach_image(struct snaptrace_rproc *rproc, const u8 *elf,
 				 size_t size);
+int snaptrace_rproc_set_watchdog(struct snaptrace_rproc *rproc,
+				 unsigned int watchdog_ms);
 
 /* rproc_debugfs.c */
 int snaptrace_rproc_debugfs_create(struct snaptrace_rproc *rproc,

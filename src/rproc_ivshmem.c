@@ -32,9 +32,10 @@
  * checked against the BAR's size (rproc.c), without overflow.
  *
  * debugfs, in the remote's remoteprocN directory beside upstream's files:
- * "heartbeat" (the word, read now) and "command" (write "hang" or "reset"
+ * "heartbeat" (the word, read now), "command" (write "hang" or "reset"
  * into the firmware's command word: the firmware hangs on the first; the
- * second is for the platform, which restarts the remote).
+ * second is for the platform, which restarts the remote) and "watchdog_ms"
+ * (the watchdog's timeout, ivshmem_watchdog_ms at first, changed at once).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -161,6 +162,44 @@ static const struct file_operations st_heartbeat_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
 	.read = st_heartbeat_read,
+	.llseek = default_llseek,
+};
+
+/* The watchdog's timeout in ms: 100..600000, taking effect at once. */
+static ssize_t st_watchdog_read(struct file *filp, char __user *ubuf,
+				size_t cnt, loff_t *ppos)
+{
+	struct st_ivshmem *ivs = filp->private_data;
+	char buf[16];
+	int len = scnprintf(buf, sizeof(buf), "%u\n",
+			    READ_ONCE(ivs->rproc->attached->timeout_ms));
+
+	return simple_read_from_buffer(ubuf, cnt, ppos, buf, len);
+}
+
+static ssize_t st_watchdog_write(struct file *filp, const char __user *ubuf,
+				 size_t cnt, loff_t *ppos)
+{
+	struct st_ivshmem *ivs = filp->private_data;
+	unsigned int ms;
+	int ret;
+
+	if (*ppos != 0)
+		return -EINVAL;
+	ret = kstrtouint_from_user(ubuf, cnt, 0, &ms);
+	if (ret) {
+		dev_err(&ivs->pdev->dev, "watchdog_ms: want a number of ms\n");
+		return ret;
+	}
+	ret = snaptrace_rproc_set_watchdog(ivs->rproc, ms);
+	return ret ? ret : cnt;
+}
+
+static const struct file_operations st_watchdog_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = st_watchdog_read,
+	.write = st_watchdog_write,
 	.llseek = default_llseek,
 };
 
@@ -338,6 +377,8 @@ static int st_ivshmem_probe(struct pci_dev *pdev, const struct pci_device_id *id
 			    &st_heartbeat_fops);
 	debugfs_create_file("command", 0200, ivs->rproc->dir, ivs,
 			    &st_command_fops);
+	debugfs_create_file("watchdog_ms", 0600, ivs->rproc->dir, ivs,
+			    &st_watchdog_fops);
 	ret = snaptrace_rproc_set_firmware(ivs->rproc, ivshmem_firmware);
 	if (ret)
 		goto destroy;

@@ -720,6 +720,41 @@ static void stale_resume_is_forgotten(struct kunit *test)
 	expect_last(test, rproc, att_log2);
 }
 
+/*
+ * The watchdog's timeout changes at once: from the longest (a sample every
+ * 75 s) to the shortest, a stuck heartbeat is a crash within the bound of
+ * wait_state(), so the timer was started again at the new pace. Out of
+ * range, or for a simulated remote, nothing changes.
+ */
+#define MIN_MS	SNAPTRACE_RPROC_WATCHDOG_MIN_MS
+#define MAX_MS	SNAPTRACE_RPROC_WATCHDOG_MAX_MS
+
+static void watchdog_set(struct kunit *test)
+{
+	struct att *a = att_new(test, true, MAX_MS);
+	struct snaptrace_rproc *rproc = a->rproc;
+	struct snaptrace_rproc *sim = kunit_kzalloc(test, sizeof(*sim), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, sim);
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_set_watchdog(sim, 1000), -ENODEV);
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_set_watchdog(rproc, MIN_MS - 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_set_watchdog(rproc, MAX_MS + 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_set_watchdog(rproc, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->attached->timeout_ms), MAX_MS);
+
+	/* Offline: only remembered. */
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_set_watchdog(rproc, 5000), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->attached->timeout_ms), 5000);
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_set_watchdog(rproc, MAX_MS), 0);
+
+	/* Attached and stuck: no crash for minutes, until shortened. */
+	KUNIT_ASSERT_EQ(test, att_attach(a), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_ATTACHED);
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_set_watchdog(rproc, MIN_MS), 0);
+	KUNIT_EXPECT_TRUE(test, wait_state(rproc, SNAPTRACE_RPROC_CRASHED));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->crash_type), SNAPTRACE_RPROC_WATCHDOG);
+}
+
 static struct kunit_case snaptrace_attach_cases[] = {
 	KUNIT_CASE_PARAM(attach_good, att_iomem_gen_params),
 	KUNIT_CASE_PARAM(attach_refuses, bad_gen_params),
@@ -728,6 +763,7 @@ static struct kunit_case snaptrace_attach_cases[] = {
 	KUNIT_CASE(attach_lifecycle),
 	KUNIT_CASE_SLOW(watchdog_crash_and_recovery),
 	KUNIT_CASE(stale_resume_is_forgotten),
+	KUNIT_CASE_SLOW(watchdog_set),
 	{}
 };
 

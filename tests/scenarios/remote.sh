@@ -12,6 +12,10 @@ st_begin remote
 
 R=$ST_DIR/remoteproc/remoteproc0
 DRV=/sys/bus/pci/drivers/snaptrace-ivshmem
+# Both emulators share two busy CPUs: a heartbeat can stall for seconds
+# without the remote being hung. The watchdog is long (10 min) except
+# around the hang, where it is made short through debugfs watchdog_ms.
+LONG=600000 SHORT=2000
 # wait_state STATE SECONDS: poll the state (the watchdog and the platform
 # take their time)
 wait_state() {
@@ -40,7 +44,7 @@ bound() {
 
 st_check "the ivshmem device is there (1af4:1110)" grep -q '1af41110' /proc/bus/pci/devices
 st_check "insmod: no simulated remote; the ivshmem remote attaches" \
-	insmod $ST_MOD/snaptrace.ko remotes=0
+	insmod $ST_MOD/snaptrace.ko remotes=0 ivshmem_watchdog_ms=$LONG
 st_check "the driver is bound to the device" bound
 st_expect_eq "attached (upstream's state for it)" "attached" "$(cat $R/state)"
 st_check "its name is the PCI device's" grep -q '^ivshmem-0000:' $R/name
@@ -70,8 +74,14 @@ st_check "a second read shows newer lines ($s1, then $s2)" test "${s2:-0}" -gt "
 st_expect_eq "trace0_last is empty before a crash" "" "$(cat $R/trace0_last)"
 
 # --- hang, watchdog, last trace
+st_expect_eq "watchdog_ms: as loaded" "$LONG" "$(cat $R/watchdog_ms)"
+st_check_fails "watchdog_ms below 100 is refused" sh -c "echo 99 >$R/watchdog_ms"
+st_check_fails "watchdog_ms not a number is refused" sh -c "echo soon >$R/watchdog_ms"
+st_expect_eq "watchdog_ms unchanged" "$LONG" "$(cat $R/watchdog_ms)"
+st_check "a short watchdog for the hang" sh -c "echo $SHORT >$R/watchdog_ms"
 st_check "command the remote to hang" sh -c "echo hang >$R/command"
 st_check "the watchdog reports the crash" wait_state crashed 30
+st_check "the watchdog long again" sh -c "echo $LONG >$R/watchdog_ms"
 cat $R/trace0 >/tmp/at-hang
 echo "# cat trace0_last (last lines)"
 cat $R/trace0_last | tail -n 3
@@ -124,7 +134,8 @@ st_expect_eq "attached" "attached" "$(cat $R/state)"
 st_check "rmmod while attached" rmmod snaptrace
 
 # --- BAR2 mapped write-back, as normal memory
-st_check "insmod ivshmem_map=wb" insmod $ST_MOD/snaptrace.ko remotes=0 ivshmem_map=wb
+st_check "insmod ivshmem_map=wb" \
+	insmod $ST_MOD/snaptrace.ko remotes=0 ivshmem_map=wb ivshmem_watchdog_ms=$LONG
 st_expect_eq "attached (write-back)" "attached" "$(cat $R/state)"
 st_check "trace0 read from write-back memory" grep -q 'arm-remote: boot 2 ' $R/trace0
 st_check "rmmod" rmmod snaptrace
@@ -132,6 +143,8 @@ st_check "rmmod" rmmod snaptrace
 # --- bad parameters
 st_check_fails "ivshmem_map=bogus is refused" \
 	insmod $ST_MOD/snaptrace.ko remotes=0 ivshmem_map=bogus
+st_check_fails "ivshmem_watchdog_ms=99 is refused" \
+	insmod $ST_MOD/snaptrace.ko remotes=0 ivshmem_watchdog_ms=99
 st_check "a control block outside BAR2: insmod works" \
 	insmod $ST_MOD/snaptrace.ko remotes=0 ivshmem_ctl=0x50000000
 st_check_fails "but the device is not taken" bound
@@ -142,7 +155,7 @@ st_check_fails "but the device is left alone" bound
 st_check "the probe says why" sh -c "dmesg | grep -q 'no snaptrace remote here'"
 st_check "rmmod" rmmod snaptrace
 st_check "simulated remotes first: the ivshmem remote comes after" \
-	insmod $ST_MOD/snaptrace.ko remotes=1 ivshmem_attach=0
+	insmod $ST_MOD/snaptrace.ko remotes=1 ivshmem_attach=0 ivshmem_watchdog_ms=$LONG
 st_check "remoteproc1 is the ivshmem remote, offline without ivshmem_attach" sh -c \
 	"grep -q '^ivshmem-' $ST_DIR/remoteproc/remoteproc1/name &&
 	 test \"\$(cat $ST_DIR/remoteproc/remoteproc1/state)\" = offline"
