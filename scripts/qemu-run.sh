@@ -5,7 +5,7 @@
 # Usage: qemu-run.sh --name NAME --kernel BZIMAGE --modules DIR
 #                    --scenario FILE [--firmware DIR] [--timeout SECONDS]
 #                    [--append CMDLINE] [--kcsan] [--faults] [--accel tcg|kvm]
-#                    [--qemu-args ARGS]
+#                    [--qemu-args ARGS] [--qemu-arg ARG]
 #
 # The initramfs holds busybox-static, the *.ko files of DIR under /modules,
 # the files of the firmware DIR under /lib/firmware, the scenario as
@@ -25,8 +25,10 @@
 # --accel kvm: boot with KVM and the host's CPU model (-cpu host) instead
 # of TCG emulating "-cpu max"; for dev boxes where KVM works (it does not on
 # the machine CI runs on, so make check never uses it).
-# --qemu-args: more arguments for qemu-system-x86_64, split at spaces
-# (devices, such as the ivshmem-plain of scripts/remote-demo.sh).
+# --qemu-args: more arguments for qemu-system-x86_64, split at blanks (no
+# quoting, no globbing); --qemu-arg: one more argument, as it is (spaces
+# and all). Both may be repeated and add up in order: devices, such as the
+# ivshmem-plain of scripts/remote-demo.sh.
 # --faults: the scenario injects allocation failures, so the kernel's own
 # "page allocation failure" / "vmalloc error" reports (warn_alloc(), with a
 # stack) are expected and dropped before the splat check; nothing else is.
@@ -35,7 +37,7 @@ set -euo pipefail
 
 name="" kernel="" moddir="" scenario="" fwdir="" timeout=300 append="" kcsan=0 faults=0
 accel=tcg
-qemu_args=
+qemu_args=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--name) name=$2 ;;
@@ -46,7 +48,10 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2 ;;
 	--append) append=$2 ;;
 	--accel) accel=$2 ;;
-	--qemu-args) qemu_args=$2 ;;
+	--qemu-args)
+		read -r -a more <<<"$2"
+		qemu_args+=("${more[@]}") ;;
+	--qemu-arg) qemu_args+=("$2") ;;
 	--kcsan) kcsan=1; shift; continue ;;
 	--faults) faults=1; shift; continue ;;
 	-h | --help)
@@ -100,7 +105,7 @@ boot() {
 		-display none -monitor none -serial stdio -no-reboot \
 		-kernel "$kernel" -initrd "$run/initramfs.cpio.gz" \
 		-append "console=ttyS0 printk.time=1 panic=-1 $append" \
-		$qemu_args </dev/null >"$console" 2>&1 || rc=$?
+		"${qemu_args[@]}" </dev/null >"$console" 2>&1 || rc=$?
 	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 		echo "qemu-run: TIMEOUT after ${timeout}s" >>"$console"
 	fi

@@ -20,8 +20,9 @@
 # the guest's session (make demo-remote). Results as qemu-run.sh's, in
 # out/runs/NAME/ (counts include one more check: the ARM side rebooted),
 # the ARM console in out/runs/NAME-arm/console.log. Both emulators run
-# under the timeout and are killed, and the shared file is removed, on
-# every exit path.
+# under the timeout, each in a session of its own, killed as a whole, and
+# the shared file is removed, on every exit path (a TERM exits 143, an INT
+# 130); files left by runs killed harder are removed by the next run.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -70,54 +71,112 @@ cmd_reset=2
 armdir=$SNAPTRACE_OUT/runs/$name-arm
 rm -rf "$armdir"
 mkdir -p "$armdir"
+# The shared RAM, named after this shell's pid so that a run killed too
+# hard to clean up (SIGKILL) can be told from a live one.
 shm=/dev/shm/snaptrace-$name-$$
 watcher=""
+
+# Remove the shared files of earlier runs whose shell is gone.
+for f in /dev/shm/snaptrace-*-*; do
+	[ -e "$f" ] || continue
+	pid=${f##*-}
+	case $pid in '' | *[!0-9]*) continue ;; esac
+	if [ ! -d "/proc/$pid" ]; then
+		say "remote-demo[$name]: removing $f (its run, pid $pid, is gone)"
+		rm -f "$f"
+	fi
+done
+
+# in_session PIDFILE CMD...: run CMD in the background in a session of its
+# own, its leader's pid in PIDFILE once started. Killing the session kills
+# all of it: timeout(1) moves itself and the emulator into a process group
+# of their own, but not out of the session.
+in_session() {
+	local pidfile=$1 i
+	shift
+	rm -f "$pidfile"
+	# shellcheck disable=SC2016 # $$ and $@ are the inner shell's
+	setsid sh -c 'echo $$ >"$0"; exec "$@"' "$pidfile" "$@" &
+	for ((i = 0; i < 100; i++)); do
+		[ -s "$pidfile" ] && return 0
+		sleep 0.1
+	done
+	echo "remote-demo: $1 did not start" >&2
+	return 1
+}
+# kill_session PIDFILE: TERM every process of the session, KILL what is
+# left after 5 s.
+kill_session() {
+	local sid i
+	sid=$(cat "$1" 2>/dev/null) || return 0
+	[ -n "$sid" ] || return 0
+	pkill -TERM -s "$sid" 2>/dev/null || true
+	for ((i = 0; i < 50; i++)); do
+		pgrep -s "$sid" >/dev/null 2>&1 || break
+		sleep 0.1
+	done
+	pkill -KILL -s "$sid" 2>/dev/null || true
+	rm -f "$1"
+}
 
 cleanup() {
 	if [ -n "$watcher" ]; then
 		kill "$watcher" 2>/dev/null || true
 		wait "$watcher" 2>/dev/null || true
 	fi
-	# The watcher kills its emulator; this is for a watcher killed hard.
-	if [ -f "$armdir/arm.pid" ]; then
-		kill "$(cat "$armdir/arm.pid")" 2>/dev/null || true
-	fi
+	# The watcher kills its emulator; this is for a watcher that is gone.
+	kill_session "$armdir/arm.pid"
+	kill_session "$armdir/guest.pid"
 	rm -f "$shm"
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
 
 rm -f "$shm"
 truncate -s "$ram_size" "$shm"
 
 # The platform: runs the ARM emulator, restarts it on CMD_RESET. Bounded
-# by the same timeout as the guest.
+# by the same timeout as the guest. It must not die silently: errexit is
+# off in it, every failure is logged to the ARM console log and ends it
+# with a reason in platform.exit, which the main script reports.
 platform() {
-	local deadline=$(($(date +%s) + timeout)) boots=1 cmd pid
+	set +e
+	local deadline=$(($(date +%s) + timeout)) boots=1 cmd log=$armdir/console.log
 
 	start_arm() {
-		timeout -k 5 "$timeout" qemu-system-arm \
+		in_session "$armdir/arm.pid" timeout -k 5 "$timeout" qemu-system-arm \
 			-M virt,memory-backend=mem0 -cpu cortex-a15 \
 			-object memory-backend-file,id=mem0,size=$ram_size,mem-path="$shm",share=on \
-			-kernel "$elf" -nographic \
-			</dev/null >>"$armdir/console.log" 2>&1 &
-		echo $! >"$armdir/arm.pid"
+			-kernel "$elf" -nographic </dev/null >>"$log" 2>&1
 	}
-	trap 'kill "$(cat "$armdir/arm.pid")" 2>/dev/null; exit 0' TERM
-	start_arm
+	fail() {
+		echo "remote-demo: platform: $*" >>"$log"
+		echo "$*" >"$armdir/platform.exit"
+		kill_session "$armdir/arm.pid"
+		exit 1
+	}
+	trap 'kill_session "$armdir/arm.pid"; exit 0' TERM
+	start_arm || fail "cannot start the ARM emulator"
 	while [ "$(date +%s)" -lt "$deadline" ]; do
-		cmd=$(od -An -tu4 -j "$cmd_off" -N 4 "$shm" | tr -d ' ')
+		if ! cmd=$(od -An -tu4 -j "$cmd_off" -N 4 "$shm" | tr -d ' ') || [ -z "$cmd" ]; then
+			fail "cannot read the command word in $shm"
+		fi
 		if [ "$cmd" = "$cmd_reset" ]; then
-			pid=$(cat "$armdir/arm.pid")
-			kill "$pid" 2>/dev/null || true
-			wait "$pid" 2>/dev/null || true
-			printf '\0\0\0\0' | dd of="$shm" bs=1 seek="$cmd_off" conv=notrunc status=none
+			kill_session "$armdir/arm.pid"
+			printf '\0\0\0\0' | dd of="$shm" bs=1 seek="$cmd_off" conv=notrunc status=none ||
+				fail "cannot clear the command word in $shm"
 			boots=$((boots + 1))
-			echo "remote-demo: restarting the ARM emulator (start $boots)" >>"$armdir/console.log"
-			start_arm
+			echo "remote-demo: restarting the ARM emulator (start $boots)" >>"$log"
+			start_arm || fail "cannot restart the ARM emulator"
+		elif ! pgrep -s "$(cat "$armdir/arm.pid" 2>/dev/null)" >/dev/null 2>&1; then
+			fail "the ARM emulator exited unasked (see above)"
 		fi
 		sleep 0.2
 	done
+	echo "deadline" >"$armdir/platform.exit"
+	kill_session "$armdir/arm.pid"
 }
 platform &
 watcher=$!
@@ -128,26 +187,38 @@ watcher=$!
 magic_off=$((0x108000)) magic=4d524e53
 for ((i = 0; ; i++)); do
 	[ "$(od -An -tx4 -j "$magic_off" -N 4 "$shm" | tr -d ' ')" = "$magic" ] && break
-	if [ $i -ge 600 ]; then
+	if [ $i -ge 600 ] || ! kill -0 "$watcher" 2>/dev/null; then
 		tail -n 20 "$armdir/console.log" >&2 || true
-		die "remote-demo[$name]: the ARM firmware wrote no CTL_MAGIC within 120 s"
+		die "remote-demo[$name]: the ARM firmware wrote no CTL_MAGIC (platform: $(cat "$armdir/platform.exit" 2>/dev/null || echo running))"
 	fi
 	sleep 0.2
 done
 say "remote-demo[$name]: ARM emulator running $(basename "$elf"), RAM $shm"
 
+# The guest in a session of its own too, waited for in the background so
+# that a signal is handled at once, not when the guest is done.
 rc=0
-"$SNAPTRACE_TOP/scripts/qemu-run.sh" --name "$name" --kernel "$kernel" \
-	--modules "$moddir" --firmware "$fwdir" \
+in_session "$armdir/guest.pid" "$SNAPTRACE_TOP/scripts/qemu-run.sh" --name "$name" \
+	--kernel "$kernel" --modules "$moddir" --firmware "$fwdir" \
 	--scenario "$SNAPTRACE_TOP/tests/scenarios/remote.sh" --timeout "$timeout" \
-	--qemu-args "-object memory-backend-file,id=iv,size=$ram_size,mem-path=$shm,share=on -device ivshmem-plain,memdev=iv" ||
-	rc=$?
+	--qemu-arg -object \
+	--qemu-arg "memory-backend-file,id=iv,size=$ram_size,mem-path=$shm,share=on" \
+	--qemu-arg -device --qemu-arg ivshmem-plain,memdev=iv ||
+	die "remote-demo[$name]: cannot start the guest"
+wait $! || rc=$?
+rm -f "$armdir/guest.pid"
 
 # One more check from this side: the ARM firmware booted again after the
 # guest asked its platform for a reset.
 counts=$SNAPTRACE_OUT/runs/$name/counts
 if [ -f "$counts" ]; then
 	read -r p f s <"$counts"
+	why=$(cat "$armdir/platform.exit" 2>/dev/null || true)
+	if [ -n "$why" ] && [ "$why" != deadline ]; then
+		f=$((f + 1))
+		rc=1
+		say "remote-demo[$name]: FAIL: the platform (ARM side) failed: $why"
+	fi
 	if grep -q 'arm-remote: boot 2 ' "$armdir/console.log"; then
 		p=$((p + 1))
 		say "remote-demo[$name]: the ARM side rebooted on the guest's reset"
