@@ -420,7 +420,7 @@ int snaptrace_rproc_add_carveout(struct snaptrace_rproc *rproc,
 		ret = -ENODEV;
 		goto unlock;
 	}
-	if (rproc->state != SNAPTRACE_RPROC_OFFLINE) {
+	if (READ_ONCE(rproc->state) != SNAPTRACE_RPROC_OFFLINE) {
 		dev_err(rproc->dev, "add_carveout %s: the remote is not offline\n",
 			mem->name);
 		ret = -EBUSY;
@@ -1219,7 +1219,7 @@ static int st_boot_locked(struct snaptrace_rproc *rproc)
 
 	if (rproc->deleting)
 		return -ENODEV;
-	if (rproc->state == SNAPTRACE_RPROC_DETACHED)
+	if (READ_ONCE(rproc->state) == SNAPTRACE_RPROC_DETACHED)
 		ret = st_attach(rproc);
 	else if (rproc->attached)	/* it boots on its own: attach to it */
 		ret = st_fw_attach(rproc);
@@ -1286,7 +1286,7 @@ int snaptrace_rproc_start(struct snaptrace_rproc *rproc)
 	int ret;
 
 	mutex_lock(&rproc->lock);
-	if (rproc->state != SNAPTRACE_RPROC_OFFLINE && !rproc->deleting)
+	if (READ_ONCE(rproc->state) != SNAPTRACE_RPROC_OFFLINE && !rproc->deleting)
 		ret = -EBUSY;
 	else
 		ret = st_boot_locked(rproc);
@@ -1330,7 +1330,7 @@ int snaptrace_rproc_shutdown(struct snaptrace_rproc *rproc)
 	int ret = 0;
 
 	mutex_lock(&rproc->lock);
-	switch (rproc->state) {
+	switch (READ_ONCE(rproc->state)) {
 	case SNAPTRACE_RPROC_RUNNING:
 	case SNAPTRACE_RPROC_ATTACHED:
 	case SNAPTRACE_RPROC_CRASHED:
@@ -1343,7 +1343,7 @@ int snaptrace_rproc_shutdown(struct snaptrace_rproc *rproc)
 		break;
 	default:
 		dev_err(rproc->dev, "shutdown: the remote is %s\n",
-			snaptrace_rproc_state_name(rproc->state));
+			snaptrace_rproc_state_name(READ_ONCE(rproc->state)));
 		ret = -EINVAL;
 		break;
 	}
@@ -1402,13 +1402,13 @@ int snaptrace_rproc_detach(struct snaptrace_rproc *rproc)
 {
 	struct snaptrace_rproc_trace *trace;
 	unsigned long flags;
-	int ret = 0;
+	int state, ret = 0;
 
 	mutex_lock(&rproc->lock);
-	if (rproc->state != SNAPTRACE_RPROC_RUNNING &&
-	    rproc->state != SNAPTRACE_RPROC_ATTACHED) {
+	state = READ_ONCE(rproc->state);
+	if (state != SNAPTRACE_RPROC_RUNNING && state != SNAPTRACE_RPROC_ATTACHED) {
 		dev_err(rproc->dev, "detach: the remote is %s, not running or attached\n",
-			snaptrace_rproc_state_name(rproc->state));
+			snaptrace_rproc_state_name(state));
 		ret = -EINVAL;
 		goto unlock;
 	}
@@ -1418,7 +1418,7 @@ int snaptrace_rproc_detach(struct snaptrace_rproc *rproc)
 	}
 	/* A crash reported since we looked wins: it is handled as a crash. */
 	raw_spin_lock_irqsave(&rproc->core_lock, flags);
-	if (rproc->state == SNAPTRACE_RPROC_CRASHED) {
+	if (READ_ONCE(rproc->state) == SNAPTRACE_RPROC_CRASHED) {
 		ret = -EINVAL;
 	} else {
 		WRITE_ONCE(rproc->state, SNAPTRACE_RPROC_DETACHED);
@@ -1630,9 +1630,9 @@ static int st_recover_locked(struct snaptrace_rproc *rproc)
 
 	if (rproc->deleting)
 		return -ENODEV;
-	if (rproc->state != SNAPTRACE_RPROC_CRASHED) {
+	if (READ_ONCE(rproc->state) != SNAPTRACE_RPROC_CRASHED) {
 		dev_err(rproc->dev, "recovery: the remote is %s, not crashed\n",
-			snaptrace_rproc_state_name(rproc->state));
+			snaptrace_rproc_state_name(READ_ONCE(rproc->state)));
 		return -EINVAL;
 	}
 	if (rproc->attached)	/* its platform restarts it: attach again */
@@ -1676,7 +1676,7 @@ static void st_recovery_work(struct work_struct *work)
 
 	mutex_lock(&rproc->lock);
 	/* Stopped, or recovered by hand, since the crash queued us: nothing to do. */
-	if (rproc->state == SNAPTRACE_RPROC_CRASHED)
+	if (READ_ONCE(rproc->state) == SNAPTRACE_RPROC_CRASHED)
 		st_recover_locked(rproc);
 	mutex_unlock(&rproc->lock);
 }
@@ -1766,9 +1766,9 @@ int snaptrace_rproc_set_firmware(struct snaptrace_rproc *rproc, const char *name
 		}
 	}
 	mutex_lock(&rproc->lock);
-	if (rproc->state != SNAPTRACE_RPROC_OFFLINE) {
+	if (READ_ONCE(rproc->state) != SNAPTRACE_RPROC_OFFLINE) {
 		dev_err(rproc->dev, "can't change firmware while %s\n",
-			snaptrace_rproc_state_name(rproc->state));
+			snaptrace_rproc_state_name(READ_ONCE(rproc->state)));
 		ret = -EBUSY;
 	} else {
 		strscpy(rproc->firmware, name, sizeof(rproc->firmware));
@@ -1875,7 +1875,7 @@ void snaptrace_rproc_destroy(struct snaptrace_rproc *rproc)
 	mutex_unlock(&st_rproc_list_lock);
 	mutex_lock(&rproc->lock);
 	rproc->deleting = true;	/* no start or recovery from now on */
-	if (rproc->state != SNAPTRACE_RPROC_OFFLINE)
+	if (READ_ONCE(rproc->state) != SNAPTRACE_RPROC_OFFLINE)
 		st_stop_locked(rproc);
 	mutex_unlock(&rproc->lock);
 	cancel_work_sync(&rproc->recovery_work);
@@ -2112,7 +2112,7 @@ int snaptrace_rproc_attach_image(struct snaptrace_rproc *rproc, const u8 *elf,
 	mutex_lock(&rproc->lock);
 	if (rproc->deleting)
 		ret = -ENODEV;
-	else if (rproc->state != SNAPTRACE_RPROC_OFFLINE)
+	else if (READ_ONCE(rproc->state) != SNAPTRACE_RPROC_OFFLINE)
 		ret = -EBUSY;
 	else
 		ret = st_attach_locked(rproc, elf, size);
@@ -2478,9 +2478,10 @@ int snaptrace_rproc_add_subdev(struct snaptrace_rproc *rproc,
 	if (!subdev)
 		return -EINVAL;
 	mutex_lock(&rproc->lock);
-	if (rproc->state != SNAPTRACE_RPROC_OFFLINE) {
+	if (READ_ONCE(rproc->state) != SNAPTRACE_RPROC_OFFLINE) {
 		dev_err(rproc->dev, "add_subdev %s: the remote is %s, not offline\n",
-			subdev->name ?: "?", snaptrace_rproc_state_name(rproc->state));
+			subdev->name ?: "?",
+			snaptrace_rproc_state_name(READ_ONCE(rproc->state)));
 		ret = -EBUSY;
 	} else if (list_empty(&rproc->vdev_list)) {
 		list_add_tail(&subdev->node, &rproc->subdevs);
@@ -2513,9 +2514,10 @@ int snaptrace_rproc_remove_subdev(struct snaptrace_rproc *rproc,
 	if (!subdev)
 		return -EINVAL;
 	mutex_lock(&rproc->lock);
-	if (rproc->state != SNAPTRACE_RPROC_OFFLINE) {
+	if (READ_ONCE(rproc->state) != SNAPTRACE_RPROC_OFFLINE) {
 		dev_err(rproc->dev, "remove_subdev %s: the remote is %s, not offline\n",
-			subdev->name ?: "?", snaptrace_rproc_state_name(rproc->state));
+			subdev->name ?: "?",
+			snaptrace_rproc_state_name(READ_ONCE(rproc->state)));
 		ret = -EBUSY;
 	} else {
 		list_del_init(&subdev->node);

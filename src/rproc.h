@@ -170,9 +170,11 @@ struct snaptrace_rproc_vdev {
 };
 
 /**
- * struct snaptrace_rproc - one simulated remote processor
- * @pdev: its platform device (names it in messages, loads its firmware)
- * @dev: &pdev->dev
+ * struct snaptrace_rproc - one remote processor: simulated, or attached to
+ *	(@attached)
+ * @pdev: a simulated remote's platform device (names it in messages, loads
+ *	its firmware); NULL for an attached one
+ * @dev: &pdev->dev; for an attached remote, its platform's device
  * @index: N of remoteprocN
  * @name: its name
  * @lock: serialises start, stop, recovery and firmware changes

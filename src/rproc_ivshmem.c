@@ -387,9 +387,12 @@ static int st_ivshmem_probe(struct pci_dev *pdev, const struct pci_device_id *id
 		 ivs->index, ST_IVSHMEM_BAR, ivs->len >> 10, ivshmem_da,
 		 ivs->is_iomem ? "write-combining (I/O memory)" : "write-back");
 	/* As upstream attaches at registration to a remote found running. */
-	if (ivshmem_attach && snaptrace_rproc_start(ivs->rproc))
-		dev_warn(dev, "remoteproc%d stays offline: write start to its state to attach\n",
-			 ivs->index);
+	if (ivshmem_attach) {
+		ret = snaptrace_rproc_start(ivs->rproc);
+		if (ret)
+			dev_warn(dev, "remoteproc%d: cannot attach (%d), it stays offline: set its firmware to the image it runs, then write start to its state\n",
+				 ivs->index, ret);
+	}
 	return 0;
 
 destroy:
