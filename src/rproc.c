@@ -1976,13 +1976,19 @@ static int st_attach_check_loaded(struct snaptrace_rproc *rproc)
 	return ret;
 }
 
-/* The watchdog samples the heartbeat this many times per timeout. */
+/*
+ * The watchdog samples the heartbeat this many times per timeout, and at
+ * least this often: with a long timeout, the restart of a crashed remote
+ * is still seen within a fraction of a second.
+ */
 #define ST_WATCHDOG_SAMPLES	8
+#define ST_WATCHDOG_PERIOD_MAX_MS	250U
 
 static ktime_t st_watchdog_period(struct snaptrace_rproc_attached *a)
 {
-	return ms_to_ktime(DIV_ROUND_UP(READ_ONCE(a->timeout_ms),
-					ST_WATCHDOG_SAMPLES));
+	return ms_to_ktime(min(DIV_ROUND_UP(READ_ONCE(a->timeout_ms),
+					    ST_WATCHDOG_SAMPLES),
+			       ST_WATCHDOG_PERIOD_MAX_MS));
 }
 
 static void st_watchdog_start(struct snaptrace_rproc *rproc)
@@ -2534,8 +2540,8 @@ EXPORT_SYMBOL_GPL(snaptrace_rproc_remove_subdev);
  *	%SNAPTRACE_RPROC_WATCHDOG_MIN_MS..%SNAPTRACE_RPROC_WATCHDOG_MAX_MS
  *
  * Takes effect at once: a watching timer (attached or crashed) is stopped
- * and started again at the new pace, and the heartbeat is timed from its next sample, so
- * neither the old period (up to 75 s) nor the time already spent counts.
+ * and started again at the new pace, and the heartbeat is timed from its
+ * next sample, so neither the old period nor the time already spent counts.
  * What the heartbeat must do to mean a crash does not change.
  *
  * Context: process context, may sleep. Takes the remote's lock.

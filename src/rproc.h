@@ -61,9 +61,9 @@ struct snaptrace_rproc_attach_ops {
  *	host's copy, &snaptrace_rproc.table, gets the vdevs' notify ids);
  *	recovery checks that it is still what is loaded
  * @timeout_ms: how long an unchanged heartbeat means a hung remote, in ms;
- *	the watchdog samples it eight times as often. Read
- *	by the watchdog, changed under the remote's lock with the timer
- *	stopped (snaptrace_rproc_set_watchdog())
+ *	the watchdog samples the heartbeat eight times per timeout, and at
+ *	least every 250 ms. Read by the watchdog, changed under the remote's
+ *	lock with the timer stopped (snaptrace_rproc_set_watchdog())
  * @hb: heartbeat at the last change the watchdog saw (watchdog only)
  * @at: when it saw that change (watchdog only)
  * @seen: the state at the watchdog's last sample (watchdog only)

@@ -687,7 +687,7 @@ static void attach_lifecycle(struct kunit *test)
  * (recovery disabled) and crashed again before the watchdog sampled the
  * running remote: the heartbeat seen moving after the first crash must not
  * let a remote that is stuck now be attached again. The watchdog is at its
- * longest (it samples every 75 s), so the test reports the crashes and
+ * longest, so it reports no crash by itself: the test reports them, and
  * stands for the sample that saw the heartbeat move.
  */
 static void stale_resume_is_forgotten(struct kunit *test)
@@ -721,10 +721,9 @@ static void stale_resume_is_forgotten(struct kunit *test)
 }
 
 /*
- * The watchdog's timeout changes at once: from the longest (a sample every
- * 75 s) to the shortest, a stuck heartbeat is a crash within the bound of
- * wait_state(), so the timer was started again at the new pace. Out of
- * range, or for a simulated remote, nothing changes.
+ * The watchdog's timeout changes at once: from the longest (10 minutes) to
+ * the shortest, a stuck heartbeat is a crash within the bound of
+ * wait_state(). Out of range, or for a simulated remote, nothing changes.
  */
 #define MIN_MS	SNAPTRACE_RPROC_WATCHDOG_MIN_MS
 #define MAX_MS	SNAPTRACE_RPROC_WATCHDOG_MAX_MS
