@@ -4,6 +4,7 @@
  * (drivers/remoteproc/remoteproc_debugfs.c, and its sysfs files):
  * remoteproc/remoteprocN/{name, firmware, state, crash, recovery,
  * resource_table, carveout_memories, subdevs, traceN, traceN_last}.
+ * A bad write, or a command that failed, is also logged in error_log.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,26 +23,52 @@
 #include <linux/uaccess.h>
 
 #include <snaptrace/rsc_table.h>
+#include "internal.h"
 #include "rproc.h"
 
-/* A short word written by the user: no offset, 1..@max bytes, trimmed. */
-static char *st_get_word(const char __user *ubuf, size_t cnt, loff_t *ppos,
-			 size_t max)
+/*
+ * A short word written by the user: no offset, 1..@max bytes, trimmed.
+ * Each refusal is also logged in error_log, with what was written (up to
+ * @max + 1 bytes of it) and a caret under the bad part.
+ */
+static char *st_get_word(struct file *filp, const char __user *ubuf,
+			 size_t cnt, loff_t *ppos, size_t max)
 {
 	char *s, *word;
 
-	if (*ppos != 0 || cnt == 0 || cnt > max)
-		return ERR_PTR(-EINVAL);
-	s = memdup_user_nul(ubuf, cnt);
+	s = memdup_user_nul(ubuf, min(cnt, max + 1));
 	if (IS_ERR(s))
 		return s;
+	if (*ppos != 0) {
+		snaptrace_log_file_err(filp, s, 0,
+				       "write at an offset: write the whole word at once");
+		goto inval;
+	}
+	if (cnt > max) {
+		snaptrace_log_file_err(filp, s, max, "too long");
+		goto inval;
+	}
 	word = strim(s);
 	if (!*word) {
-		kfree(s);
-		return ERR_PTR(-EINVAL);
+		snaptrace_log_file_err(filp, s, 0, "empty write");
+		goto inval;
 	}
 	memmove(s, word, strlen(word) + 1);	/* the caller kfree()s s */
 	return s;
+
+inval:
+	kfree(s);
+	return ERR_PTR(-EINVAL);
+}
+
+/* Log a command that was understood but failed (the remote's state, ...). */
+static void st_log_failed(struct file *filp, const char *cmd, const char *what,
+			  int err)
+{
+	char msg[64];
+
+	snprintf(msg, sizeof(msg), "%s failed: %pe", what, ERR_PTR(err));
+	snaptrace_log_file_err(filp, cmd, 0, msg);
 }
 
 static ssize_t st_name_read(struct file *filp, char __user *ubuf, size_t cnt,
@@ -78,12 +105,18 @@ static ssize_t st_firmware_write(struct file *filp, const char __user *ubuf,
 				 size_t cnt, loff_t *ppos)
 {
 	struct snaptrace_rproc *rproc = filp->private_data;
-	char *name = st_get_word(ubuf, cnt, ppos, SNAPTRACE_RPROC_FW_NAME_MAX);
+	char *name = st_get_word(filp, ubuf, cnt, ppos,
+				 SNAPTRACE_RPROC_FW_NAME_MAX);
 	int ret;
 
 	if (IS_ERR(name))
 		return PTR_ERR(name);
 	ret = snaptrace_rproc_set_firmware(rproc, name);
+	if (ret == -EBUSY)
+		snaptrace_log_file_err(filp, name, 0,
+				       "the remote is not offline: stop it first");
+	else if (ret)
+		st_log_failed(filp, name, "set_firmware", ret);
 	kfree(name);
 	return ret ? ret : cnt;
 }
@@ -116,7 +149,7 @@ static ssize_t st_state_write(struct file *filp, const char __user *ubuf,
 			      size_t cnt, loff_t *ppos)
 {
 	struct snaptrace_rproc *rproc = filp->private_data;
-	char *word = st_get_word(ubuf, cnt, ppos, 16);
+	char *word = st_get_word(filp, ubuf, cnt, ppos, 16);
 	int ret;
 
 	if (IS_ERR(word))
@@ -132,8 +165,13 @@ static ssize_t st_state_write(struct file *filp, const char __user *ubuf,
 	} else {
 		dev_err(rproc->dev, "state: unrecognised option \"%s\": want start, stop or detach\n",
 			word);
-		ret = -EINVAL;
+		snaptrace_log_file_err(filp, word, 0,
+				       "unrecognised option: want start, stop or detach");
+		kfree(word);
+		return -EINVAL;
 	}
+	if (ret)
+		st_log_failed(filp, word, word, ret);
 	kfree(word);
 	return ret ? ret : cnt;
 }
@@ -156,9 +194,9 @@ static ssize_t st_crash_write(struct file *filp, const char __user *ubuf,
 {
 	static const char * const words[] = { "mmufault", "watchdog", "fatal" };
 	struct snaptrace_rproc *rproc = filp->private_data;
-	char *word = st_get_word(ubuf, cnt, ppos, 16);
+	char *word = st_get_word(filp, ubuf, cnt, ppos, 16);
 	unsigned int type;
-	int ret;
+	int ret, state;
 
 	if (IS_ERR(word))
 		return PTR_ERR(word);
@@ -171,14 +209,22 @@ static ssize_t st_crash_write(struct file *filp, const char __user *ubuf,
 		if (!ret && type > SNAPTRACE_RPROC_FATAL_ERROR)
 			ret = -EINVAL;
 	}
-	kfree(word);
-	if (ret)
-		return -EINVAL;
-	if (READ_ONCE(rproc->state) != SNAPTRACE_RPROC_RUNNING &&
-	    READ_ONCE(rproc->state) != SNAPTRACE_RPROC_ATTACHED) {
-		dev_err(rproc->dev, "crash: the remote is not running\n");
+	if (ret) {
+		dev_err(rproc->dev, "crash: unrecognised type \"%s\"\n", word);
+		snaptrace_log_file_err(filp, word, 0,
+				       "want mmufault, watchdog, fatal or 0..2");
+		kfree(word);
 		return -EINVAL;
 	}
+	state = READ_ONCE(rproc->state);
+	if (state != SNAPTRACE_RPROC_RUNNING && state != SNAPTRACE_RPROC_ATTACHED) {
+		dev_err(rproc->dev, "crash: the remote is not running\n");
+		snaptrace_log_file_err(filp, word, 0,
+				       "the remote is not running or attached");
+		kfree(word);
+		return -EINVAL;
+	}
+	kfree(word);
 	WRITE_ONCE(rproc->crash_type, type);
 	irq_work_queue(&rproc->crash_work);
 	irq_work_sync(&rproc->crash_work);
@@ -209,7 +255,7 @@ static ssize_t st_recovery_write(struct file *filp, const char __user *ubuf,
 				 size_t cnt, loff_t *ppos)
 {
 	struct snaptrace_rproc *rproc = filp->private_data;
-	char *word = st_get_word(ubuf, cnt, ppos, 16);
+	char *word = st_get_word(filp, ubuf, cnt, ppos, 16);
 	int ret = 0;
 
 	if (IS_ERR(word))
@@ -223,7 +269,12 @@ static ssize_t st_recovery_write(struct file *filp, const char __user *ubuf,
 		WRITE_ONCE(rproc->recovery, false);
 	} else if (!strcmp(word, "recover")) {
 		ret = snaptrace_rproc_trigger_recovery(rproc);
+		if (ret)
+			st_log_failed(filp, word, "recovery", ret);
 	} else {
+		dev_err(rproc->dev, "recovery: unrecognised option \"%s\"\n", word);
+		snaptrace_log_file_err(filp, word, 0,
+				       "want enabled, disabled or recover");
 		ret = -EINVAL;
 	}
 	kfree(word);

@@ -53,6 +53,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include "internal.h"
 #include "rproc.h"
 
 #define ST_IVSHMEM_BAR		2
@@ -165,6 +166,31 @@ static const struct file_operations st_heartbeat_fops = {
 	.llseek = default_llseek,
 };
 
+/*
+ * Copy a short write into @buf (@size bytes, NUL-terminated): written at
+ * once, 1..@size - 1 bytes; a refusal is logged in error_log too.
+ */
+static int st_ivs_get(struct file *filp, const char __user *ubuf, size_t cnt,
+		      loff_t *ppos, char *buf, size_t size)
+{
+	size_t n = min(cnt, size - 1);
+	const char *msg = NULL;
+
+	if (copy_from_user(buf, ubuf, n))
+		return -EFAULT;
+	buf[n] = '\0';
+	if (*ppos != 0)
+		msg = "write at an offset: write the whole value at once";
+	else if (!cnt)
+		msg = "empty write";
+	else if (cnt >= size)
+		msg = "too long";
+	if (!msg)
+		return 0;
+	snaptrace_log_file_err(filp, buf, cnt >= size ? n : 0, msg);
+	return -EINVAL;
+}
+
 /* The watchdog's timeout in ms: 100..600000, taking effect at once. */
 static ssize_t st_watchdog_read(struct file *filp, char __user *ubuf,
 				size_t cnt, loff_t *ppos)
@@ -181,17 +207,30 @@ static ssize_t st_watchdog_write(struct file *filp, const char __user *ubuf,
 				 size_t cnt, loff_t *ppos)
 {
 	struct st_ivshmem *ivs = filp->private_data;
+	char buf[16];
 	unsigned int ms;
 	int ret;
 
-	if (*ppos != 0)
-		return -EINVAL;
-	ret = kstrtouint_from_user(ubuf, cnt, 0, &ms);
+	ret = st_ivs_get(filp, ubuf, cnt, ppos, buf, sizeof(buf));
+	if (ret) {
+		dev_err(&ivs->pdev->dev, "watchdog_ms: write a number of ms, at once\n");
+		return ret;
+	}
+	ret = kstrtouint(buf, 0, &ms);
+	if (ret == -ERANGE) {
+		dev_err(&ivs->pdev->dev, "watchdog_ms: number too large\n");
+		snaptrace_log_file_err(filp, buf, 0, "number too large");
+		return ret;
+	}
 	if (ret) {
 		dev_err(&ivs->pdev->dev, "watchdog_ms: want a number of ms\n");
+		snaptrace_log_file_err(filp, buf, strspn(buf, "0123456789"),
+				       "not a number of ms");
 		return ret;
 	}
 	ret = snaptrace_rproc_set_watchdog(ivs->rproc, ms);
+	if (ret)
+		snaptrace_log_file_err(filp, buf, 0, "want 100..600000 ms");
 	return ret ? ret : cnt;
 }
 
@@ -210,12 +249,13 @@ static ssize_t st_command_write(struct file *filp, const char __user *ubuf,
 	struct st_ivshmem *ivs = filp->private_data;
 	char buf[8], *word;
 	u32 cmd;
+	int ret;
 
-	if (*ppos != 0 || cnt == 0 || cnt >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, cnt))
-		return -EFAULT;
-	buf[cnt] = '\0';
+	ret = st_ivs_get(filp, ubuf, cnt, ppos, buf, sizeof(buf));
+	if (ret) {
+		dev_err(&ivs->pdev->dev, "command: want hang or reset, written at once\n");
+		return ret;
+	}
 	word = strim(buf);
 	if (!strcmp(word, "hang")) {
 		cmd = ST_CMD_HANG;
@@ -223,6 +263,7 @@ static ssize_t st_command_write(struct file *filp, const char __user *ubuf,
 		cmd = ST_CMD_RESET;
 	} else {
 		dev_err(&ivs->pdev->dev, "command: want hang or reset\n");
+		snaptrace_log_file_err(filp, word, 0, "want hang or reset");
 		return -EINVAL;
 	}
 	st_ctl_write(ivs, ST_CTL_COMMAND, cmd);

@@ -78,6 +78,8 @@ st_expect_eq "watchdog_ms: as loaded" "$LONG" "$(cat $R/watchdog_ms)"
 st_check_fails "watchdog_ms below 100 is refused" sh -c "echo 99 >$R/watchdog_ms"
 st_check_fails "watchdog_ms not a number is refused" sh -c "echo soon >$R/watchdog_ms"
 st_expect_eq "watchdog_ms unchanged" "$LONG" "$(cat $R/watchdog_ms)"
+st_check "error_log: both refusals, the caret under 's'" sh -c \
+	"grep -q 'watchdog_ms: error: want 100..600000 ms' $ST_DIR/error_log && grep -A2 'watchdog_ms: error: not a number of ms' $ST_DIR/error_log | grep -qx '           ^'"
 st_check "a short watchdog for the hang" sh -c "echo $SHORT >$R/watchdog_ms"
 st_check "command the remote to hang" sh -c "echo hang >$R/command"
 st_check "the watchdog reports the crash" wait_state crashed 30
@@ -96,6 +98,8 @@ st_expect_eq "still crashed while it is stuck" "crashed" "$(cat $R/state)"
 st_check_fails "recover while it is stuck is refused (EAGAIN)" sh -c "echo recover >$R/recovery"
 st_expect_eq "and it stays crashed" "crashed" "$(cat $R/state)"
 st_check_fails "command: a bad word is refused" sh -c "echo bogus >$R/command"
+st_check "error_log: the bad command" sh -c \
+	"grep -A1 'command: error: want hang or reset' $ST_DIR/error_log | grep -q 'Command: bogus'"
 
 # --- the platform restarts the remote; the watchdog sees it back
 st_check "ask the platform to restart the remote" sh -c "echo reset >$R/command"

@@ -143,6 +143,25 @@ for v in maybe " " 1; do
 done
 st_check_fails "recover refused unless crashed" sh -c "echo recover >$R0/recovery"
 
+# --- error_log: a bad remote write is logged as ftrace's tracing_log_err()
+echo >$ST_DIR/error_log
+st_check_fails "state refuses 'restart'" sh -c "echo restart >$R0/state"
+cat $ST_DIR/error_log >/tmp/rp-el
+cat /tmp/rp-el
+st_check "error_log: time, the state file and why" grep -qE \
+	'^\[ *[0-9]+\.[0-9]{6}\] snaptrace/remoteproc/remoteproc0/state: error: unrecognised option: want start, stop or detach$' /tmp/rp-el
+st_expect_eq "error_log: the command" "  Command: restart" "$(sed -n 2p /tmp/rp-el)"
+st_expect_eq "error_log: the caret under the bad word" "           ^" "$(sed -n 3p /tmp/rp-el)"
+st_expect_eq "error_log: one error, three lines" "3" "$(wc -l </tmp/rp-el)"
+st_check_fails "crash refuses 'boom' while offline" sh -c "echo boom >$R0/crash"
+st_check_fails "recovery refuses 'maybe'" sh -c "echo maybe >$R0/recovery"
+st_check_fails "recover refused unless crashed" sh -c "echo recover >$R0/recovery"
+st_check_fails "firmware refuses a name too long" sh -c \
+	"printf '%0300d' 0 >$R0/firmware"
+st_check "each refusal was logged, with its file" sh -c \
+	"grep -q 'remoteproc0/crash: error: want mmufault' $ST_DIR/error_log && grep -q 'remoteproc0/recovery: error: want enabled' $ST_DIR/error_log && grep -q 'remoteproc0/recovery: error: recovery failed: -EINVAL' $ST_DIR/error_log && grep -q 'remoteproc0/firmware: error: too long' $ST_DIR/error_log"
+echo >$ST_DIR/error_log
+
 # --- broken images, one per bad-input class (scripts/badfw.py): each is
 # refused with a message naming the remote, and nothing is left behind
 for dir in /lib/firmware/snaptrace/bad64 /lib/firmware/snaptrace/bad32; do
