@@ -25,6 +25,7 @@
 
 #include <linux/debugfs.h>
 #include <linux/crc32.h>
+#include <linux/ctype.h>
 #include <linux/err.h>
 #include <linux/firmware.h>
 #include <linux/io.h>
@@ -512,6 +513,46 @@ static int st_add_mem(struct snaptrace_rproc *rproc, const char *kind, u32 da,
 	return 0;
 }
 
+/*
+ * The instance a trace's crash captures go to: "<remote>-trace<N>", with
+ * what an instance name may not hold (the ivshmem remote's PCI name has
+ * ':') made '_', so the captures can also be read, and the capture buffer
+ * sized, under instances/. An instance of that name that already exists
+ * (one a reader kept open across a stop, or instances=) is taken if it is
+ * large enough. Process context; the remote's lock is held.
+ */
+static struct snaptrace_buffer *st_trace_instance_get(struct snaptrace_rproc *rproc,
+						      int index, size_t size)
+{
+	char name[SNAPTRACE_INSTANCE_NAME_MAX + 1];
+	struct snaptrace_buffer *buf;
+	int n, i;
+
+	/* Keep "-traceN" whole: cut the remote's name if need be. */
+	n = snprintf(name, sizeof(name), "-trace%d", index);
+	n = sizeof(name) - 1 - n;
+	snprintf(name, sizeof(name), "%.*s-trace%d", n, rproc->name, index);
+	for (i = 0; name[i]; i++)
+		if (!isalnum(name[i]) && name[i] != '-' && name[i] != '_' &&
+		    name[i] != '.')
+			name[i] = '_';
+	if (name[0] == '.')
+		name[0] = '_';
+	buf = snaptrace_get_by_name(name, size);
+	if (IS_ERR(buf)) {
+		dev_err(rproc->dev, "trace%d: cannot create instance %s: %d\n",
+			index, name, (int)PTR_ERR(buf));
+		return buf;
+	}
+	if (snaptrace_size_per_cpu(buf) < size) {
+		dev_err(rproc->dev, "trace%d: instance %s exists with %zu bytes per CPU, %zu needed\n",
+			index, name, snaptrace_size_per_cpu(buf), size);
+		snaptrace_put(buf);
+		return ERR_PTR(-EBUSY);
+	}
+	return buf;
+}
+
 /**
  * snaptrace_rproc_handle_trace() - handle a trace resource entry
  * @rproc: the remote
@@ -522,19 +563,23 @@ static int st_add_mem(struct snaptrace_rproc *rproc, const char *kind, u32 da,
  * Same contract as upstream's rproc_handle_trace(), with stronger checks:
  * the trace must lie wholly inside the remote's memory (a region, a
  * carveout or a devmem) and have a non-zero length, and the memory for its
- * last copy is allocated now, so that a crash needs none. Creates debugfs
- * traceN and traceN_last.
+ * last copy is allocated now, so that a crash needs none: a named instance
+ * of its own, "<remote>-trace<N>" (snaptrace_get_by_name()), with its
+ * snapshot spare, dropped with snaptrace_put() when the remote stops.
+ * Creates debugfs traceN and traceN_last.
  *
  * Context: process context, may sleep; the remote's lock is held.
  * Return: 0; -EINVAL if truncated (sizeof(*rsc) > @avail), reserved not
  * zero, len 0 or too large, da + len past 32 bits, or outside the remote's
- * memory; -ENOMEM.
+ * memory; -EBUSY if the instance's name is taken by a smaller buffer;
+ * -ENOMEM.
  */
 int snaptrace_rproc_handle_trace(struct snaptrace_rproc *rproc, void *ptr,
 				 int offset, int avail)
 {
 	struct snaptrace_fw_rsc_trace *rsc = ptr;
 	struct snaptrace_rproc_trace *trace;
+	size_t size;
 	u32 off;
 	int ret;
 
@@ -562,8 +607,8 @@ int snaptrace_rproc_handle_trace(struct snaptrace_rproc *rproc, void *ptr,
 	 * Room for the whole trace as records in one CPU's ring: payload,
 	 * a 16-byte header per 2 KiB, and padding at the wrap.
 	 */
-	trace->last = snaptrace_buffer_alloc((size_t)rsc->len + rsc->len / 64 +
-					     SNAPTRACE_MIN_SIZE, SNAPTRACE_OVERWRITE);
+	size = (size_t)rsc->len + rsc->len / 64 + SNAPTRACE_MIN_SIZE;
+	trace->last = st_trace_instance_get(rproc, rproc->num_traces, size);
 	if (IS_ERR(trace->last)) {
 		ret = PTR_ERR(trace->last);
 		kfree(trace);
@@ -571,7 +616,7 @@ int snaptrace_rproc_handle_trace(struct snaptrace_rproc *rproc, void *ptr,
 	}
 	ret = snaptrace_alloc_snapshot(trace->last);
 	if (ret) {
-		snaptrace_buffer_free(trace->last);
+		snaptrace_put(trace->last);
 		kfree(trace);
 		return ret;
 	}
@@ -818,7 +863,7 @@ static void st_resources_free(struct snaptrace_rproc *rproc)
 		debugfs_remove(trace->file);
 		debugfs_remove(trace->last_file);
 		list_del(&trace->node);
-		snaptrace_buffer_free(trace->last);
+		snaptrace_put(trace->last);
 		kfree(trace);
 	}
 	list_for_each_entry_safe(v, vn, &rproc->vdev_list, node) {

@@ -55,7 +55,7 @@ static void free_traces(struct snaptrace_rproc *rproc)
 
 	list_for_each_entry_safe(t, tn, &rproc->traces, node) {
 		list_del(&t->node);
-		snaptrace_buffer_free(t->last);
+		snaptrace_put(t->last);
 		kfree(t);
 	}
 	rproc->num_traces = 0;
@@ -323,6 +323,56 @@ static void crash_capture_from_hardirq(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_stop(rproc), 0);
 	KUNIT_EXPECT_TRUE(test, list_empty(&rproc->traces));
 	KUNIT_EXPECT_TRUE(test, list_empty(&rproc->mems));
+	snaptrace_rproc_destroy(rproc);
+}
+
+/*
+ * Each trace's crash captures go to a named instance of its own,
+ * "<remote>-trace<N>", with its spare allocated at start; it is dropped at
+ * stop. A smaller instance already holding the name refuses the start.
+ */
+static void capture_instance_per_trace(struct kunit *test)
+{
+	struct snaptrace_rproc *rproc = real_rproc(test, 112);
+	struct snaptrace_rproc_trace *t;
+	struct snaptrace_buffer *taken, *buf;
+	char name[64];	/* "snaptrace-rproc112-trace0" fits an instance name */
+	int ret;
+
+	snprintf(name, sizeof(name), "%s-trace0", rproc->name);
+	/* The name taken by a buffer too small for the trace: refused. */
+	taken = snaptrace_get_by_name(name, SNAPTRACE_MIN_SIZE);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(taken));
+	snaptrace_rproc_set_firmware(rproc, EXAMPLE_FW);
+	ret = snaptrace_rproc_start(rproc);
+	if (ret == -ENOENT) {
+		snaptrace_put(taken);
+		snaptrace_rproc_destroy(rproc);
+		kunit_skip(test, EXAMPLE_FW " is not in /lib/firmware");
+	}
+	KUNIT_EXPECT_EQ(test, ret, -EBUSY);
+	KUNIT_EXPECT_TRUE(test, list_empty(&rproc->traces));
+	snaptrace_put(taken);
+
+	KUNIT_ASSERT_EQ(test, snaptrace_rproc_start(rproc), 0);
+	KUNIT_ASSERT_EQ(test, rproc->num_traces, 2);
+	list_for_each_entry(t, &rproc->traces, node) {
+		snprintf(name, sizeof(name), "%s-trace%d", rproc->name, t->index);
+		buf = snaptrace_get_by_name(name, 0);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(buf));
+		KUNIT_EXPECT_PTR_EQ(test, buf, t->last);
+		KUNIT_EXPECT_TRUE(test, snaptrace_snapshot_is_allocated(buf));
+		KUNIT_EXPECT_GE(test, snaptrace_size_per_cpu(buf), (size_t)t->len);
+		snaptrace_put(buf);
+	}
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_stop(rproc), 0);
+
+	/* Gone with the stop: the name now makes a new, spare-less instance. */
+	snprintf(name, sizeof(name), "%s-trace0", rproc->name);
+	buf = snaptrace_get_by_name(name, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(buf));
+	KUNIT_EXPECT_FALSE(test, snaptrace_snapshot_is_allocated(buf));
+	snaptrace_put(buf);
 	snaptrace_rproc_destroy(rproc);
 }
 
@@ -723,6 +773,7 @@ static struct kunit_case snaptrace_rproc_cases[] = {
 	KUNIT_CASE(start_errors_leave_nothing),
 	KUNIT_CASE(crash_capture_from_hardirq),
 	KUNIT_CASE(crash_when_offline_ignored),
+	KUNIT_CASE(capture_instance_per_trace),
 	KUNIT_CASE(layouts),
 	KUNIT_CASE_SLOW(crash_vs_stop),
 	KUNIT_CASE_SLOW(second_crash_during_recovery),

@@ -43,6 +43,9 @@ st_check "carveout placed by the host (FW_RSC_ADDR_ANY)" sh -c \
 st_check "devmem recorded" grep -q 'Kind: devmem' $R0/carveout_memories
 st_check "trace0 and trace1 exist" test -f $R0/trace0 -a -f $R0/trace1
 st_check_fails "no trace2" test -e $R0/trace2
+st_check "trace0's captures go to an instance of its own" test -f $ST_DIR/instances/snaptrace-rproc0-trace0/snapshot
+st_check_fails "whose snapshot is empty before a crash" sh -c \
+	"grep -v '^#' $ST_DIR/instances/snaptrace-rproc0-trace0/snapshot | grep -q ."
 sleep 0.5
 st_check "trace0 shows the remote's log" grep -q 'hello from the remote' $R0/trace0
 st_expect_eq "trace0_last is empty before a crash" "" "$(cat $R0/trace0_last)"
@@ -58,6 +61,8 @@ st_check "the log stopped with the crash" sh -c \
 st_check "trace0_last holds the trace at the crash" sh -c \
 	"cat $R0/trace0_last | cmp -s - /tmp/at-crash"
 st_check "trace0_last is not empty" test -s /tmp/at-crash
+st_check "the crash is in trace0's instance's snapshot too" sh -c \
+	"grep -v '^#' $ST_DIR/instances/snaptrace-rproc0-trace0/snapshot | grep -q ."
 st_check "recover" sh -c "echo recover >$R0/recovery"
 st_expect_eq "running again" "running" "$(cat $R0/state)"
 sleep 0.3
@@ -74,6 +79,7 @@ st_check "stop" sh -c "echo stop >$R0/state"
 st_expect_eq "offline" "offline" "$(cat $R0/state)"
 st_check_fails "stop removes the trace files" test -e $R0/trace0
 st_check_fails "and the last traces" test -e $R0/trace0_last
+st_check_fails "and trace0's instance" test -e $ST_DIR/instances/snaptrace-rproc0-trace0
 st_check "and the firmware's memory" sh -c "! grep -q carveout $R0/carveout_memories"
 
 # --- our ELF32 ARM image
