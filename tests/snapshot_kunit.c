@@ -1133,7 +1133,12 @@ struct st_snapread {
  * Iterates the snapshot half once while the timer swaps halves. Sound
  * checks only (see the calls' numbers in struct st_snap_timer):
  * - a call made after a swap that began after iter_start() returned must
- *   give -ESTALE (the half read is no longer the snapshot, or was reset);
+ *   give -ESTALE (the half read is no longer the snapshot, or was reset),
+ *   when no snapshot() call was running during iter_start(): one that was
+ *   may have just emptied the half iter_start() picked and be about to
+ *   make it live; the next swap then makes that same half the snapshot
+ *   again, unchanged since the reset iter_start() waited for, and reading
+ *   it from its start is right (calls between the two swaps get -ESTALE);
  * - -ESTALE needs a snapshot() call running at some point since before
  *   iter_start();
  * - -ENODATA, when no snapshot() call ran from the stats to the end of
@@ -1179,7 +1184,7 @@ static void st_snapread_iterate(struct st_snap_timer *tm, struct snaptrace_buffe
 		last_ok = atomic_read(&tm->last_ok);
 		smp_mb(); /* the count before this call looks at the halves */
 		rc = snaptrace_iter_next(it, rec);
-		if (rc != -ESTALE && last_ok - started1 > 0)
+		if (rc != -ESTALE && quiet && last_ok - started1 > 0)
 			sr->must_stale++;
 		if (rc)
 			break;
