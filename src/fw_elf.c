@@ -252,15 +252,10 @@ static int st_find_rsc_table(struct device *dev, const u8 *elf, size_t size,
 int snaptrace_elf_find_rsc_table(struct device *dev, const u8 *elf, size_t size,
 				 size_t *table_off, size_t *table_sz)
 {
-	struct st_shdr sh;
-	int ret;
+	u64 table_da;
 
-	ret = st_find_rsc_table(dev, elf, size, &sh);
-	if (ret)
-		return ret;
-	*table_off = sh.offset;
-	*table_sz = sh.size;
-	return 0;
+	return snaptrace_elf_find_loaded_rsc_table(dev, elf, size, table_off,
+						   table_sz, &table_da);
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_elf_find_rsc_table);
 
