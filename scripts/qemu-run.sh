@@ -113,6 +113,16 @@ boot() {
 }
 stage "qemu[$name]: boot $(basename "$kernel"), scenario $(basename "$scenario"), timeout ${timeout}s" \
 	"$run/qemu.log" boot || true
+# A kernel that dies before /init runs has loaded nothing of ours: under
+# TCG the stock PREEMPT_RT kernel has been seen to oops in its own boot
+# (an int3 of live text patching in sched_clock_cpu, "Modules linked in:"
+# empty). Keep that console, say so, and boot once more; a second such
+# death, or any death after /init started, is judged as usual.
+if ! grep -q '@@SNAPTRACE-BOOTED' "$console" && [ -s "$console" ]; then
+	mv "$console" "$run/console.before-init.log"
+	say "qemu[$name]: the kernel died before /init (nothing of ours loaded; $run/console.before-init.log): booting again"
+	stage "qemu[$name]: boot again" "$run/qemu.log" boot || true
+fi
 
 # --- judge -----------------------------------------------------------------
 problems=()
