@@ -492,7 +492,20 @@ void snaptrace_commit(struct snaptrace_buffer *buf,
 }
 EXPORT_SYMBOL_GPL(snaptrace_commit);
 
-static int st_write_type(struct snaptrace_buffer *buf, u16 type,
+/**
+ * snaptrace_write_type() - write one record of a given type
+ * @buf: the buffer
+ * @type: an &enum snaptrace_rec_type
+ * @data: payload
+ * @len: payload length in bytes, 1..%SNAPTRACE_MAX_PAYLOAD
+ *
+ * snaptrace_write() for the module's own record types (stack dumps, the
+ * miss marker); snaptrace_write() is this with %SNAPTRACE_REC_DATA.
+ *
+ * Context: any, NMI included. Never sleeps, never allocates.
+ * Return: as snaptrace_write().
+ */
+int snaptrace_write_type(struct snaptrace_buffer *buf, u16 type,
 			 const void *data, size_t len)
 {
 	struct snaptrace_reservation res;
@@ -505,24 +518,6 @@ static int st_write_type(struct snaptrace_buffer *buf, u16 type,
 	memcpy(p, data, len);
 	snaptrace_commit(buf, &res);
 	return 0;
-}
-
-/**
- * snaptrace_write_type() - write one record of a given type
- * @buf: the buffer
- * @type: an &enum snaptrace_rec_type
- * @data: payload
- * @len: payload length in bytes, 1..%SNAPTRACE_MAX_PAYLOAD
- *
- * snaptrace_write() for the module's own record types (stack dumps).
- *
- * Context: any, NMI included. Never sleeps, never allocates.
- * Return: as snaptrace_write().
- */
-int snaptrace_write_type(struct snaptrace_buffer *buf, u16 type,
-			 const void *data, size_t len)
-{
-	return st_write_type(buf, type, data, len);
 }
 
 /**
@@ -540,7 +535,7 @@ int snaptrace_write_type(struct snaptrace_buffer *buf, u16 type,
  */
 int snaptrace_write(struct snaptrace_buffer *buf, const void *data, size_t len)
 {
-	return st_write_type(buf, SNAPTRACE_REC_DATA, data, len);
+	return snaptrace_write_type(buf, SNAPTRACE_REC_DATA, data, len);
 }
 EXPORT_SYMBOL_GPL(snaptrace_write);
 
@@ -1391,8 +1386,9 @@ int snaptrace_snapshot(struct snaptrace_buffer *buf)
 		st_swap_unlock_irqrestore(buf, flags);
 		atomic64_inc(&buf->snapshot_misses);
 		if (READ_ONCE(buf->stop_on_miss)) {
-			st_write_type(buf, SNAPTRACE_REC_MARKER, st_miss_marker,
-				      sizeof(st_miss_marker) - 1);
+			snaptrace_write_type(buf, SNAPTRACE_REC_MARKER,
+					     st_miss_marker,
+					     sizeof(st_miss_marker) - 1);
 			snaptrace_record_off(buf);
 		}
 		return -ENOENT;
