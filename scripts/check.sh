@@ -31,14 +31,19 @@ count() { # count OK NAME
 }
 # run_qemu NAME KERNEL MODDIR SCENARIO [args]: boot in the background (at
 # most $jobs_max at once); its output goes to out/runs/NAME.out.
-run_qemu() {
-	local name=$1 kernel=$2 mods=$3 scen=$4
-	shift 4
+# slot NAME: wait until fewer than $jobs_max runs are going, and clear
+# NAME's old counts.
+slot() {
 	while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do
 		wait -n || true
 	done
 	mkdir -p "$SNAPTRACE_OUT/runs"
-	rm -f "$SNAPTRACE_OUT/runs/$name/counts"
+	rm -f "$SNAPTRACE_OUT/runs/$1/counts"
+}
+run_qemu() {
+	local name=$1 kernel=$2 mods=$3 scen=$4
+	shift 4
+	slot "$name"
 	"$SNAPTRACE_TOP/scripts/qemu-run.sh" --name "$name" --kernel "$kernel" \
 		--modules "$mods" --scenario "$SNAPTRACE_TOP/tests/scenarios/$scen.sh" \
 		--firmware "$SNAPTRACE_OUT/firmware" "$@" \
@@ -51,11 +56,7 @@ run_qemu() {
 # counted as one run.
 run_remote() {
 	local name=$1 kernel=$2 mods=$3
-	while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do
-		wait -n || true
-	done
-	mkdir -p "$SNAPTRACE_OUT/runs"
-	rm -f "$SNAPTRACE_OUT/runs/$name/counts"
+	slot "$name"
 	"$SNAPTRACE_TOP/scripts/remote-demo.sh" --name "$name" --kernel "$kernel" \
 		--modules "$mods" --firmware "$SNAPTRACE_OUT/firmware" --timeout 300 \
 		>"$SNAPTRACE_OUT/runs/$name.out" 2>&1 &
