@@ -51,10 +51,10 @@ check-quick:
 kunit-kernel: deps
 	scripts/kernel-kunit.sh
 
-firmware:
+firmware: deps
 	scripts/firmware.sh out/firmware
 
-static-check:
+static-check: deps
 	scripts/static-checks.sh all
 
 bench:
@@ -64,7 +64,7 @@ bench-here:
 	scripts/bench.sh --here
 
 FUZZ_SECONDS ?= 600
-fuzz:
+fuzz: deps
 	scripts/fuzz.sh $(FUZZ_SECONDS)
 
 install: module
