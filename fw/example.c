@@ -8,13 +8,11 @@
  * sections at the device addresses of snaptrace's "default" layout (SRAM at
  * 0x10000000, 256 KiB).
  */
-/* Freestanding: scripts/firmware.sh defines __section() and __used. */
-typedef unsigned int u32;
-
-#define RSC_CARVEOUT	0
-#define RSC_DEVMEM	1
-#define RSC_TRACE	2
-#define ADDR_ANY	0xffffffffu
+/*
+ * Freestanding: scripts/firmware.sh defines __section() and __used, and
+ * fw/include holds the few kernel header definitions the host's header needs.
+ */
+#include <snaptrace/rsc_table.h>
 
 /* Where fw.ld puts the trace buffers, and their sizes. */
 #define TRACE0_DA	0x10030000u
@@ -22,25 +20,32 @@ typedef unsigned int u32;
 #define TRACE1_DA	0x10031000u
 #define TRACE1_LEN	0x400u
 
+/* An entry as it sits in the table: its type, then its body. */
 struct carveout {
-	u32 type, da, pa, len, flags, reserved;
-	char name[32];
-};
+	u32 type;
+	struct snaptrace_fw_rsc_carveout c;
+} __packed;
+
+struct devmem {
+	u32 type;
+	struct snaptrace_fw_rsc_devmem d;
+} __packed;
 
 struct trace {
-	u32 type, da, len, reserved;
-	char name[32];
-};
+	u32 type;
+	struct snaptrace_fw_rsc_trace t;
+} __packed;
 
+/* struct snaptrace_rsc_table, with its offsets spelled out. */
 struct table {
 	u32 ver, num, reserved[2];
 	u32 offset[5];
 	struct carveout heap;
 	struct carveout shared;
-	struct carveout regs;	/* a devmem: same layout as a carveout */
+	struct devmem regs;
 	struct trace log;
 	struct trace stats;
-};
+} __packed __attribute__((aligned(4)));
 
 __section(".resource_table") __used
 const struct table resource_table = {
@@ -53,11 +58,16 @@ const struct table resource_table = {
 		__builtin_offsetof(struct table, log),
 		__builtin_offsetof(struct table, stats),
 	},
-	.heap = { RSC_CARVEOUT, ADDR_ANY, ADDR_ANY, 0x10000, 0, 0, "heap" },
-	.shared = { RSC_CARVEOUT, 0x20000000u, ADDR_ANY, 0x4000, 0, 0, "shared" },
-	.regs = { RSC_DEVMEM, 0x30000000u, 0x30000000u, 0x1000, 0, 0, "regs" },
-	.log = { RSC_TRACE, TRACE0_DA, TRACE0_LEN, 0, "log" },
-	.stats = { RSC_TRACE, TRACE1_DA, TRACE1_LEN, 0, "stats" },
+	.heap = { SNAPTRACE_RSC_CARVEOUT,
+		  { SNAPTRACE_FW_RSC_ADDR_ANY, SNAPTRACE_FW_RSC_ADDR_ANY, 0x10000,
+		    0, 0, "heap" } },
+	.shared = { SNAPTRACE_RSC_CARVEOUT,
+		    { 0x20000000u, SNAPTRACE_FW_RSC_ADDR_ANY, 0x4000, 0, 0,
+		      "shared" } },
+	.regs = { SNAPTRACE_RSC_DEVMEM,
+		  { 0x30000000u, 0x30000000u, 0x1000, 0, 0, "regs" } },
+	.log = { SNAPTRACE_RSC_TRACE, { TRACE0_DA, TRACE0_LEN, 0, "log" } },
+	.stats = { SNAPTRACE_RSC_TRACE, { TRACE1_DA, TRACE1_LEN, 0, "stats" } },
 };
 
 __section(".trace0") __used char trace0[TRACE0_LEN];

@@ -20,6 +20,8 @@ build() {
 	local flags="-O2 -nostdlib -ffreestanding -Wl,-T,$src/fw.ld -Wl,--build-id=none"
 	# The kernel's attribute names, so fw/ reads (and checkpatches) like kernel C.
 	flags="$flags -D__section(s)=__attribute__((section(s))) -D__used=__attribute__((used))"
+	# The resource table's layout comes from the header the host parses it with.
+	flags="$flags -I$src/include -I$SNAPTRACE_TOP/include"
 
 	# ELF64, little-endian x86-64, with the host's compiler.
 	gcc $flags -static -fno-pic -no-pie -fno-asynchronous-unwind-tables \
@@ -32,6 +34,7 @@ build() {
 		-mcpu=cortex-a15 -mthumb -mfloat-abi=soft -mno-unaligned-access \
 		-D'__section(s)=__attribute__((section(s)))' \
 		-D'__used=__attribute__((used))' \
+		-I"$src/include" -I"$SNAPTRACE_TOP/include" \
 		-Wl,-T,"$src/arm-remote/remote.ld" -Wl,--build-id=none \
 		-o "$out/snaptrace/arm-remote.elf" \
 		"$src/arm-remote/start.S" "$src/arm-remote/remote.c" -lgcc || return

@@ -16,12 +16,12 @@
  * timer's interrupt through the GIC (interrupts stay masked in the CPU: the
  * handler is the loop itself), so an idle remote costs the host no CPU.
  *
- * Freestanding: scripts/firmware.sh defines __section() and __used.
+ * Freestanding: scripts/firmware.sh defines __section() and __used, and
+ * fw/include holds the few kernel header definitions the host's header needs.
  */
-#include "remote.h"
+#include <snaptrace/rsc_table.h>
 
-typedef unsigned int u32;
-typedef unsigned long long u64;
+#include "remote.h"
 
 /* QEMU virt: GICv2 distributor and CPU interface, PL011 UART. */
 #define GICD_BASE	0x08000000u
@@ -29,25 +29,24 @@ typedef unsigned long long u64;
 #define UART0_DR	0x09000000u
 #define VTIMER_IRQ	27u	/* PPI 11: the virtual timer */
 
-#define RSC_CARVEOUT	0
-#define RSC_TRACE	2
-
+/* An entry as it sits in the table: its type, then its body. */
 struct carveout {
-	u32 type, da, pa, len, flags, reserved;
-	char name[32];
-};
+	u32 type;
+	struct snaptrace_fw_rsc_carveout c;
+} __packed;
 
 struct trace {
-	u32 type, da, len, reserved;
-	char name[32];
-};
+	u32 type;
+	struct snaptrace_fw_rsc_trace t;
+} __packed;
 
+/* struct snaptrace_rsc_table, with its offsets spelled out. */
 struct table {
 	u32 ver, num, reserved[2];
 	u32 offset[2];
 	struct carveout fw;
 	struct trace log;
-};
+} __packed __attribute__((aligned(4)));
 
 __section(".resource_table") __used
 const struct table resource_table = {
@@ -57,8 +56,9 @@ const struct table resource_table = {
 		__builtin_offsetof(struct table, fw),
 		__builtin_offsetof(struct table, log),
 	},
-	.fw = { RSC_CARVEOUT, FW_BASE, FW_BASE, FW_LEN, 0, 0, "arm-remote" },
-	.log = { RSC_TRACE, TRACE0_DA, TRACE0_LEN, 0, "log" },
+	.fw = { SNAPTRACE_RSC_CARVEOUT,
+		{ FW_BASE, FW_BASE, FW_LEN, 0, 0, "arm-remote" } },
+	.log = { SNAPTRACE_RSC_TRACE, { TRACE0_DA, TRACE0_LEN, 0, "log" } },
 };
 
 struct remote_ctl {
