@@ -151,7 +151,10 @@ if [ $kcsan = 1 ]; then
 	say "qemu[$name]: KCSAN reports outside snaptrace (ignored): $n_others"
 	if grep -q . "$run/kcsan-ours.log"; then
 		problems+=("KCSAN reports a data race involving snaptrace")
-		sed 's/^/    kcsan: /' "$run/kcsan-ours.log" | head -n 60
+		# sed -n with a range, not head: head's early exit would kill the
+		# writer with SIGPIPE, which pipefail and set -e turn into the
+		# runner's own death before it reports.
+		sed -n '1,60s/^/    kcsan: /p' "$run/kcsan-ours.log"
 	fi
 fi
 
@@ -166,10 +169,12 @@ fi
 splat_re='BUG:|WARNING:|KASAN:|UBSAN:|sleeping function called from invalid context|Oops|Kernel panic|general protection fault|soft lockup|hard LOCKUP|rcu_.*detected stall|INFO: task .* blocked|unreferenced object|Call Trace:'
 if grep -Eq "$splat_re" "$judged"; then
 	problems+=("kernel splat on the console")
-	grep -En "$splat_re" "$judged" | head -n 20 | sed 's/^/    splat: /'
+	grep -En "$splat_re" "$judged" | sed -n '1,20s/^/    splat: /p'
 fi
+# grep without -q: it reads to the end, so sed is never killed by SIGPIPE,
+# which pipefail would turn into "no leak" for a report longer than a pipe.
 if sed -n '/@@SNAPTRACE-KMEMLEAK-BEGIN@@/,/@@SNAPTRACE-KMEMLEAK-END@@/p' "$console" |
-	grep -q 'unreferenced object'; then
+	grep 'unreferenced object' >/dev/null; then
 	problems+=("kmemleak reports a leak")
 fi
 
@@ -202,7 +207,7 @@ for doc in "$run"/*.ktap; do
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	say "qemu[$name]: $(basename "$doc" .ktap): $p passed, $f failed, $s skipped"
 	if [ "$f" -ne 0 ]; then
-		grep -E 'FAILED|CRASHED|ERROR|Expected|# ' "${doc%.ktap}.parsed" | head -n 30 | sed 's/^/    | /'
+		grep -E 'FAILED|CRASHED|ERROR|Expected|# ' "${doc%.ktap}.parsed" | sed -n '1,30s/^/    | /p'
 	fi
 done
 [ $ndocs -gt 0 ] || problems+=("no KTAP results in the console log")
