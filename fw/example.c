@@ -10,9 +10,10 @@
  */
 /*
  * Freestanding: scripts/firmware.sh defines __section() and __used, and
- * fw/include holds the few kernel header definitions the host's header needs.
+ * fw/include holds the entry layouts (fw_table.h) and the few kernel
+ * header definitions the host's header needs.
  */
-#include <snaptrace/rsc_table.h>
+#include <fw_table.h>
 
 /* Where fw.ld puts the trace buffers, and their sizes. */
 #define TRACE0_DA	0x10030000u
@@ -20,31 +21,15 @@
 #define TRACE1_DA	0x10031000u
 #define TRACE1_LEN	0x400u
 
-/* An entry as it sits in the table: its type, then its body. */
-struct carveout {
-	u32 type;
-	struct snaptrace_fw_rsc_carveout c;
-} __packed;
-
-struct devmem {
-	u32 type;
-	struct snaptrace_fw_rsc_devmem d;
-} __packed;
-
-struct trace {
-	u32 type;
-	struct snaptrace_fw_rsc_trace t;
-} __packed;
-
-/* struct snaptrace_rsc_table, with its offsets spelled out. */
+/* struct snaptrace_rsc_table, with its offsets spelled out (fw_table.h). */
 struct table {
 	u32 ver, num, reserved[2];
 	u32 offset[5];
-	struct carveout heap;
-	struct carveout shared;
-	struct devmem regs;
-	struct trace log;
-	struct trace stats;
+	struct fw_carveout heap;
+	struct fw_carveout shared;
+	struct fw_devmem regs;
+	struct fw_trace log;
+	struct fw_trace stats;
 } __packed __attribute__((aligned(4)));
 
 __section(".resource_table") __used

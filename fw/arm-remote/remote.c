@@ -17,9 +17,10 @@
  * handler is the loop itself), so an idle remote costs the host no CPU.
  *
  * Freestanding: scripts/firmware.sh defines __section() and __used, and
- * fw/include holds the few kernel header definitions the host's header needs.
+ * fw/include holds the entry layouts (fw_table.h) and the few kernel
+ * header definitions the host's header needs.
  */
-#include <snaptrace/rsc_table.h>
+#include <fw_table.h>
 
 #include "remote.h"
 
@@ -29,23 +30,12 @@
 #define UART0_DR	0x09000000u
 #define VTIMER_IRQ	27u	/* PPI 11: the virtual timer */
 
-/* An entry as it sits in the table: its type, then its body. */
-struct carveout {
-	u32 type;
-	struct snaptrace_fw_rsc_carveout c;
-} __packed;
-
-struct trace {
-	u32 type;
-	struct snaptrace_fw_rsc_trace t;
-} __packed;
-
-/* struct snaptrace_rsc_table, with its offsets spelled out. */
+/* struct snaptrace_rsc_table, with its offsets spelled out (fw_table.h). */
 struct table {
 	u32 ver, num, reserved[2];
 	u32 offset[2];
-	struct carveout fw;
-	struct trace log;
+	struct fw_carveout fw;
+	struct fw_trace log;
 } __packed __attribute__((aligned(4)));
 
 __section(".resource_table") __used
