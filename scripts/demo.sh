@@ -6,13 +6,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-"$SNAPTRACE_TOP/scripts/deps.sh"
-kernel_source >/dev/null # kunit.py, which the runner parses KTAP with
-kver=$(stock_kver linux-headers-6.12-amd64)
-[ -n "$kver" ] || die "cannot resolve linux-headers-6.12-amd64"
-mods=$SNAPTRACE_OUT/build/$kver
-"$SNAPTRACE_TOP/scripts/build-module.sh" "/usr/src/linux-headers-$kver" "$mods"
-vmlinuz=$("$SNAPTRACE_TOP/scripts/stock-kernel.sh" "$kver" | tail -n 1)
+demo_stock_kernel
+kver=$DEMO_KVER mods=$DEMO_MODS vmlinuz=$DEMO_VMLINUZ
 "$SNAPTRACE_TOP/scripts/firmware.sh" "$SNAPTRACE_OUT/firmware"
 rc=0
 "$SNAPTRACE_TOP/scripts/qemu-run.sh" --name demo --kernel "$vmlinuz" \

@@ -86,3 +86,16 @@ stock_kver() {
 	apt-cache depends "$1" 2>/dev/null |
 		sed -n 's/.*Depends: linux-headers-\(.*\)$/\1/p' | head -n 1
 }
+
+# demo_stock_kernel: what make demo and make demo-remote boot. Installs the
+# packages, builds the module for Debian's stock 6.12 kernel and fetches
+# that kernel; sets DEMO_KVER, DEMO_MODS (the modules) and DEMO_VMLINUZ.
+demo_stock_kernel() {
+	"$SNAPTRACE_TOP/scripts/deps.sh"
+	kernel_source >/dev/null # kunit.py, which the runner parses KTAP with
+	DEMO_KVER=$(stock_kver linux-headers-6.12-amd64)
+	[ -n "$DEMO_KVER" ] || die "cannot resolve linux-headers-6.12-amd64"
+	DEMO_MODS=$SNAPTRACE_OUT/build/$DEMO_KVER
+	"$SNAPTRACE_TOP/scripts/build-module.sh" "/usr/src/linux-headers-$DEMO_KVER" "$DEMO_MODS"
+	DEMO_VMLINUZ=$("$SNAPTRACE_TOP/scripts/stock-kernel.sh" "$DEMO_KVER" | tail -n 1)
+}

@@ -45,13 +45,8 @@ done
 demo=0
 if [ -z "$kernel" ]; then
 	demo=1
-	"$SNAPTRACE_TOP/scripts/deps.sh"
-	kernel_source >/dev/null # kunit.py, which the runner parses KTAP with
-	kver=$(stock_kver linux-headers-6.12-amd64)
-	[ -n "$kver" ] || die "cannot resolve linux-headers-6.12-amd64"
-	moddir=$SNAPTRACE_OUT/build/$kver
-	"$SNAPTRACE_TOP/scripts/build-module.sh" "/usr/src/linux-headers-$kver" "$moddir"
-	kernel=$("$SNAPTRACE_TOP/scripts/stock-kernel.sh" "$kver" | tail -n 1)
+	demo_stock_kernel
+	moddir=$DEMO_MODS kernel=$DEMO_VMLINUZ
 fi
 [ -f "$kernel" ] && [ -d "$moddir" ] || die "remote-demo: need --kernel FILE and --modules DIR"
 if [ -z "$fwdir" ]; then
