@@ -38,17 +38,10 @@ faulty() {
 # fail-nth cannot reach module init: a forked child starts with no count,
 # and an exec'd insmod spends it in exec first. So the task filter: the
 # shell marks itself (make-it-fail, kept across exec) and execs insmod;
-# with probability 100 and a budget of bytes (failslab's space) that only
-# marked tasks spend, the first allocation of
-# that task to find the budget spent fails. And the next one (times 2):
-# busybox's insmod, when finit_module() fails for any reason, tries again
-# with init_module(), which must fail too for the insmod to be refused.
-# Any budget up to L, the last allocation whose failure refuses the
-# insmod, fails insmod somewhere (load_module(), init); beyond L only
-# allocations that cope are hit.
-# Init's allocations are the last fatal ones, so the budget is found for
-# L by bisection and then stepped down from it across a window, failing
-# init's allocations one after another.
+# with probability 100 and a budget (the type's space) that only marked
+# tasks spend, the first allocation of that task to find the budget spent
+# fails. And the next one (times 2): busybox's insmod, when
+# finit_module() fails for any reason, tries again with init_module().
 
 # fi_arm TYPE: only TYPE injects, only into marked tasks.
 fi_arm() {
@@ -69,16 +62,17 @@ fi_disarm() {
 		echo N >$F/$d/task-filter
 		echo 0 >$F/$d/space
 	done
+	echo Y >$F/fail_page_alloc/ignore-gfp-highmem
 }
 # fi_insmod TYPE SPACE [PARAMS]: insmod in a marked task; sets FI_RC,
 # FI_HIT (1 if a failure was injected) and FI_LEFT (budget left over:
-# what the first failed allocation found).
+# what the first failed allocation found). FI_KO: what to insmod.
 fi_insmod() {
 	local t=$1 s=$2
 	shift 2
 	echo $s >$F/$t/space
 	echo 2 >$F/$t/times
-	sh -c "echo 1 >/proc/self/make-it-fail && exec insmod $ST_MOD/snaptrace.ko $*" \
+	sh -c "echo 1 >/proc/self/make-it-fail && exec insmod ${FI_KO:-$ST_MOD/snaptrace.ko} $*" \
 		>/tmp/fi_out 2>&1
 	FI_RC=$?
 	FI_HIT=0
@@ -90,17 +84,86 @@ loaded() {
 	grep -q '^snaptrace ' /proc/modules
 }
 FI_BIG=1000000000
-# Small ring: its pages are allocated in few calls.
-FI_PARAMS="buffer_size_kb=8"
 
-# fi_walk TYPE WINDOW STEP: find L, then budgets L, L - STEP, ... down
-# to L - WINDOW.
-fi_walk() {
-	local t=$1 win=$2 step=$3 lo=0 hi mid s n=0 hits=0 refused=0 loadedok=0 seen=""
+# fi_begin TYPE: arm TYPE, zero the counts of fi_try.
+fi_begin() {
 	: >/tmp/bad
-	fi_arm $t
+	: >/tmp/fi_dmesg
+	FI_N=0 FI_HITS=0 FI_REFUSED=0 FI_LOADED=0 FI_INIT=0 FI_SEEN="" FI_WALK=""
+	dmesg -c >/dev/null
+	fi_arm $1
+}
+# fi_try TYPE SPACE [PARAMS]: one insmod at budget SPACE, judged: refused
+# with a message and nothing left, or loaded whole (and unloaded again).
+# Appends to FI_WALK: R refused; I init failed, said so and undid itself
+# (the second try loaded); L a fault, then loaded; . no fault.
+fi_try() {
+	local t=$1 s=$2 c
+	fi_insmod "$@"
+	FI_N=$((FI_N + 1))
+	if [ $FI_HIT = 1 ]; then
+		FI_HITS=$((FI_HITS + 1))
+		case " $FI_SEEN " in
+		*" $((s - FI_LEFT)) "*) ;;
+		*) FI_SEEN="$FI_SEEN $((s - FI_LEFT))" ;;
+		esac
+	fi
+	if [ $FI_RC -ne 0 ]; then
+		c=R
+		[ $FI_HIT = 1 ] ||
+			echo "space=$s: insmod failed with no fault: $(cat /tmp/fi_out)" >>/tmp/bad
+		FI_REFUSED=$((FI_REFUSED + 1))
+		grep -q 'insmod' /tmp/fi_out ||
+			echo "space=$s: no error message (rc=$FI_RC): $(cat /tmp/fi_out)" >>/tmp/bad
+		loaded && echo "space=$s: failed but loaded" >>/tmp/bad
+		test -e $D && echo "space=$s: failed but $D is left" >>/tmp/bad
+		loaded && rmmod snaptrace
+	else
+		# The fault hit something that copes: the module must be whole.
+		c=.
+		[ $FI_HIT = 0 ] || c=L
+		FI_LOADED=$((FI_LOADED + 1))
+		cat $D/version >/dev/null 2>&1 && test -e $R/state ||
+			echo "space=$s: loaded but incomplete" >>/tmp/bad
+		rmmod snaptrace || echo "space=$s: rmmod failed" >>/tmp/bad
+	fi
+	# Init's own messages: it failed (and undid itself) on the way.
+	dmesg -c >/tmp/fi_msgs
+	cat /tmp/fi_msgs >>/tmp/fi_dmesg
+	if grep 'snaptrace: ' /tmp/fi_msgs | grep -qv 'loaded\|unloaded\|taints'; then
+		FI_INIT=$((FI_INIT + 1))
+		[ $c = R ] || c=I
+	fi
+	FI_WALK=$FI_WALK$c
+}
+# fi_end TYPE: disarm, report the counts and judge the walk.
+fi_end() {
+	local t=$1
+	fi_disarm
+	echo "# $t: budgets high to low: $FI_WALK"
+	echo "# $t: $FI_N insmods, $FI_HITS faults at $(echo $FI_SEEN | wc -w) points, $FI_REFUSED refused, $FI_LOADED loaded, $FI_INIT failed in init"
+	# Where init failed (its messages), for the log.
+	dmesg -c >>/tmp/fi_dmesg
+	grep 'snaptrace: ' /tmp/fi_dmesg | sed 's/^\[[^]]*\] //' | grep -v 'loaded\|unloaded' |
+		sort | uniq -c | sed 's/^/# /'
+	head -n 5 /tmp/bad >/tmp/bad5
+	st_result "$(wc -l </tmp/bad)" "insmod, $t failing in init: refused cleanly, nothing left" /tmp/bad5
+	st_check "insmod after $t: a plain insmod works" sh -c "insmod $ST_MOD/snaptrace.ko && cat $D/version && rmmod snaptrace"
+}
+
+# failslab: any budget up to L, the last allocation whose failure refuses
+# the insmod, fails insmod somewhere (load_module(), init); beyond L only
+# allocations that cope are hit. Init's allocations are the last fatal
+# ones, so the budget is found for L by bisection and then stepped down
+# from it across a window (WINDOW bytes, by STEP), failing init's
+# allocations one after another.
+fi_walk_slab() {
+	local t=failslab win=$1 step=$2 lo=0 hi mid s
+	# Small ring: its pages are allocated in few calls.
+	local p="buffer_size_kb=8"
+	fi_begin $t
 	# What a whole insmod spends: the bisection's upper end.
-	fi_insmod $t $FI_BIG $FI_PARAMS
+	fi_insmod $t $FI_BIG $p
 	hi=$((FI_BIG - FI_LEFT))
 	if [ $FI_RC -ne 0 ] || ! loaded; then
 		echo "plain insmod under the filter failed: $(cat /tmp/fi_out)" >>/tmp/bad
@@ -109,7 +172,7 @@ fi_walk() {
 	# L: refused at lo, loaded at hi.
 	while [ $((hi - lo)) -gt 1 ]; do
 		mid=$(((lo + hi) / 2))
-		fi_insmod $t $mid $FI_PARAMS
+		fi_insmod $t $mid $p
 		if [ $FI_RC -ne 0 ]; then
 			lo=$mid
 		else
@@ -120,45 +183,72 @@ fi_walk() {
 	echo "# $t: the last fatal allocation at $lo (of $hi)"
 	s=$lo
 	while [ $s -ge 0 ] && [ $s -ge $((lo - win)) ]; do
-		fi_insmod $t $s $FI_PARAMS
-		n=$((n + 1))
-		if [ $FI_HIT = 1 ]; then
-			hits=$((hits + 1))
-			case " $seen " in *" $((s - FI_LEFT)) "*) ;; *) seen="$seen $((s - FI_LEFT))" ;; esac
-		fi
-		if [ $FI_RC -ne 0 ]; then
-			[ $FI_HIT = 1 ] ||
-				echo "space=$s: insmod failed with no fault: $(cat /tmp/fi_out)" >>/tmp/bad
-			refused=$((refused + 1))
-			grep -q 'insmod' /tmp/fi_out ||
-				echo "space=$s: no error message: $(cat /tmp/fi_out)" >>/tmp/bad
-			loaded && echo "space=$s: failed but loaded" >>/tmp/bad
-			test -e $D && echo "space=$s: failed but $D is left" >>/tmp/bad
-			loaded && rmmod snaptrace
-		else
-			# The fault hit something that copes: the module must be whole.
-			loadedok=$((loadedok + 1))
-			cat $D/version >/dev/null 2>&1 && test -e $R/state ||
-				echo "space=$s: loaded but incomplete" >>/tmp/bad
-			rmmod snaptrace || echo "space=$s: rmmod failed" >>/tmp/bad
-		fi
+		fi_try $t $s $p
 		s=$((s - step))
 	done
-	fi_disarm
-	echo "# $t: $n insmods, $hits faults at $(echo $seen | wc -w) points, $refused refused, $loadedok loaded"
-	# Where init failed (its messages), for the log.
-	dmesg | grep 'snaptrace: ' | sed 's/^\[[^]]*\] //' | grep -v 'loaded\|unloaded' |
-		sort | uniq -c | sed 's/^/# /'
-	head -n 5 /tmp/bad >/tmp/bad5
-	st_result "$(wc -l </tmp/bad)" "insmod, $t failing in init: refused cleanly, nothing left" /tmp/bad5
-	st_check "insmod, $t: some insmods were refused ($refused)" test $refused -gt 0
-	st_check "insmod after $t: a plain insmod works" sh -c "insmod $ST_MOD/snaptrace.ko && cat $D/version && rmmod snaptrace"
+	fi_end $t
+	st_check "insmod, $t: some insmods were refused ($FI_REFUSED)" test $FI_REFUSED -gt 0
 }
-# (fail_page_alloc is not walked here: the few page allocations it counts
-# for insmod (vmalloc's come in bulk, user pages are ignored) do not
-# reach init deterministically; init's ring pages fail under fail-nth
-# with resize below.)
-fi_walk failslab ${FI_SLAB_WINDOW:-32768} ${FI_SLAB_STEP:-512}
+fi_walk_slab ${FI_SLAB_WINDOW:-32768} ${FI_SLAB_STEP:-512}
+
+# fail_page_alloc: init allocates its rings with vzalloc_node(), but the
+# budget counts calls, not pages, and not the same calls each time (6.12:
+# mm/fail_page_alloc.c, mm/page_alloc.c, mm/vmalloc.c):
+# - vmalloc's pages are __GFP_HIGHMEM (__vmalloc_area_node()), which
+#   fail_page_alloc ignores by default: ignore-gfp-highmem is turned off
+#   for the walk, and so user pages count too.
+# - they come from the bulk allocator, up to 100 pages a call, and
+#   should_fail_alloc_page() is asked once a call (alloc_pages_bulk_noprof()
+#   -> prepare_alloc_pages()); after a failed call vm_area_alloc_pages()
+#   falls back to alloc_pages() a page at a time, the next check (times 2:
+#   the two fail the vmalloc). A ring of 4 MiB per CPU (1024 pages) is 11
+#   calls, plus 1 for its page array (8 KiB, itself vmalloc'ed), per CPU.
+# - the other checks depend on the allocator's state, not on insmod: slab
+#   refills (allocate_slab()), page tables of a vmalloc range or a user
+#   mapping, a new stack depot pool (KASAN saves a stack per allocation),
+#   the direct map split by set_memory_rox(). The same insmod spends 38
+#   to 124 (measured), so a budget names no fixed allocation.
+# Nor is the outcome monotonic in the budget: a user page fault that fails
+# is retried (pagefault_out_of_memory()), and a failure in finit_module()
+# leaves init_module(), busybox's second try, to load the module. So no
+# bisection and no count asserted: a whole insmod is a few dozen checks,
+# and every budget from what a quiet one spends down to what exec and
+# busybox's start spend (an insmod of no file) is tried, each insmod
+# judged on its own: refused cleanly, or loaded whole, which after init
+# failed also shows that init undid itself (kmemleak sees the rest).
+fi_walk_pages() {
+	local t=fail_page_alloc i spent top=$FI_BIG low s
+	local p="buffer_size_kb=4096"
+	fi_begin $t
+	echo N >$F/$t/ignore-gfp-highmem
+	# What a whole insmod spends: the least of three (the others spent
+	# more on the allocator's state, which the walk need not repeat).
+	for i in 1 2 3; do
+		fi_insmod $t $FI_BIG $p
+		spent=$((FI_BIG - FI_LEFT))
+		if [ $FI_RC -ne 0 ] || ! loaded; then
+			echo "plain insmod under the filter failed: $(cat /tmp/fi_out)" >>/tmp/bad
+		fi
+		loaded && rmmod snaptrace
+		[ $spent -lt $top ] && top=$spent
+	done
+	FI_KO=/nonexistent.ko
+	fi_insmod $t $FI_BIG
+	FI_KO=
+	low=$((FI_BIG - FI_LEFT))
+	# Bounded by count, whatever was measured.
+	[ $((top - low)) -le ${FI_PAGE_MAX:-100} ] || low=$((top - ${FI_PAGE_MAX:-100}))
+	echo "# $t: a quiet insmod spends $top, exec and busybox $low: budgets $top to $((low + 1))"
+	s=$top
+	while [ $s -gt $low ]; do
+		fi_try $t $s $p
+		s=$((s - 1))
+	done
+	fi_end $t
+	st_check "insmod, $t: init's page allocations were failed ($FI_INIT insmods)" \
+		test $FI_INIT -gt 0
+}
+fi_walk_pages
 
 st_check "insmod with faults off" insmod $ST_MOD/snaptrace.ko
 
