@@ -1510,6 +1510,20 @@ EXPORT_SYMBOL_GPL(snaptrace_rproc_get_state);
 
 static void st_attach_capture_wait(struct snaptrace_rproc *rproc);
 
+/*
+ * Queue the capture of an attached remote's traces: on the system
+ * workqueue, or on a KUnit test's, which it holds back to find the work
+ * pending (&snaptrace_rproc_attached.capture_wq). Any context but NMI.
+ */
+static void st_attach_capture_queue(struct snaptrace_rproc_attached *a)
+{
+	struct workqueue_struct *wq = system_wq;
+
+	if (IS_ENABLED(CONFIG_KUNIT) && a->capture_wq)
+		wq = a->capture_wq;
+	queue_work(wq, &a->capture_work);
+}
+
 /* Copy one trace buffer into its last copy: the capture, atomic context. */
 static void st_capture(struct snaptrace_rproc *rproc,
 		       struct snaptrace_rproc_trace *trace)
@@ -1593,7 +1607,7 @@ void snaptrace_rproc_report_crash(struct snaptrace_rproc *rproc,
 		rproc->attached->capture = true;
 		/* Only a heartbeat seen moving after this crash resumes it. */
 		WRITE_ONCE(rproc->attached->resumed, false);
-		schedule_work(&rproc->attached->capture_work);
+		st_attach_capture_queue(rproc->attached);
 	} else {
 		list_for_each_entry(trace, &rproc->traces, node)
 			st_capture(rproc, trace);
@@ -2266,7 +2280,7 @@ static void st_attach_capture_wait(struct snaptrace_rproc *rproc)
 	struct snaptrace_rproc_attached *a = rproc->attached;
 
 	if (READ_ONCE(a->capture))
-		schedule_work(&a->capture_work);
+		st_attach_capture_queue(a);
 	flush_work(&a->capture_work);
 }
 

@@ -75,6 +75,9 @@ struct snaptrace_rproc_attach_ops {
  *	(the shared memory may be slow I/O memory, too much to copy with
  *	interrupts off); takes no lock but the core lock, so a reader of
  *	traceN_last or a stop may wait for it
+ * @capture_wq: KUnit only, ignored otherwise: the workqueue
+ *	@capture_work is queued on instead of the system one, which a test
+ *	holds back to find the capture pending; NULL for the system one
  * @rproc: the remote
  */
 struct snaptrace_rproc_attached {
@@ -90,6 +93,7 @@ struct snaptrace_rproc_attached {
 	bool resumed;
 	bool capture;
 	struct work_struct capture_work;
+	struct workqueue_struct *capture_wq;
 	struct snaptrace_rproc *rproc;
 };
 

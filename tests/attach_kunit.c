@@ -10,6 +10,7 @@
  * or image location must be refused with -EINVAL, leaving the remote
  * offline and holding nothing, and a good image attaching afterwards.
  */
+#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/elf.h>
 #include <linux/err.h>
@@ -17,6 +18,7 @@
 #include <linux/preempt.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 #include <kunit/test.h>
 
 #include <snaptrace/rsc_table.h>
@@ -721,6 +723,159 @@ static void stale_resume_is_forgotten(struct kunit *test)
 }
 
 /*
+ * An ordered workqueue held back by its first work, which waits for @go:
+ * a capture queued on it after that work stays pending until released (an
+ * ordered workqueue runs one work at a time, in order: no timing).
+ */
+struct att_hold {
+	struct workqueue_struct *wq;
+	struct work_struct blocker;
+	struct completion go;
+	struct snaptrace_rproc_attached *attached;	/* NULL once freed */
+};
+
+static void att_hold_block(struct work_struct *work)
+{
+	struct att_hold *h = container_of(work, struct att_hold, blocker);
+
+	wait_for_completion(&h->go);
+}
+
+/* Give the remote the system workqueue back, then run what was held. */
+static void att_hold_release(void *data)
+{
+	struct att_hold *h = data;
+
+	if (h->attached)
+		h->attached->capture_wq = NULL;
+	complete(&h->go);
+	destroy_workqueue(h->wq);	/* drains: a capture still queued runs */
+}
+
+static struct att_hold *att_hold_new(struct kunit *test,
+				     struct snaptrace_rproc_attached *attached)
+{
+	struct att_hold *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	h->wq = alloc_ordered_workqueue("snaptrace-att-hold", 0);
+	KUNIT_ASSERT_NOT_NULL(test, h->wq);
+	init_completion(&h->go);
+	INIT_WORK(&h->blocker, att_hold_block);
+	h->attached = attached;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, att_hold_release, h), 0);
+	queue_work(h->wq, &h->blocker);
+	attached->capture_wq = h->wq;
+	return h;
+}
+
+/* Nothing left queued: no capture to run on what was stopped or freed. */
+static void expect_no_capture_queued(struct kunit *test,
+				     struct snaptrace_rproc_attached *at)
+{
+	bool queued = work_pending(&at->capture_work);
+
+	KUNIT_EXPECT_FALSE_MSG(test, queued, "the capture is still queued");
+}
+
+/* A sub-device during whose start the remote crashes, which fails it. */
+struct att_crash_sd {
+	struct snaptrace_rproc_subdev subdev;
+	struct snaptrace_rproc *rproc;
+	bool armed;
+};
+
+static int att_crash_sd_start(struct snaptrace_rproc_subdev *subdev)
+{
+	struct att_crash_sd *sd = container_of(subdev, struct att_crash_sd, subdev);
+
+	if (!sd->armed)
+		return 0;
+	snaptrace_rproc_report_crash(sd->rproc, SNAPTRACE_RPROC_FATAL_ERROR);
+	return -EIO;
+}
+
+enum att_end { END_SHUTDOWN, END_DETACHED, END_REMOVAL };
+
+struct pending_case {
+	const char *desc;
+	enum att_end end;
+};
+
+static const struct pending_case pending_cases[] = {
+	{ "shutdown of the crashed remote", END_SHUTDOWN },
+	{ "attach failing after a crash: detached again", END_DETACHED },
+	{ "removal of the crashed remote", END_REMOVAL },
+};
+
+static void pending_case_desc(const struct pending_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(pending, pending_cases, pending_case_desc);
+
+/*
+ * A crash of an attached remote queues the capture of its traces; stopping
+ * watching it (shutdown, an attach that fails: detached, removal) before
+ * the capture ran cancels it: nothing is left queued to walk traces that
+ * stop freed, or a remote that removal freed (KASAN would report the
+ * capture running on freed memory when the queue is let go).
+ */
+static void capture_pending_is_cancelled(struct kunit *test)
+{
+	const struct pending_case *c = test->param_value;
+	/* Before the remote: kunit frees it after destroying the remote. */
+	struct att_crash_sd *sd = kunit_kzalloc(test, sizeof(*sd), GFP_KERNEL);
+	struct att *a = att_new(test, true, SNAPTRACE_RPROC_WATCHDOG_MAX_MS);
+	struct snaptrace_rproc *rproc = a->rproc;
+	struct snaptrace_rproc_attached *at = rproc->attached;
+	struct snaptrace_rproc_trace *t;
+	struct att_hold *h;
+
+	KUNIT_ASSERT_NOT_NULL(test, sd);
+	sd->subdev.name = "crashing";
+	sd->subdev.start = att_crash_sd_start;
+	sd->rproc = rproc;
+	KUNIT_ASSERT_EQ(test, snaptrace_rproc_add_subdev(rproc, &sd->subdev), 0);
+	WRITE_ONCE(rproc->recovery, false);	/* no recovery work queued */
+	memcpy(a->mem + (TR_DA - MEM_DA), att_log1, sizeof(att_log1));
+	KUNIT_ASSERT_EQ(test, att_attach(a), 0);
+	h = att_hold_new(test, at);
+
+	if (c->end == END_DETACHED) {
+		/* Re-attached, it crashes and a sub-device fails: detached. */
+		KUNIT_ASSERT_EQ(test, snaptrace_rproc_detach(rproc), 0);
+		sd->armed = true;
+		KUNIT_EXPECT_EQ(test, snaptrace_rproc_boot(rproc), -EIO);
+		KUNIT_EXPECT_EQ(test, rproc->crash_cnt, 1U);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_DETACHED);
+		expect_no_capture_queued(test, at);
+		/* Its traces are kept, not captured: it was not watched. */
+		KUNIT_ASSERT_EQ(test, rproc->num_traces, 1);
+	} else {
+		snaptrace_rproc_report_crash(rproc, SNAPTRACE_RPROC_FATAL_ERROR);
+		KUNIT_ASSERT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_CRASHED);
+		KUNIT_ASSERT_TRUE(test, work_pending(&at->capture_work));
+	}
+	if (c->end == END_SHUTDOWN) {
+		KUNIT_EXPECT_EQ(test, snaptrace_rproc_shutdown(rproc), 0);
+		expect_no_capture_queued(test, at);
+		expect_offline_holding_nothing(test, rproc);
+	} else if (c->end == END_REMOVAL) {
+		h->attached = NULL;
+		kunit_release_action(test, att_destroy, rproc);
+	}
+
+	/* Let the queue go: a capture left queued would run now. */
+	kunit_release_action(test, att_hold_release, h);
+	if (c->end == END_DETACHED) {
+		t = list_first_entry(&rproc->traces, struct snaptrace_rproc_trace, node);
+		KUNIT_EXPECT_FALSE(test, READ_ONCE(t->has_last));
+	}
+}
+
+/*
  * The watchdog's timeout changes at once: from the longest (10 minutes) to
  * the shortest, a stuck heartbeat is a crash within the bound of
  * wait_state(). Out of range, or for a simulated remote, nothing changes.
@@ -762,6 +917,7 @@ static struct kunit_case snaptrace_attach_cases[] = {
 	KUNIT_CASE(attach_lifecycle),
 	KUNIT_CASE_SLOW(watchdog_crash_and_recovery),
 	KUNIT_CASE(stale_resume_is_forgotten),
+	KUNIT_CASE_PARAM(capture_pending_is_cancelled, pending_gen_params),
 	KUNIT_CASE_SLOW(watchdog_set),
 	{}
 };
