@@ -459,7 +459,7 @@ int snaptrace_instances_init(struct dentry *root, size_t size_per_cpu,
 	ret = PTR_ERR_OR_ZERO(st_inst_dir);
 	if (ret) {
 		st_inst_dir = NULL;
-		pr_err("cannot create instances/: %d\n", ret);
+		pr_err("cannot create instances/: %pe\n", ERR_PTR(ret));
 	}
 	st_inst_size = size_per_cpu;
 	mutex_unlock(&st_inst_lock);

@@ -94,8 +94,10 @@ static int __init snaptrace_init(void)
 	}
 
 	snaptrace_root = snaptrace_debugfs_create(SNAPTRACE_DEBUGFS_NAME);
-	if (IS_ERR(snaptrace_root))
-		return PTR_ERR(snaptrace_root);
+	if (IS_ERR(snaptrace_root)) {
+		ret = PTR_ERR(snaptrace_root);
+		goto fail;
+	}
 
 	ret = snaptrace_error_log_create(snaptrace_root);
 	if (ret)
@@ -114,19 +116,23 @@ static int __init snaptrace_init(void)
 
 		if (IS_ERR(buf)) {
 			ret = PTR_ERR(buf);
-			pr_err("instances=: cannot create %s: %d\n", instances[i], ret);
+			pr_err("instances=: cannot create %s: %pe\n", instances[i], ERR_PTR(ret));
 			goto free_instances;
 		}
 	}
 
 	ret = snaptrace_rprocs_create(snaptrace_root);
-	if (ret)
+	if (ret) {
+		pr_err("cannot create the simulated remotes: %pe\n", ERR_PTR(ret));
 		goto destroy_rprocs;
+	}
 
 	/* Real remotes sharing memory over ivshmem, after the simulated ones. */
 	ret = snaptrace_ivshmem_init(snaptrace_rproc_dir, remotes);
-	if (ret)
+	if (ret) {
+		pr_err("cannot set up the ivshmem remotes: %pe\n", ERR_PTR(ret));
 		goto destroy_rprocs;
+	}
 
 	pr_info("version %s loaded\n", SNAPTRACE_VERSION);
 	return 0;
@@ -136,9 +142,12 @@ destroy_rprocs:
 free_instances:
 	snaptrace_debugfs_destroy(snaptrace_root);
 	snaptrace_instances_exit();
-	return ret;
+	goto fail;
 remove_root:
 	snaptrace_debugfs_destroy(snaptrace_root);
+fail:
+	/* Most steps fail silently (-ENOMEM): say that the load did. */
+	pr_err("not loaded: %pe\n", ERR_PTR(ret));
 	return ret;
 }
 
