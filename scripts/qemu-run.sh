@@ -29,9 +29,10 @@
 # quoting, no globbing); --qemu-arg: one more argument, as it is (spaces
 # and all). Both may be repeated and add up in order: devices, such as the
 # ivshmem-plain of scripts/remote-demo.sh.
-# --faults: the scenario injects allocation failures, so the kernel's own
-# "page allocation failure" / "vmalloc error" reports (warn_alloc(), with a
-# stack) are expected and dropped before the splat check; nothing else is.
+# --faults: the scenario injects allocation failures, so vmalloc's
+# "vmalloc error" reports (warn_alloc(), with a stack) are expected and
+# dropped before the splat check, each up to the end of its stack (100
+# lines at most, never past another report); nothing else is.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -159,8 +160,14 @@ if [ $kcsan = 1 ]; then
 fi
 
 if [ $faults = 1 ]; then
-	awk '/page allocation failure|vmalloc error/ { skip = 1 }
+	# Drop only what an injected fault prints: vmalloc's warn_alloc()
+	# report (a failed page or slab allocation returns before any
+	# warning), up to the end of its stack, at most 100 lines, and never
+	# past the start of another report.
+	awk '/vmalloc error: / { skip = 1; n = 0; next }
 	     skip && /<\/TASK>/ { skip = 0; next }
+	     skip && ++n > 100 { skip = 0 }
+	     skip && /BUG:|WARNING:|KASAN:|UBSAN:|Oops|Kernel panic|general protection|sleeping function|soft lockup|hard LOCKUP|detected stall|unreferenced object/ { skip = 0 }
 	     !skip { print }' "$judged" >"$run/console.nowarnalloc.log"
 	judged=$run/console.nowarnalloc.log
 fi
