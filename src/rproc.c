@@ -1517,11 +1517,11 @@ static void st_attach_capture_wait(struct snaptrace_rproc *rproc);
  */
 static void st_attach_capture_queue(struct snaptrace_rproc_attached *a)
 {
-	struct workqueue_struct *wq = system_wq;
+	struct workqueue_struct *wq = NULL;
 
-	if (IS_ENABLED(CONFIG_KUNIT) && a->capture_wq)
-		wq = a->capture_wq;
-	queue_work(wq, &a->capture_work);
+	if (IS_ENABLED(CONFIG_KUNIT))
+		wq = READ_ONCE(a->capture_wq);	/* set by a test's thread */
+	queue_work(wq ?: system_wq, &a->capture_work);
 }
 
 /* Copy one trace buffer into its last copy: the capture, atomic context. */

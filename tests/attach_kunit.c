@@ -725,7 +725,10 @@ static void stale_resume_is_forgotten(struct kunit *test)
 /*
  * An ordered workqueue held back by its first work, which waits for @go:
  * a capture queued on it after that work stays pending until released (an
- * ordered workqueue runs one work at a time, in order: no timing).
+ * ordered workqueue runs one work at a time, in order: no timing). While
+ * it is held, anything that waits for the capture (st_attach_capture_wait():
+ * a traceN_last read, recovery) would wait for the release: the remotes of
+ * these cases have no debugfs files and recovery off, so nothing does.
  */
 struct att_hold {
 	struct workqueue_struct *wq;
@@ -747,7 +750,7 @@ static void att_hold_release(void *data)
 	struct att_hold *h = data;
 
 	if (h->attached)
-		h->attached->capture_wq = NULL;
+		WRITE_ONCE(h->attached->capture_wq, NULL);
 	complete(&h->go);
 	destroy_workqueue(h->wq);	/* drains: a capture still queued runs */
 }
@@ -765,7 +768,7 @@ static struct att_hold *att_hold_new(struct kunit *test,
 	h->attached = attached;
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, att_hold_release, h), 0);
 	queue_work(h->wq, &h->blocker);
-	attached->capture_wq = h->wq;
+	WRITE_ONCE(attached->capture_wq, h->wq);
 	return h;
 }
 

@@ -101,12 +101,16 @@ struct fi_walk;
  * @unchanged: true if the state is as before the first call (after a
  *	failure, and after an undo); reports what differs
  * @undo: gives back what a successful call did; false if it could not
+ * @made: optional: true if what a call with no fault made is there (the
+ *	positive control of @unchanged, whose "gone" checks would pass on a
+ *	wrong name); reports what is missing
  */
 struct fi_op {
 	const char *name;
 	int (*call)(struct fi_walk *w);
 	bool (*unchanged)(struct fi_walk *w);
 	bool (*undo)(struct fi_walk *w);
+	bool (*made)(struct fi_walk *w);
 };
 
 /**
@@ -180,7 +184,8 @@ static void fi_walk(struct kunit *test, const struct fi_op *op, void *ctx)
 		} else {
 			if (!left)
 				w.coped++;
-			ok = op->undo(&w) && op->unchanged(&w);
+			ok = !left || !op->made || op->made(&w);
+			ok = op->undo(&w) && op->unchanged(&w) && ok;
 		}
 		/* Done when nothing was left to fail; stop at a bad step. */
 		if (!ret && left)
@@ -458,11 +463,18 @@ static bool fi_get_by_name_undo(struct fi_walk *w)
 	return true;
 }
 
+static bool fi_get_by_name_made(struct fi_walk *w)
+{
+	return fi_check(w, fi_debugfs_has(SNAPTRACE_DEBUGFS_NAME "/instances/" FI_INST),
+			"instances/" FI_INST " made");
+}
+
 static const struct fi_op fi_get_by_name_op = {
 	.name = "snaptrace_get_by_name() of a new instance",
 	.call = fi_get_by_name_call,
 	.unchanged = fi_get_by_name_unchanged,
 	.undo = fi_get_by_name_undo,
+	.made = fi_get_by_name_made,
 };
 
 static void instance_get_by_name(struct kunit *test)
@@ -626,11 +638,22 @@ static bool fi_boot_undo(struct fi_walk *w)
 	return FI_CHECK(w, snaptrace_rproc_shutdown(r->rproc) == 0) && ok;
 }
 
+static bool fi_boot_made(struct fi_walk *w)
+{
+	bool ok = true;
+
+	ok &= fi_check(w, fi_debugfs_has(FI_RPROC_DIR "/trace0"), "trace0 made");
+	ok &= fi_check(w, fi_debugfs_has(FI_RPROC_DIR "/trace0_last"), "trace0_last made");
+	ok &= fi_check(w, fi_debugfs_has(FI_TRACE_INST "0"), "trace0's instance made");
+	return ok;
+}
+
 static const struct fi_op fi_boot_op = {
 	.name = "snaptrace_rproc_boot()",
 	.call = fi_boot_call,
 	.unchanged = fi_rproc_unchanged,
 	.undo = fi_boot_undo,
+	.made = fi_boot_made,
 };
 
 static void rproc_boot(struct kunit *test)
