@@ -1233,7 +1233,7 @@ int snaptrace_resize(struct snaptrace_buffer *buf, size_t size_per_cpu)
 	live = st_half_alloc(size);
 	if (!live)
 		goto nomem;
-	if (buf->spare) {
+	if (READ_ONCE(buf->spare)) {	/* as in snaptrace_alloc_snapshot() */
 		spare = st_half_alloc(size);
 		if (!spare)
 			goto nomem;
@@ -1314,7 +1314,11 @@ int snaptrace_alloc_snapshot(struct snaptrace_buffer *buf)
 	int ret = 0;
 
 	mutex_lock(&buf->lock);
-	if (!buf->spare) {
+	/*
+	 * Whether there is a spare changes only under @lock, but a snapshot
+	 * may swap it for the other half at any time: a marked read.
+	 */
+	if (!READ_ONCE(buf->spare)) {
 		spare = st_half_alloc(buf->size);
 		if (spare) {
 			/* Rings initialised before a trigger can see them. */
