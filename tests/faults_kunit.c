@@ -498,6 +498,7 @@ static void instance_get_by_name(struct kunit *test)
  * @held: memory @mem's alloc hook handed out and its release hook did not
  *	take back
  * @hook_failed: @mem's alloc hook found no memory
+ * @fail_hook: make the alloc hook's own allocation fail (fail_nth 1)
  */
 struct fi_rproc {
 	struct kunit *test;
@@ -505,6 +506,7 @@ struct fi_rproc {
 	struct snaptrace_rproc_mem *mem;
 	int held;
 	unsigned int hook_failed;
+	bool fail_hook;
 };
 
 /* The platform's memory for "shared", allocated at each boot. */
@@ -512,7 +514,11 @@ static int fi_cv_alloc(struct snaptrace_rproc *rproc, struct snaptrace_rproc_mem
 {
 	struct fi_rproc *r = mem->priv;
 
+	if (r->fail_hook)
+		fi_set_nth(1);
 	mem->va = kzalloc(mem->len, GFP_KERNEL);
+	if (r->fail_hook)
+		fi_set_nth(0);
 	if (!mem->va) {
 		r->hook_failed++;
 		return -ENOMEM;
@@ -712,18 +718,36 @@ static void rproc_add_carveout(struct kunit *test)
  */
 static void rproc_boot_registered_carveout(struct kunit *test)
 {
-	struct fi_rproc *r;
+	struct fi_walk w = { .test = test, .op = &fi_boot_op };
 	struct snaptrace_rproc_mem *mem;
+	struct fi_rproc *r;
+	int ret;
 
 	fi_require_armed(test);
 	r = fi_rproc_new(test);
+	w.ctx = r;
 	mem = fi_cv_entry(r);
 	KUNIT_ASSERT_NOT_NULL(test, mem);
 	KUNIT_ASSERT_EQ(test, snaptrace_rproc_add_carveout(r->rproc, mem), 0);
 	r->mem = mem;
 	fi_walk(test, &fi_boot_op, r);
-	KUNIT_EXPECT_GT_MSG(test, r->hook_failed, 0,
-			    "the alloc hook's own allocation never failed");
+
+	/*
+	 * Where the hook's allocation falls among the walk's steps varies
+	 * (slab refills, KASAN's stack depot and kmemleak spend fail_nth
+	 * too), so fail it on purpose as well: a 32 KiB kzalloc() comes from
+	 * the page allocator, which the kunit scenario arms for fail_nth.
+	 */
+	r->hook_failed = 0;
+	r->fail_hook = true;
+	ret = snaptrace_rproc_boot(r->rproc);
+	r->fail_hook = false;
+	KUNIT_EXPECT_EQ_MSG(test, r->hook_failed, 1U, "the alloc hook did not fail");
+	KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
+	if (!ret)
+		snaptrace_rproc_shutdown(r->rproc);
+	else
+		KUNIT_EXPECT_TRUE(test, fi_rproc_unchanged(&w));
 }
 
 static struct kunit_case snaptrace_faults_cases[] = {
