@@ -1599,12 +1599,12 @@ void snaptrace_rproc_report_crash(struct snaptrace_rproc *rproc,
 		return;
 	}
 	rproc->core_running = false;
-	rproc->crash_type = type;
+	WRITE_ONCE(rproc->crash_type, type);	/* st_crash_work() reads it unlocked */
 	cnt = ++rproc->crash_cnt;
 	WRITE_ONCE(rproc->state, SNAPTRACE_RPROC_CRASHED);
 	/* Queued under the lock: stop, which takes it, then cancels them. */
 	if (rproc->attached) {
-		rproc->attached->capture = true;
+		WRITE_ONCE(rproc->attached->capture, true);
 		/* Only a heartbeat seen moving after this crash resumes it. */
 		WRITE_ONCE(rproc->attached->resumed, false);
 		st_attach_capture_queue(rproc->attached);
@@ -2260,7 +2260,7 @@ static void st_attach_capture_work(struct work_struct *work)
 
 	raw_spin_lock_irqsave(&rproc->core_lock, flags);
 	capture = a->capture && rproc->state == SNAPTRACE_RPROC_CRASHED;
-	a->capture = false;
+	WRITE_ONCE(a->capture, false);	/* read unlocked by st_attach_capture_wait() */
 	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
 	if (!capture)
 		return;
