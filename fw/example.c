@@ -9,9 +9,8 @@
  * 0x10000000, 256 KiB).
  */
 /*
- * Freestanding: scripts/firmware.sh defines __section() and __used, and
- * fw/include holds the entry layouts (fw_table.h) and the few kernel
- * header definitions the host's header needs.
+ * Freestanding: fw/include holds the entry layouts (fw_table.h) and the
+ * few kernel header definitions (attributes, types) they need.
  */
 #include <fw_table.h>
 
@@ -30,7 +29,7 @@ struct table {
 	struct fw_devmem regs;
 	struct fw_trace log;
 	struct fw_trace stats;
-} __packed __attribute__((aligned(4)));
+} __packed __aligned(4);
 
 __section(".resource_table") __used
 const struct table resource_table = {

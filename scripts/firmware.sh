@@ -18,8 +18,6 @@ mkdir -p "$out/snaptrace"
 
 build() {
 	local flags="-O2 -nostdlib -ffreestanding -Wl,-T,$src/fw.ld -Wl,--build-id=none"
-	# The kernel's attribute names, so fw/ reads (and checkpatches) like kernel C.
-	flags="$flags -D__section(s)=__attribute__((section(s))) -D__used=__attribute__((used))"
 	# The resource table's layout comes from the header the host parses it with.
 	flags="$flags -I$src/include -I$SNAPTRACE_TOP/include"
 
@@ -32,8 +30,6 @@ build() {
 	# The real remote: a bare-metal Cortex-A15 image for QEMU's virt.
 	arm-none-eabi-gcc -O2 -nostdlib -ffreestanding -Wall -Wextra -Werror \
 		-mcpu=cortex-a15 -mthumb -mfloat-abi=soft -mno-unaligned-access \
-		-D'__section(s)=__attribute__((section(s)))' \
-		-D'__used=__attribute__((used))' \
 		-I"$src/include" -I"$SNAPTRACE_TOP/include" \
 		-Wl,-T,"$src/arm-remote/remote.ld" -Wl,--build-id=none \
 		-o "$out/snaptrace/arm-remote.elf" \

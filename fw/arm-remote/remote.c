@@ -16,9 +16,8 @@
  * timer's interrupt through the GIC (interrupts stay masked in the CPU: the
  * handler is the loop itself), so an idle remote costs the host no CPU.
  *
- * Freestanding: scripts/firmware.sh defines __section() and __used, and
- * fw/include holds the entry layouts (fw_table.h) and the few kernel
- * header definitions the host's header needs.
+ * Freestanding: fw/include holds the entry layouts (fw_table.h) and the
+ * few kernel header definitions (attributes, types) they need.
  */
 #include <fw_table.h>
 
@@ -36,7 +35,7 @@ struct table {
 	u32 offset[2];
 	struct fw_carveout fw;
 	struct fw_trace log;
-} __packed __attribute__((aligned(4)));
+} __packed __aligned(4);
 
 __section(".resource_table") __used
 const struct table resource_table = {
@@ -195,7 +194,7 @@ static void log_line(const char *what, u32 arg)
 }
 
 /* Hung: the heartbeat stops; nothing wakes the core any more. */
-static void __attribute__((noreturn)) hang(const char *why)
+static void __noreturn hang(const char *why)
 {
 	log_line(why, CTL->heartbeat);
 	CTL->status = STATUS_HUNG;

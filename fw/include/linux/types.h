@@ -7,11 +7,11 @@
 #ifndef _SNAPTRACE_FW_TYPES_H
 #define _SNAPTRACE_FW_TYPES_H
 
+#include <linux/compiler_attributes.h>
+
 typedef unsigned char u8;
 typedef unsigned short u16;
 typedef unsigned int u32;
 typedef unsigned long long u64;
-
-#define __packed __attribute__((packed))
 
 #endif
