@@ -19,13 +19,7 @@ if [ ! -e /proc/self/fail-nth ] || [ ! -d $F/failslab ]; then
 	st_end
 	exit 0
 fi
-# Fail GFP_KERNEL allocations of any order too, quietly (a stack dump per
-# injected fault would read as a splat).
-for d in failslab fail_page_alloc; do
-	echo N >$F/$d/ignore-gfp-wait
-	echo 0 >$F/$d/verbose
-done
-echo 0 >$F/fail_page_alloc/min-order
+st_fault_arm
 
 # faulty N CMD: run CMD (shell code) in a task whose Nth allocation fails;
 # prints CMD's output, then "rc=STATUS" (the output comes back through the

@@ -9,17 +9,11 @@ st_check "insmod snaptrace.ko" insmod $ST_MOD/snaptrace.ko
 # The snaptrace_faults suite fails the Nth allocation of a call through its
 # thread's fail_nth, which failslab and fail_page_alloc only count for the
 # allocations they do not ignore: by default GFP_KERNEL ones (ignore-gfp-
-# wait) and order-0 pages (min-order). Let them count those, quietly (a
-# stack dump per injected fault would read as a splat). The probability
-# stays 0: nothing fails but what fail_nth asks for, so the other suites
-# are unaffected. Kernels without failslab skip that suite.
-F=/sys/kernel/debug
-if [ -d $F/failslab ]; then
-	st_check "fault injection armed for fail_nth" sh -c "
-		for d in failslab fail_page_alloc; do
-			echo N >$F/\$d/ignore-gfp-wait && echo 0 >$F/\$d/verbose || exit 1
-		done
-		echo 0 >$F/fail_page_alloc/min-order"
+# wait) and order-0 pages (min-order). The probability stays 0: nothing
+# fails but what fail_nth asks for, so the other suites are unaffected.
+# Kernels without failslab skip that suite.
+if [ -d $ST_DEBUGFS/failslab ]; then
+	st_check "fault injection armed for fail_nth" st_fault_arm
 fi
 st_check "insmod snaptrace_kunit.ko (runs the suites)" \
 	insmod $ST_MOD/snaptrace_kunit.ko

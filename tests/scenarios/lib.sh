@@ -10,6 +10,19 @@ ST_KTAP=${ST_KTAP:-/tmp/ktap}
 ST_N=0
 ST_FILE=
 
+# st_fault_arm: let failslab and fail_page_alloc count GFP_KERNEL
+# allocations of any order, quietly (a stack dump per injected fault would
+# read as a splat). Their probability stays as it is (0 at boot): only a
+# task's fail-nth, or a scenario that raises it, injects anything.
+st_fault_arm() {
+	local d
+	for d in failslab fail_page_alloc; do
+		echo N >$ST_DEBUGFS/$d/ignore-gfp-wait && echo 0 >$ST_DEBUGFS/$d/verbose ||
+			return 1
+	done
+	echo 0 >$ST_DEBUGFS/fail_page_alloc/min-order
+}
+
 # st_begin NAME: start the scenario's KTAP document.
 st_begin() {
 	ST_FILE=$ST_KTAP/scenario-$1.body
