@@ -90,6 +90,13 @@ if [ "$quick" = 0 ]; then
 	("$SNAPTRACE_TOP/scripts/fuzz.sh" "${SNAPTRACE_FUZZ_SECONDS:-60}" \
 		>"$SNAPTRACE_OUT/fuzz.out" 2>&1; echo $? >"$SNAPTRACE_OUT/fuzz.rc") &
 fi
+# The runner's judgement of a console, on made-up ones.
+if "$SNAPTRACE_TOP/scripts/runner-selftest.sh" >"$SNAPTRACE_OUT/logs/runner-selftest.log" 2>&1; then
+	count 0 "runner self-test"
+else
+	cat "$SNAPTRACE_OUT/logs/runner-selftest.log"
+	count 1 "runner self-test"
+fi
 for c in checkpatch sparse kernel-doc; do
 	if "$SNAPTRACE_TOP/scripts/static-checks.sh" "$c"; then
 		count 0 "static $c"

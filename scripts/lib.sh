@@ -99,3 +99,21 @@ demo_stock_kernel() {
 	"$SNAPTRACE_TOP/scripts/build-module.sh" "/usr/src/linux-headers-$DEMO_KVER" "$DEMO_MODS"
 	DEMO_VMLINUZ=$("$SNAPTRACE_TOP/scripts/stock-kernel.sh" "$DEMO_KVER" | tail -n 1)
 }
+
+# SPLAT_RE: what fails a boot when it shows on the console (lockdep reports
+# begin with "WARNING:" or "BUG:").
+SPLAT_RE='BUG:|WARNING:|KASAN:|UBSAN:|sleeping function called from invalid context|Oops|Kernel panic|general protection fault|soft lockup|hard LOCKUP|rcu_.*detected stall|INFO: task .* blocked|unreferenced object|Call Trace:'
+
+# drop_fault_reports <CONSOLE >OUT: the console without what an injected
+# allocation fault prints, vmalloc's warn_alloc() report (a failed page or
+# slab allocation returns before any warning): each up to the end of its
+# stack, at most 100 lines, and never past the start of another report.
+# scripts/runner-selftest.sh checks each of those limits.
+drop_fault_reports() {
+	awk -v splat="$SPLAT_RE" '
+	     /vmalloc error: / { skip = 1; n = 0; next }
+	     skip && /<\/TASK>/ { skip = 0; next }
+	     skip && ++n > 100 { skip = 0 }
+	     skip && $0 ~ splat && !/Call Trace:/ { skip = 0 }
+	     !skip { print }'
+}

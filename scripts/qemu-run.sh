@@ -160,23 +160,13 @@ if [ $kcsan = 1 ]; then
 fi
 
 if [ $faults = 1 ]; then
-	# Drop only what an injected fault prints: vmalloc's warn_alloc()
-	# report (a failed page or slab allocation returns before any
-	# warning), up to the end of its stack, at most 100 lines, and never
-	# past the start of another report.
-	awk '/vmalloc error: / { skip = 1; n = 0; next }
-	     skip && /<\/TASK>/ { skip = 0; next }
-	     skip && ++n > 100 { skip = 0 }
-	     skip && /BUG:|WARNING:|KASAN:|UBSAN:|Oops|Kernel panic|general protection|sleeping function|soft lockup|hard LOCKUP|detected stall|unreferenced object/ { skip = 0 }
-	     !skip { print }' "$judged" >"$run/console.nowarnalloc.log"
+	drop_fault_reports <"$judged" >"$run/console.nowarnalloc.log"
 	judged=$run/console.nowarnalloc.log
 fi
 
-# Kernel splats. Lockdep reports begin with "WARNING:" or "BUG:".
-splat_re='BUG:|WARNING:|KASAN:|UBSAN:|sleeping function called from invalid context|Oops|Kernel panic|general protection fault|soft lockup|hard LOCKUP|rcu_.*detected stall|INFO: task .* blocked|unreferenced object|Call Trace:'
-if grep -Eq "$splat_re" "$judged"; then
+if grep -Eq "$SPLAT_RE" "$judged"; then
 	problems+=("kernel splat on the console")
-	grep -En "$splat_re" "$judged" | sed -n '1,20s/^/    splat: /p'
+	grep -En "$SPLAT_RE" "$judged" | sed -n '1,20s/^/    splat: /p'
 fi
 # grep without -q: it reads to the end, so sed is never killed by SIGPIPE,
 # which pipefail would turn into "no leak" for a report longer than a pipe.
