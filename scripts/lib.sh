@@ -59,8 +59,7 @@ hash_of() {
 
 # kernel_source: Debian's linux-source-6.12, unpacked once into the cache
 # (the tree the test kernels build from, and home of checkpatch.pl,
-# kernel-doc and kunit.py); prints its path. (scripts/kernel-kunit.sh still
-# has its own copy of these lines: they are part of its cache key.)
+# kernel-doc and kunit.py); prints its path.
 kernel_source() {
 	local srcver tarball=/usr/src/linux-source-6.12.tar.xz src
 	srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) ||
@@ -77,9 +76,106 @@ kernel_source() {
 	echo "$src"
 }
 
+# newer_apt apt-get|apt-cache ARGS...: Debian's archive beyond Debian 12,
+# where Linux 7.x lives (sid, trixie-backports), through a private apt
+# configuration under the cache: its own sources list naming the archive
+# of the system's debian.sources, its own lists and package cache. The
+# system's sources are never touched and nothing is installed from there:
+# packages are fetched with `apt-get download` and unpacked by hand.
+NEWER_SUITES="sid trixie-backports"
+newer_apt() {
+	local tool=$1 d=$SNAPTRACE_CACHE/apt-newer uri s
+	shift
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$d/etc/parts"
+	if [ ! -f "$d/etc/sources.list" ]; then
+		uri=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
+		uri=${uri:-http://deb.debian.org/debian}
+		for s in $NEWER_SUITES; do
+			echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $s main"
+		done >"$d/etc/sources.list"
+	fi
+	"$tool" -o Dir::Etc::SourceList="$d/etc/sources.list" \
+		-o Dir::Etc::SourceParts="$d/etc/parts" \
+		-o Dir::Etc::PreferencesParts="$d/etc/parts" \
+		-o Dir::State::Lists="$d/lists" -o Dir::Cache="$d/cache" \
+		-o Debug::NoLocking=1 -o APT::Sandbox::User=root "$@"
+}
+
+# newer_update: fetch the private lists once (make check stays offline
+# after that; remove $SNAPTRACE_CACHE/apt-newer to refresh them).
+newer_update() {
+	[ -f "$SNAPTRACE_CACHE/apt-newer/.updated" ] && return 0
+	stage "apt: lists of $NEWER_SUITES (private configuration)" \
+		"$SNAPTRACE_OUT/logs/apt-newer.log" newer_apt apt-get update || return
+	touch "$SNAPTRACE_CACHE/apt-newer/.updated"
+}
+
+# newer_version PKG: the version of PKG the private lists offer.
+newer_version() {
+	newer_update >&2 || return
+	newer_apt apt-cache policy "$1" 2>/dev/null | sed -n 's/^  Candidate: //p' |
+		grep -v '(none)'
+}
+
+# newer_deb PKG: download PKG (candidate version) into the cache once;
+# prints the .deb's path.
+newer_deb() {
+	local ver d=$SNAPTRACE_CACHE/debs f
+	ver=$(newer_version "$1") || return
+	[ -n "$ver" ] || { say "error: $1 is not in $NEWER_SUITES"; return 1; }
+	f=$d/${1}_${ver//:/%3a}_$(newer_apt apt-cache show "$1=$ver" 2>/dev/null |
+		sed -n 's/^Architecture: //p' | head -n 1).deb
+	if [ ! -f "$f" ]; then
+		mkdir -p "$d"
+		(cd "$d" && newer_apt apt-get download "$1=$ver") \
+			>>"$SNAPTRACE_OUT/logs/apt-newer.log" 2>&1 ||
+			{ say "error: apt-get download $1=$ver failed"; return 1; }
+	fi
+	[ -f "$f" ] || { say "error: no $f after download"; return 1; }
+	echo "$f"
+}
+
+# kernel_source_series SERIES: Debian's linux-source-SERIES unpacked once
+# into the cache; prints its path. 6.12 comes from Debian 12 (installed by
+# deps.sh), newer ones from the private configuration above.
+kernel_source_series() {
+	local series=$1 srcver deb src
+	if [ "$series" = 6.12 ]; then
+		kernel_source
+		return
+	fi
+	deb=$(newer_deb "linux-source-$series") || return
+	srcver=$(dpkg-deb -f "$deb" Version)
+	src=$SNAPTRACE_CACHE/src/linux-source-$srcver
+	if [ ! -f "$src/.snaptrace-unpacked" ]; then
+		rm -rf "$src"
+		mkdir -p "$src"
+		unpack() {
+			dpkg-deb --fsys-tarfile "$deb" |
+				tar -xO "./usr/src/linux-source-$series.tar.xz" |
+				tar -xJ -C "$src" --strip-components=1
+		}
+		stage "unpack linux-source $srcver" "$SNAPTRACE_OUT/logs/unpack-$series.log" \
+			unpack >&2 || return
+		touch "$src/.snaptrace-unpacked"
+	fi
+	echo "$src"
+}
+
 # The Debian kernels we build against and boot. The meta packages name the
 # current ABI of each flavour; resolve it rather than hard-code it.
 STOCK_METAS="linux-headers-amd64 linux-headers-6.12-amd64 linux-headers-6.12-rt-amd64"
+
+# Debian's stock kernel from beyond Debian 12 that make check boots: the
+# headers meta package of trixie-backports (through newer_apt).
+NEWER_STOCK_META="linux-headers-amd64/trixie-backports"
+
+# newer_stock_kver: the kernel release NEWER_STOCK_META points at.
+newer_stock_kver() {
+	newer_update >&2 || return
+	newer_apt apt-cache depends "$NEWER_STOCK_META" 2>/dev/null |
+		sed -n 's/.*Depends: linux-headers-\(.*-amd64\)$/\1/p' | head -n 1
+}
 
 # stock_kver META: the kernel release (uname -r) a headers meta package points at.
 stock_kver() {
@@ -116,4 +212,35 @@ drop_fault_reports() {
 	     skip && ++n > 100 { skip = 0 }
 	     skip && $0 ~ splat && !/Call Trace:/ { skip = 0 }
 	     !skip { print }'
+}
+
+# unexpected_skips ALLOW FILE...: the "# SKIP" lines of the KTAP documents
+# FILE (a KUnit case's, a parameter's, a suite's, a scenario step's) that
+# the extended regular expression ALLOW does not match; "" allows none.
+unexpected_skips() {
+	local allow=$1 f
+	shift
+	for f; do
+		[ ! -f "$f" ] || cat "$f"
+	done | grep -E '^[[:space:]]*ok [0-9]+ .*# SKIP' |
+		sed 's/^[[:space:]]*//' |
+		if [ -n "$allow" ]; then grep -Ev -- "$allow"; else cat; fi || true
+}
+
+# init_started CONSOLE: did the guest's /init run? Its boot marker, or any
+# later sign of it: an asynchronous kernel message printed at the same
+# moment can cut "@@SNAPTRACE-BOOTED ...@@" in two (seen on 7.3), and a
+# scenario's own start line, its exit marker or the results prove it too.
+INIT_RE='@@SNAPTRACE-BOOTED|BOOTED [^ ]+ cpus=[0-9]+@@|^# scenario [a-z]|@@SNAPTRACE-(SCENARIO-EXIT|KTAP-BEGIN|DONE)'
+init_started() {
+	grep -Eq "$INIT_RE" "$1"
+}
+
+# split_at_init CONSOLE BOOT FROM: CONSOLE cut at the first sign of /init
+# (init_started's): the kernel's own boot into BOOT, the rest into FROM.
+split_at_init() {
+	: >"$2"
+	: >"$3"
+	awk -v re="$INIT_RE" -v boot="$2" -v from="$3" \
+		'!on && $0 ~ re { on = 1 } { print > (on ? from : boot) }' "$1"
 }

@@ -24,7 +24,7 @@
 
 #include <linux/sizes.h>
 #include <linux/types.h>
-#include <snaptrace_compat.h>
+#include <linux/unaligned.h>
 
 #include <snaptrace/rsc_table.h>
 

@@ -13,6 +13,7 @@
 #include <linux/err.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/fs_struct.h>
 #include <linux/kallsyms.h>
 #include <linux/mman.h>
 #include <linux/seq_buf.h>
@@ -63,7 +64,8 @@ static ssize_t st_write_file(struct kunit *test, const char *path,
 	KUNIT_ASSERT_NE(test, ubuf, 0);
 	KUNIT_ASSERT_LT(test, len, PAGE_SIZE);
 	KUNIT_ASSERT_EQ(test, copy_to_user((char __user *)ubuf, text, len), 0);
-	f = filp_open(path, O_WRONLY, 0);
+	scoped_with_init_fs()
+		f = filp_open(path, O_WRONLY, 0);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f), "%s: %pe", path, f);
 	n = f->f_op->write(f, (const char __user *)ubuf, len, &pos);
 	fput(f);
@@ -213,7 +215,8 @@ static void errlog_trunc_clears(struct kunit *test)
 	/* A plain write changes nothing (ftrace's is a stub too). */
 	KUNIT_EXPECT_EQ(test, st_write_file(test, ST_ERRLOG, "x", 0), 1);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(st_slurp(test, ST_ERRLOG), "to be cleared"));
-	f = filp_open(ST_ERRLOG, O_WRONLY | O_TRUNC, 0);
+	scoped_with_init_fs()
+		f = filp_open(ST_ERRLOG, O_WRONLY | O_TRUNC, 0);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f), "%pe", f);
 	fput(f);
 	KUNIT_EXPECT_STREQ(test, st_slurp(test, ST_ERRLOG), "");
@@ -491,7 +494,9 @@ static void instance_open_file_holds_it(struct kunit *test)
 
 	st_skip_unless_debugfs_mounted(test);
 	buf = st_inst_get(test, ST_INST, SNAPTRACE_MIN_SIZE);
-	f = filp_open(ST_ROOT "/instances/" ST_INST "/trace_pipe", O_RDONLY | O_NONBLOCK, 0);
+	scoped_with_init_fs()
+		f = filp_open(ST_ROOT "/instances/" ST_INST "/trace_pipe",
+			      O_RDONLY | O_NONBLOCK, 0);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f), "%pe", f);
 	snaptrace_put(buf);
 	KUNIT_EXPECT_TRUE(test, st_dentry_exists("instances/" ST_INST));

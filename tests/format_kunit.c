@@ -8,6 +8,7 @@
 #include <linux/fcntl.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/fs_struct.h>
 #include <linux/mman.h>
 #include <linux/seq_buf.h>
 #include <linux/slab.h>
@@ -117,7 +118,8 @@ static ssize_t read_once(struct kunit *test, const char *path, int flags)
 	ubuf = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
 			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
 	KUNIT_ASSERT_NE(test, ubuf, 0);
-	f = filp_open(path, flags, 0);
+	scoped_with_init_fs()
+		f = filp_open(path, flags, 0);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	n = f->f_op->read(f, (char __user *)ubuf, PAGE_SIZE, &pos);
@@ -170,7 +172,8 @@ static void empty_writes_refused(struct kunit *test)
 					   before, 64), 0);
 	for (i = 0; i < ARRAY_SIZE(files); i++) {
 		snprintf(path, sizeof(path), ST_DEBUGFS "/snaptrace/%s", files[i]);
-		f = filp_open(path, O_WRONLY, 0);
+		scoped_with_init_fs()
+			f = filp_open(path, O_WRONLY, 0);
 		KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f), "%s: %pe", path, f);
 		pos = 0;
 		KUNIT_EXPECT_EQ_MSG(test, f->f_op->write(f, (const char __user *)ubuf, 0, &pos),

@@ -594,17 +594,15 @@ static const struct elf_case elf_cases[] = {
 /* Each case in ELF32 then ELF64: parameter k is case k / 2, ELF64 if k is odd. */
 static const u8 elf_params[2 * ARRAY_SIZE(elf_cases)];
 
-static const void *elf_bad_gen_params(const void *prev, char *desc)
+static void elf_bad_desc(const u8 *p, char *desc)
 {
-	const u8 *p = prev ? (const u8 *)prev + 1 : elf_params;
 	size_t k = p - elf_params;
 
-	if (k >= ARRAY_SIZE(elf_params))
-		return NULL;
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s (ELF%d)", elf_cases[k / 2].desc,
 		 k % 2 ? 64 : 32);
-	return p;
 }
+
+KUNIT_ARRAY_PARAM(elf_bad, elf_params, elf_bad_desc);
 
 static void parser_elf_bad(struct kunit *test)
 {

@@ -60,17 +60,18 @@ fi_disarm() {
 }
 # fi_insmod TYPE SPACE [PARAMS]: insmod in a marked task; sets FI_RC,
 # FI_HIT (1 if a failure was injected) and FI_LEFT (budget left over:
-# what the first failed allocation found). FI_KO: what to insmod.
+# what the first failed allocation found). FI_KO: what to insmod;
+# FI_TIMES: how many allocations fail once the budget is spent (2).
 fi_insmod() {
 	local t=$1 s=$2
 	shift 2
 	echo $s >$F/$t/space
-	echo 2 >$F/$t/times
+	echo ${FI_TIMES:-2} >$F/$t/times
 	sh -c "echo 1 >/proc/self/make-it-fail && exec insmod ${FI_KO:-$ST_MOD/snaptrace.ko} $*" \
 		>/tmp/fi_out 2>&1
 	FI_RC=$?
 	FI_HIT=0
-	[ "$(cat $F/$t/times)" = 2 ] || FI_HIT=1
+	[ "$(cat $F/$t/times)" = ${FI_TIMES:-2} ] || FI_HIT=1
 	FI_LEFT=$(cat $F/$t/space)
 	echo 0 >$F/$t/times
 }
@@ -163,6 +164,22 @@ fi_end() {
 	st_check "insmod after $t: a plain insmod works" sh -c "insmod $ST_MOD/snaptrace.ko && cat $D/version && rmmod snaptrace"
 }
 
+# fi_filter_on TYPE: TYPE counts only allocations made with the module's
+# code on the stack (the stack-trace filter: require-start/-end span the
+# module area, from the kernel's _end to MODULES_END). fi_filter_off
+# undoes it.
+fi_filter_on() {
+	echo 0x$(awk '$3 == "_end" { print $1 }' /proc/kallsyms) >$F/$1/require-start
+	echo 0xffffffffff000000 >$F/$1/require-end
+	# Unset (kallsyms hiding addresses), the filter would span the kernel.
+	[ "$(cat $F/$1/require-start)" != 0 ] ||
+		echo "require-start not set: kallsyms gave no _end" >>/tmp/bad
+}
+fi_filter_off() {
+	echo 0 >$F/$1/require-start
+	echo 0xffffffffffffffff >$F/$1/require-end
+}
+
 # failslab: only allocations made with the module's code on the stack
 # count (the stack-trace filter: require-start/-end span the module area,
 # from the kernel's _end to MODULES_END), so the budget spends itself on
@@ -175,11 +192,7 @@ fi_end() {
 fi_walk_slab() {
 	local t=failslab steps=$1 s top step p="buffer_size_kb=8"
 	fi_begin $t
-	echo 0x$(awk '$3 == "_end" { print $1 }' /proc/kallsyms) >$F/$t/require-start
-	echo 0xffffffffff000000 >$F/$t/require-end
-	# Unset (kallsyms hiding addresses), the filter would span the kernel.
-	[ "$(cat $F/$t/require-start)" != 0 ] ||
-		echo "require-start not set: kallsyms gave no _end" >>/tmp/bad
+	fi_filter_on $t
 	fi_insmod $t $FI_BIG $p
 	top=$((FI_BIG - FI_LEFT))
 	if [ $FI_RC -ne 0 ] || ! loaded; then
@@ -194,8 +207,7 @@ fi_walk_slab() {
 		fi_try $t $s $p
 		s=$((s - step))
 	done
-	echo 0 >$F/$t/require-start
-	echo 0xffffffffffffffff >$F/$t/require-end
+	fi_filter_off $t
 	fi_end $t
 	st_check "insmod, $t: init itself failed and said so ($FI_INIT insmods)" \
 		test $FI_INIT -gt 0
@@ -206,64 +218,54 @@ else
 	st_skip "insmod, failslab" "no CONFIG_FAULT_INJECTION_STACKTRACE_FILTER"
 fi
 
-# fail_page_alloc: init allocates its rings with vzalloc_node(), but the
-# budget counts calls, not pages, and not the same calls each time (6.12:
-# mm/fail_page_alloc.c, mm/page_alloc.c, mm/vmalloc.c):
-# - vmalloc's pages are __GFP_HIGHMEM (__vmalloc_area_node()), which
-#   fail_page_alloc ignores by default: ignore-gfp-highmem is turned off
-#   for the walk, and so user pages count too.
-# - they come from the bulk allocator, up to 100 pages a call, and
-#   should_fail_alloc_page() is asked once a call (alloc_pages_bulk_noprof()
-#   -> prepare_alloc_pages()); after a failed call vm_area_alloc_pages()
-#   falls back to alloc_pages() a page at a time, the next check (times 2:
-#   the two fail the vmalloc). A ring of 4 MiB per CPU (1024 pages) is 11
-#   calls, plus 1 for its page array (8 KiB, itself vmalloc'ed), per CPU.
-# - the other checks depend on the allocator's state, not on insmod: slab
-#   refills (allocate_slab()), page tables of a vmalloc range or a user
-#   mapping, a new stack depot pool (KASAN saves a stack per allocation),
-#   the direct map split by set_memory_rox(). The same insmod spends 38
-#   to 124 (measured), so a budget names no fixed allocation.
-# Nor is the outcome monotonic in the budget: a user page fault that fails
-# is retried (pagefault_out_of_memory()), and a failure in finit_module()
-# leaves init_module(), busybox's second try, to load the module. So no
-# bisection and no count asserted: a whole insmod is a few dozen checks,
-# and every budget from what a quiet one spends down to what exec and
-# busybox's start spend (an insmod of no file) is tried, each insmod
-# judged on its own: refused cleanly, or loaded whole, which after init
-# failed also shows that init undid itself (kmemleak sees the rest).
+# fail_page_alloc: init allocates its rings with vzalloc_node(). What
+# counts (mm/fail_page_alloc.c, mm/page_alloc.c, mm/vmalloc.c):
+# - vmalloc's pages are __GFP_HIGHMEM, which fail_page_alloc ignores by
+#   default: ignore-gfp-highmem is turned off for the walk.
+# - the budget (space) is spent 1 << order per check: on 6.12 the bulk
+#   allocator asks once a call for up to 100 pages (order 0); since 7.x
+#   vmalloc first tries pages of the highest order that fits (a 4 MiB ring
+#   is one order-10 try, 1024 of the budget), then lower ones, then the
+#   bulk allocator and single pages. A failed try of a high order is not a
+#   failure of vmalloc: it goes on with a lower one.
+# - exec and busybox spend far more than module init (on 7.x user memory
+#   comes in large folios), and not the same each time.
+# So the stack-trace filter, as for failslab: only allocations with the
+# module's code on the stack spend the budget; and once it is spent every
+# later allocation of the insmod fails (FI_TIMES), so a vmalloc fails
+# whatever order it tries next. T, what a quiet insmod spends there, is
+# measured; budgets T - 1 down to 0, by T / FI_PAGE_STEPS, make init's
+# page allocations fail from one point on, later and later: refused with
+# nothing left (after init undid itself), or loaded whole when only what
+# copes was hit. The order of init's allocations is the same each time,
+# but a budget names no fixed allocation (slab refills and KASAN's stack
+# depot spend it too), so no count is asserted beyond "init failed".
 fi_walk_pages() {
-	local t=fail_page_alloc i spent top=$FI_BIG low s
-	local p="buffer_size_kb=4096"
+	local t=fail_page_alloc steps=$1 s top step p="buffer_size_kb=4096"
+	local FI_TIMES=100000
 	fi_begin $t
 	echo N >$F/$t/ignore-gfp-highmem
-	# What a whole insmod spends: the least of three (the others spent
-	# more on the allocator's state, which the walk need not repeat).
-	for i in 1 2 3; do
-		fi_insmod $t $FI_BIG $p
-		spent=$((FI_BIG - FI_LEFT))
-		if [ $FI_RC -ne 0 ] || ! loaded; then
-			echo "plain insmod under the filter failed: $(cat /tmp/fi_out)" >>/tmp/bad
-		fi
-		loaded && rmmod snaptrace
-		[ $spent -lt $top ] && top=$spent
-	done
-	FI_KO=/nonexistent.ko
-	fi_insmod $t $FI_BIG
-	FI_KO=
-	low=$((FI_BIG - FI_LEFT))
-	# Bounded by count, whatever was measured.
-	[ $((top - low)) -le ${FI_PAGE_MAX:-100} ] || low=$((top - ${FI_PAGE_MAX:-100}))
-	echo "# $t: a quiet insmod spends $top, exec and busybox $low: budgets $top to $((low + 1))"
-	s=$top
-	while [ $s -gt $low ]; do
+	fi_filter_on $t
+	fi_insmod $t $FI_BIG $p
+	top=$((FI_BIG - FI_LEFT))
+	if [ $FI_RC -ne 0 ] || ! loaded; then
+		echo "plain insmod under the filter failed: $(cat /tmp/fi_out)" >>/tmp/bad
+	fi
+	loaded && rmmod snaptrace
+	step=$((top / steps))
+	[ $step -gt 0 ] || step=1
+	echo "# $t: init spends $top of the budget: budgets $((top - 1)) to 0 by $step"
+	s=$((top - 1))
+	while [ $s -ge 0 ]; do
 		fi_try $t $s $p
-		s=$((s - 1))
+		s=$((s - step))
 	done
+	fi_filter_off $t
 	fi_end $t
 	st_check "insmod, $t: init's page allocations were failed ($FI_INIT insmods)" \
 		test $FI_INIT -gt 0
 }
-fi_walk_pages
+fi_walk_pages ${FI_PAGE_STEPS:-40}
 
 st_check "insmod with faults off" insmod $ST_MOD/snaptrace.ko
 
