@@ -51,6 +51,65 @@ int snaptrace_write_type(struct snaptrace_buffer *buf, u16 type,
 void snaptrace_record_disable(struct snaptrace_buffer *buf);
 void snaptrace_record_enable(struct snaptrace_buffer *buf);
 
+/* ring.c: the test hook (KUnit builds only; see Documentation/ring-buffer.rst) */
+/**
+ * enum snaptrace_test_step - the points where the ring buffer calls the test hook
+ * @ST_STEP_WRITE_LOOKUP: a writer looked up the live half, before it reads its
+ *	ring's reservation word
+ * @ST_STEP_WRITE_RESERVE: a writer read the reservation word and found room,
+ *	before its cmpxchg
+ * @ST_STEP_WRITE_RESERVED: the reservation took effect, before the tail push
+ * @ST_STEP_WRITE_PUSHED: tail pushed (overwrite mode), before the header is
+ *	written
+ * @ST_STEP_WRITE_COMMIT: the payload is written, before the commit
+ *	(snaptrace_write() and the module's own records only)
+ * @ST_STEP_WRITE_FULL: a writer found no room, before it checks that its ring
+ *	is still open at the same position (if not, it looks again: a snapshot
+ *	there emptied the live half) and counts the drop
+ * @ST_STEP_OPEN: a writer is opening a pending ring (the first record after a
+ *	snapshot, clear or reset on this CPU), before its reset
+ * @ST_STEP_SNAP_PENDED: snapshot(): the spare's rings are pending (emptied),
+ *	before the halves' roles are published
+ * @ST_STEP_SNAP_PUBLISHED: snapshot(): roles published, before the first seal
+ * @ST_STEP_SNAP_SEALED: snapshot(): one CPU's ring sealed (@cpu), before its
+ *	tail push
+ * @ST_STEP_CONSUME: a consuming read copied a record (@cpu), before it removes it
+ * @ST_STEP_OPEN_LAST: a writer opening a pending ring set its start, tail,
+ *	counters' baselines and commit, before the cmpxchg on head that opens
+ *	it (which fails if the ring's state changed meanwhile)
+ * @ST_STEP_NR: number of steps
+ *
+ * Writer steps run on the writer's CPU with preemption disabled (@cpu is
+ * that CPU); the hook may call snaptrace_snapshot(), snaptrace_clear_snapshot(),
+ * snaptrace_reset() or write a nested record, but must not sleep.
+ */
+enum snaptrace_test_step {
+	ST_STEP_WRITE_LOOKUP,
+	ST_STEP_WRITE_RESERVE,
+	ST_STEP_WRITE_RESERVED,
+	ST_STEP_WRITE_PUSHED,
+	ST_STEP_WRITE_COMMIT,
+	ST_STEP_WRITE_FULL,
+	ST_STEP_OPEN,
+	ST_STEP_SNAP_PENDED,
+	ST_STEP_SNAP_PUBLISHED,
+	ST_STEP_SNAP_SEALED,
+	ST_STEP_CONSUME,
+	ST_STEP_OPEN_LAST,
+	ST_STEP_NR
+};
+
+/*
+ * Called, when set, at each step above for every buffer; a test compares
+ * @buf with its own. Set and cleared by the test with WRITE_ONCE(), and
+ * cleared (followed by synchronize_rcu()) before the test returns.
+ */
+typedef void (*snaptrace_test_hook_fn)(struct snaptrace_buffer *buf,
+				       enum snaptrace_test_step step, int cpu);
+#if IS_ENABLED(CONFIG_KUNIT)
+extern snaptrace_test_hook_fn snaptrace_test_hook;
+#endif
+
 /* trace_fs.c */
 struct snaptrace_trace_fs *snaptrace_trace_fs_create(struct dentry *parent,
 						     struct snaptrace_buffer *buf,

@@ -1,44 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * snaptrace ring buffer: per-CPU lockless recording, consuming and
- * non-consuming readers, and a spare half for O(1) snapshots.
+ * non-consuming readers, and a spare half for exact O(nr_cpu_ids) snapshots.
  *
- * The design, with the invariants named here, is in
- * Documentation/ring-buffer.rst. In short:
+ * The design, with the invariants named here and the proof of the
+ * snapshot's cut, is in Documentation/ring-buffer.rst. In short:
  *
- * Each CPU has a byte ring of size 2^k pages. Positions are byte offsets
- * that only grow (unsigned long, 64-bit); a position's place in the ring is
- * pos & mask. Three positions describe a ring:
+ * Each CPU has a byte ring of size 2^k pages in each of the buffer's two
+ * halves (live and spare). Positions are byte offsets that only grow
+ * (unsigned long, 64-bit); a position's place in the ring is pos & mask.
  *
  *   tail <= commit <= head
  *
- *   head    bytes reserved by writers on this CPU (local_cmpxchg: only this
- *           CPU's writers, nested by interrupts and NMIs, move it)
+ *   head    the reservation word: position of the next byte to reserve,
+ *           and in its low bits the ring's state (open, pending, spare).
+ *           This CPU's writers reserve with a full cmpxchg; a snapshot on
+ *           any CPU changes the state with a cmpxchg, so a reservation and
+ *           the snapshot's cut are ordered by one word (R1 below).
  *   commit  bytes whose records are complete; only the outermost writer on
- *           this CPU moves it, to head, when it commits (as ftrace's
- *           rb_end_commit() does)
- *   tail    oldest record still in the buffer; moved by consumers (any CPU,
- *           cmpxchg), by writers in overwrite mode pushing it out of the
- *           way (cmpxchg), and by a reset (tail = head, cmpxchg)
+ *           this CPU moves it, to head (as ftrace's rb_end_commit())
+ *   tail    oldest record still in the buffer, and ST_SEAL while the ring
+ *           is not open (a consumer of the live buffer expects it clear)
  *
- * I1: a record never straddles the end of the ring; the bytes left before
- *     the end become one padding record, reserved with the record.
- * I2: a writer never reserves past commit + size: the bytes of a record
- *     still being written are never reused (such a record is dropped).
+ * I1: a record never straddles the end of the ring (padding).
+ * I2: a writer never reserves past commit + size.
  * I3: a writer moves tail past the bytes it will overwrite before it
- *     writes them (the successful cmpxchg orders the two).
- * I4: a reader copies a record, then re-reads tail: if tail passed the
- *     record, the copy may be torn and is thrown away. Records are only
- *     overwritten after tail passed them (I3), so a copy that survives the
- *     re-check is intact.
- * I5: a remote CPU never writes head, commit or the local_t counters of a
- *     ring; a reset stores baselines instead of zeroing counters.
- *
- * The buffer has two halves, live and spare. snapshot() resets the spare
- * (O(nr_cpu_ids)), publishes it as live and keeps the former live as the
- * spare: a pointer swap. Writers find the live half under
- * preempt_disable() (an RCU-sched read side, NMIs included), so freeing a
- * half waits with synchronize_rcu().
+ *     writes them.
+ * I4: a reader copies a record, then re-reads tail: a copy whose record
+ *     tail passed meanwhile may be torn and is thrown away.
+ * I5: counters only grow; an epoch's counts are differences from the
+ *     baselines its opening took (see st_open()).
+ * R1: a ring's state changes only by cmpxchg on head; a reservation is a
+ *     cmpxchg on head from an open state: it succeeds before the change
+ *     or fails after it, with no side effect.
+ * R2: on each CPU at most one ring is open: a ring is opened only while
+ *     its twin is a snapshot (ST_SPARE).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -59,7 +55,9 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <asm/local.h>
+#include <kunit/visibility.h>
 
 #include <snaptrace/snaptrace.h>
 #include "internal.h"
@@ -71,6 +69,31 @@
 
 #define ST_REC_PAD	0x50	/* padding up to the end of the ring (I1) */
 #define ST_ALIGN	8
+
+/*
+ * The state bits of head (and ST_SEAL of tail), below ST_ALIGN:
+ *
+ *   open          0                         writers reserve here
+ *   live-pending  ST_SEAL | ST_PENDING      the live ring, emptied by a
+ *                                           reset: opened by its next writer
+ *   next          ST_PENDING                emptied by a snapshot under way:
+ *                                           opened once its twin is sealed
+ *   snapshot      ST_SEAL | ST_SPARE        the spare: holds the snapshot
+ *   empty spare   ST_SEAL | ST_SPARE | ST_PENDING
+ *
+ * Every state but open reads as empty when ST_PENDING is set.
+ */
+#define ST_SEAL		1UL
+#define ST_PENDING	2UL
+#define ST_SPARE	4UL
+#define ST_FLAGS	(ST_SEAL | ST_PENDING | ST_SPARE)
+
+static_assert(ST_FLAGS < ST_ALIGN);
+
+static inline unsigned long st_pos(unsigned long w)
+{
+	return w & ~ST_FLAGS;
+}
 
 /*
  * Record header, in the ring before the payload. Padding has only the
@@ -90,27 +113,30 @@ struct st_hdr {
 static_assert(ST_HDR_SIZE == 16 && ST_PAD_MIN == ST_ALIGN);
 static_assert(SNAPTRACE_MAX_PAYLOAD + ST_HDR_SIZE <= SNAPTRACE_MIN_SIZE / 2);
 
-/* Counters a reset sets the zero of (I5). */
+/* Counter values an epoch counts from (I5); written on the ring's CPU. */
 struct st_base {
 	unsigned long committed;
 	unsigned long dropped;
 	unsigned long overrun;
+	unsigned long overrun_x;
 	unsigned long read;
-	unsigned long pos;
 };
 
 /* One CPU's ring of one half. */
 struct st_ring {
-	local_t head;
+	atomic_long_t head;	/* position | state bits: the reservation word */
 	local_t commit;
 	local_t committing;	/* open reservations on this CPU (nesting) */
 	local_t commits;	/* reservations begun; detects nested commits */
-	local_t committed;	/* records committed */
-	local_t dropped;	/* records refused */
-	local_t overrun;	/* records overwritten unread */
-	atomic64_t tail;
-	atomic64_t read;	/* records consumed (any CPU) */
-	struct st_base base;	/* written by resets, under the swap lock */
+	local_t committed;	/* records committed (this CPU) */
+	local_t dropped;	/* records refused (this CPU) */
+	local_t overrun;	/* records overwritten unread, by this CPU's writers */
+	atomic_long_t tail;	/* position | ST_SEAL */
+	atomic_long_t read;	/* records consumed (any CPU) */
+	atomic_long_t overrun_x; /* records overwritten, pushed out by a snapshot */
+	unsigned long start;	/* first position of the current epoch */
+	struct st_base base;	/* the counters when the epoch began */
+	struct st_ring *twin;	/* this CPU's ring of the other half, or NULL */
 	unsigned long size;
 	unsigned long mask;
 	u8 *data;
@@ -119,17 +145,29 @@ struct st_ring {
 /* A set of per-CPU rings: the live half or the spare. */
 struct st_half {
 	struct st_ring __percpu *rings;
-	unsigned long size;	/* bytes per CPU */
-	atomic_t epoch;		/* odd during a reset; +2 by every reset */
+	unsigned long size;		/* bytes per CPU */
+	atomic_long_t resets;		/* clears and resets of this half */
+};
+
+/* Who holds the buffer's lock (enum st_lock_kind), for a nested caller. */
+enum st_lock_kind {
+	ST_LOCK_ROUND = 1,	/* a snapshot */
+	ST_LOCK_CLEAR,
+	ST_LOCK_RESET,
+	ST_LOCK_HALVES,		/* resize, alloc or free of the spare */
 };
 
 struct snaptrace_buffer {
-	struct st_half __rcu *live;
-	struct st_half *spare;		/* NULL until alloc_snapshot */
-	atomic_t swap_busy;		/* the swap lock: a trylock for triggers */
+	struct st_half __rcu *half[2];	/* half[state & 1] is live */
+	atomic_long_t state;		/* (snapshots << 1) | live index */
+	atomic_t lock_cpu;		/* 0, or the holder's CPU + 1 */
+	int lock_kind;			/* enum st_lock_kind, set by the holder */
+	atomic_t busy;			/* snapshots, clears, resets running */
+	atomic_long_t gen;		/* snapshots, clears, resets begun */
+	atomic_long_t done;		/* highest gen of a snapshot finished */
 	int mode;			/* enum snaptrace_mode */
 	bool record_on;			/* the user's switch */
-	atomic_t record_disabled;	/* resets in progress: writers refused */
+	atomic_t record_disabled;	/* snaptrace_record_disable() count */
 	bool stop_on_miss;
 	atomic64_t snapshot_misses;
 	struct mutex lock;		/* readers, resize, alloc/free of the spare */
@@ -137,6 +175,7 @@ struct snaptrace_buffer {
 	unsigned long frees;		/* halves freed so far, under @lock */
 	bool waiters;			/* a reader sleeps in snaptrace_wait() */
 	struct irq_work wake_work;	/* wakes them: writers may be in NMI */
+	struct delayed_work poll_work;	/* bounds a lost wake-up of poll() */
 	wait_queue_head_t waitq;
 };
 
@@ -145,10 +184,33 @@ struct snaptrace_iter {
 	struct st_half *half;
 	enum snaptrace_which which;
 	unsigned long frees;
-	int epoch;
+	long state;
+	long resets;
 	int cpu;			/* a CPU, or SNAPTRACE_ALL_CPUS */
 	unsigned long pos[];		/* per CPU: next record to return */
 };
+
+/* ------------------------------------------------------------------ */
+/* The test hook */
+
+#if IS_ENABLED(CONFIG_KUNIT)
+snaptrace_test_hook_fn snaptrace_test_hook;
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_test_hook);
+
+static __always_inline void st_hook(struct snaptrace_buffer *buf,
+				    enum snaptrace_test_step step, int cpu)
+{
+	snaptrace_test_hook_fn fn = READ_ONCE(snaptrace_test_hook);
+
+	if (unlikely(fn))
+		fn(buf, step, cpu);
+}
+#else
+static __always_inline void st_hook(struct snaptrace_buffer *buf,
+				    enum snaptrace_test_step step, int cpu)
+{
+}
+#endif
 
 /* ------------------------------------------------------------------ */
 /* Halves */
@@ -165,7 +227,8 @@ static void st_half_free(struct st_half *half)
 	kfree(half);
 }
 
-static struct st_half *st_half_alloc(unsigned long size)
+/* A half whose rings are open (live), or empty spares (@spare). */
+static struct st_half *st_half_alloc(unsigned long size, bool spare)
 {
 	struct st_half *half;
 	int cpu;
@@ -186,6 +249,10 @@ static struct st_half *st_half_alloc(unsigned long size)
 			goto fail;
 		r->size = size;
 		r->mask = size - 1;
+		if (spare) {
+			atomic_long_set(&r->head, ST_SEAL | ST_SPARE | ST_PENDING);
+			atomic_long_set(&r->tail, ST_SEAL);
+		}
 	}
 	return half;
 
@@ -197,83 +264,240 @@ fail:
 	return NULL;
 }
 
-/* Empty one ring: tail = head (cmpxchg against consumers and writers). */
-static void st_ring_reset(struct st_ring *r)
-{
-	unsigned long t, h;
-
-	do {
-		t = atomic64_read(&r->tail);
-		h = local_read(&r->head);
-		if ((long)(t - h) >= 0)
-			break;
-	} while (atomic64_cmpxchg(&r->tail, t, h) != t);
-	smp_mb(); /* tail before the baselines: see Documentation */
-	WRITE_ONCE(r->base.committed, local_read(&r->committed));
-	WRITE_ONCE(r->base.dropped, local_read(&r->dropped));
-	WRITE_ONCE(r->base.overrun, local_read(&r->overrun));
-	WRITE_ONCE(r->base.read, atomic64_read(&r->read));
-	WRITE_ONCE(r->base.pos, atomic64_read(&r->tail));
-}
-
-/* Reset every ring; @epoch is odd meanwhile (a seqcount for readers). */
-static void st_half_reset(struct st_half *half)
+/* Make @a and @b each other's twin on every CPU (or unpair @a if !@b). */
+static void st_half_pair(struct st_half *a, struct st_half *b)
 {
 	int cpu;
 
-	atomic_inc(&half->epoch);
-	smp_mb__after_atomic(); /* odd epoch before the reset */
-	for_each_possible_cpu(cpu)
-		st_ring_reset(per_cpu_ptr(half->rings, cpu));
-	smp_mb__before_atomic(); /* the reset before the even epoch */
-	atomic_inc(&half->epoch);
+	for_each_possible_cpu(cpu) {
+		struct st_ring *ra = per_cpu_ptr(a->rings, cpu);
+
+		WRITE_ONCE(ra->twin, b ? per_cpu_ptr(b->rings, cpu) : NULL);
+		if (b)
+			WRITE_ONCE(per_cpu_ptr(b->rings, cpu)->twin, ra);
+	}
 }
 
-/*
- * The swap lock: held while the halves change. Triggers only try it (they
- * may run in NMI on the CPU of a holder); process context spins with IRQs
- * off, which is short: the holders do O(nr_cpu_ids) work.
- */
-static bool st_swap_trylock(struct snaptrace_buffer *buf)
+static inline long st_state(struct snaptrace_buffer *buf)
 {
-	return atomic_cmpxchg_acquire(&buf->swap_busy, 0, 1) == 0;
+	return atomic_long_read(&buf->state);
 }
 
-static void st_swap_lock_irqsave(struct snaptrace_buffer *buf,
-				 unsigned long *flags)
-{
-	local_irq_save(*flags);
-	while (!st_swap_trylock(buf))
-		cpu_relax();
-}
-
-static void st_swap_unlock(struct snaptrace_buffer *buf)
-{
-	atomic_set_release(&buf->swap_busy, 0);
-}
-
-static void st_swap_unlock_irqrestore(struct snaptrace_buffer *buf,
-				      unsigned long flags)
-{
-	st_swap_unlock(buf);
-	local_irq_restore(flags);
-}
-
-/* The live half; it changes under the swap lock, so read it once. */
-static struct st_half *st_live(struct snaptrace_buffer *buf)
-{
-	return rcu_dereference_check(buf->live, lockdep_is_held(&buf->lock));
-}
-
-static struct st_half *st_half_of(struct snaptrace_buffer *buf,
+/* The half playing @which under @state; NULL if there is no spare. */
+static struct st_half *st_half_in(struct snaptrace_buffer *buf, long state,
 				  enum snaptrace_which which)
 {
-	return which == SNAPTRACE_LIVE ? st_live(buf) : READ_ONCE(buf->spare);
+	int idx = (state & 1) ^ (which == SNAPTRACE_SNAPSHOT);
+
+	/* Callers run with preemption or IRQs off, or hold @lock. */
+	return rcu_dereference_raw(buf->half[idx]);
 }
 
 static bool st_cpu_valid(int cpu)
 {
 	return cpu >= 0 && cpu < nr_cpu_ids && cpu_possible(cpu);
+}
+
+/* ------------------------------------------------------------------ */
+/* Counting (I5) */
+
+/*
+ * Count one event of the record at @pos, unless the ring was opened again
+ * (a new epoch, starting above @pos) since: then it belongs to an epoch
+ * that is gone. The cmpxchg fails if an opening's marker (st_open())
+ * changed the counter after our look at start. This CPU only.
+ */
+static __always_inline void st_count_local(struct st_ring *r, local_t *cnt,
+					   unsigned long pos)
+{
+	long c;
+
+	do {
+		c = local_read(cnt);
+		barrier(); /* the counter, then start: st_open() writes them in reverse */
+		if ((long)(pos - READ_ONCE(r->start)) < 0)
+			return;
+	} while (local_cmpxchg(cnt, c, c + 1) != c);
+}
+
+/* The same for the counters other CPUs update. */
+static void st_count_atomic(struct st_ring *r, atomic_long_t *cnt,
+			    unsigned long pos)
+{
+	long c;
+
+	do {
+		c = atomic_long_read(cnt);
+		smp_rmb(); /* pairs with the smp_mb() in st_open() */
+		if ((long)(pos - READ_ONCE(r->start)) < 0)
+			return;
+	} while (atomic_long_cmpxchg(cnt, c, c + 1) != c);
+}
+
+/* Raise *@base to @v (bases only grow); this CPU only. */
+static void st_base_raise(unsigned long *base, unsigned long v)
+{
+	unsigned long b = READ_ONCE(*base);
+
+	while ((long)(v - b) > 0) {
+		unsigned long old = cmpxchg_local(base, b, v);
+
+		if (old == b)
+			break;
+		b = old;
+	}
+}
+
+/* Raise @l to @v; this CPU only. */
+static void st_local_raise(local_t *l, unsigned long v)
+{
+	long c = local_read(l);
+
+	while ((long)(v - c) > 0) {
+		long old = local_cmpxchg(l, c, v);
+
+		if (old == c)
+			break;
+		c = old;
+	}
+}
+
+/* Undo an opening's marker that no baseline took in. */
+static void st_unmark_local(local_t *cnt, unsigned long mark,
+			    unsigned long *base)
+{
+	if ((long)(READ_ONCE(*base) - mark) < 0)
+		local_dec(cnt);
+}
+
+static void st_unmark_atomic(atomic_long_t *cnt, unsigned long mark,
+			     unsigned long *base)
+{
+	if ((long)(READ_ONCE(*base) - mark) < 0)
+		atomic_long_dec(cnt);
+}
+
+/*
+ * Whether no record of @r (head @v) is still being written: commit at or
+ * above head's position.
+ *
+ * Every opener of @r at head's position computes a start at or above
+ * that of any opener before it: other CPUs change only head's state bits,
+ * never its position, and "no record still being written" (commit at or
+ * above that position) once true stays true. Commit moves only when the
+ * outermost writer on this CPU ends (to head's position), or when an
+ * opener raises it to the start before its last step, which may then
+ * fail because another CPU changed the state bits: commit is then above
+ * head's position, which an equality test would take for a record still
+ * open.
+ */
+static bool st_ring_settled(struct st_ring *r, unsigned long v)
+{
+	return (long)(local_read(&r->commit) - st_pos(v)) >= 0;
+}
+
+/*
+ * Where the next epoch of @r (head @v) starts: above everything reserved
+ * so far, so that no reservation word of an older epoch can compare equal
+ * (R1 without ABA). With no record of @r still being written
+ * (st_ring_settled()), at the ring's next multiple of its size:
+ * the new epoch's records fill the ring from its start, as in a new
+ * buffer. With one still open (a writer this opener interrupted, which
+ * reserved it two snapshots ago), that record's bytes stay pinned until
+ * it commits (I2): start just above the last position reserved, so that
+ * the new epoch has the room up to that record, a whole ring less what
+ * its epoch reserved after it, rather than only what lies before it.
+ */
+static unsigned long st_epoch_start(struct st_ring *r, unsigned long v)
+{
+	unsigned long p = st_pos(v);
+	unsigned long t = st_pos(atomic_long_read(&r->tail));
+
+	/*
+	 * An opening that failed (a snapshot closed the ring before its
+	 * last cmpxchg) may have left tail at its start, unsealed or sealed
+	 * again by the close: start above it, so that tail is rewritten,
+	 * unsealed, for the new epoch.
+	 */
+	if ((long)(t - p) > 0)
+		p = t;
+	if (st_ring_settled(r, v))
+		return ALIGN(p + 1, r->size);
+	return p + ST_ALIGN;
+}
+
+/*
+ * Open the live-pending or next ring @r (head @v) for this CPU's writers: a
+ * new epoch starts (st_epoch_start()), emptied, with baselines for its
+ * counters. Runs on @r's CPU, as a writer; an interrupt or NMI may open it
+ * too in the middle: every step only raises a value, and the last one is a
+ * cmpxchg on head.
+ *
+ * The baselines: a writer of an older epoch may be about to count its
+ * record (st_count_local()); raising each counter by one (the marker)
+ * after start was raised makes its cmpxchg fail, and the baseline taken
+ * with the marker includes whatever was counted before.
+ */
+static void st_open(struct snaptrace_buffer *buf, struct st_ring *r,
+		    unsigned long v)
+{
+	unsigned long s = st_epoch_start(r, v);
+	unsigned long mc, md, mo, mx, mr, t, flags;
+
+	st_hook(buf, ST_STEP_OPEN, smp_processor_id());
+	st_base_raise(&r->start, s);
+	smp_mb(); /* start before the markers (pairs with st_count_atomic()) */
+
+	t = atomic_long_read(&r->tail);
+	while ((long)(st_pos(t) - s) < 0 &&
+	       !atomic_long_try_cmpxchg(&r->tail, (long *)&t, s))
+		;
+
+	/*
+	 * The markers with IRQs off and only while @r is still unopened: an
+	 * interrupt that opened it meanwhile would otherwise see our markers
+	 * land above its baselines (its counts one too high, entries two
+	 * too low) until we take them back. Only an NMI opener remains.
+	 */
+	local_irq_save(flags);
+	if (atomic_long_read(&r->head) != v) {
+		local_irq_restore(flags);
+		return;
+	}
+	mc = local_inc_return(&r->committed);
+	md = local_inc_return(&r->dropped);
+	mo = local_inc_return(&r->overrun);
+	mx = atomic_long_inc_return(&r->overrun_x);
+	mr = atomic_long_inc_return(&r->read);
+
+	if (atomic_long_read(&r->head) != v) {
+		/* Opened meanwhile by an NMI: keep only its baselines. */
+		st_unmark_local(&r->committed, mc, &r->base.committed);
+		st_unmark_local(&r->dropped, md, &r->base.dropped);
+		st_unmark_local(&r->overrun, mo, &r->base.overrun);
+		st_unmark_atomic(&r->overrun_x, mx, &r->base.overrun_x);
+		st_unmark_atomic(&r->read, mr, &r->base.read);
+		local_irq_restore(flags);
+		return;
+	}
+	st_base_raise(&r->base.committed, mc);
+	st_base_raise(&r->base.dropped, md);
+	st_base_raise(&r->base.overrun, mo);
+	st_base_raise(&r->base.overrun_x, mx);
+	st_base_raise(&r->base.read, mr);
+	local_irq_restore(flags);
+	/*
+	 * With commit at (or above) the last position reserved, no record
+	 * of @r is still being written: commit may start at s, so the new epoch has
+	 * the whole ring (I2 measures from commit). One still open (a writer
+	 * we interrupted, reserved two snapshots ago) keeps commit behind its
+	 * record until it commits.
+	 */
+	if (st_ring_settled(r, v))
+		st_local_raise(&r->commit, s);
+	smp_wmb(); /* the epoch before the open state (pairs with readers) */
+	st_hook(buf, ST_STEP_OPEN_LAST, smp_processor_id());
+	atomic_long_cmpxchg(&r->head, v, s);
 }
 
 /* ------------------------------------------------------------------ */
@@ -294,7 +518,7 @@ again:
 	commits = local_read(&r->commits);
 	barrier();
 	if (local_read(&r->committing) == 1) {
-		unsigned long h = local_read(&r->head);
+		unsigned long h = st_pos(atomic_long_read(&r->head));
 
 		/*
 		 * Every record below h is complete, nested ones included: the
@@ -314,33 +538,128 @@ again:
 	}
 }
 
-/* Push tail to at least @min, counting overwritten records (I3). */
-static void st_push_tail(struct st_ring *r, unsigned long min)
+/*
+ * Push tail to at least @min, counting overwritten records (I3) in @cnt
+ * (this CPU's writers) or in overrun_x (@cnt NULL: a snapshot's push).
+ * The seal bit of tail is kept.
+ */
+static void st_push_tail(struct st_ring *r, unsigned long min, local_t *cnt)
 {
-	unsigned long t, len;
+	unsigned long t, p, len;
 	struct st_hdr *hdr;
 	u16 type;
 
 	for (;;) {
-		t = atomic64_read(&r->tail);
-		if ((long)(t - min) >= 0)
+		t = atomic_long_read(&r->tail);
+		p = st_pos(t);
+		if ((long)(p - min) >= 0)
 			return;
-		hdr = (struct st_hdr *)(r->data + (t & r->mask));
+		hdr = (struct st_hdr *)(r->data + (p & r->mask));
 		len = READ_ONCE(hdr->len);
 		type = READ_ONCE(hdr->type);
 		if (unlikely(len < ST_PAD_MIN || len & (ST_ALIGN - 1) ||
-			     len > r->size - (t & r->mask))) {
-			/* Only a nested writer moving tail under us explains this. */
-			if (atomic64_read(&r->tail) == t) {
+			     len > r->size - (p & r->mask))) {
+			/* Only someone moving tail under us explains this. */
+			if (atomic_long_read(&r->tail) == t) {
 				WARN_ON_ONCE(1);
 				return;
 			}
 			continue;
 		}
-		if (atomic64_cmpxchg(&r->tail, t, t + len) == t &&
-		    type != ST_REC_PAD)
-			local_inc(&r->overrun);
+		if (!atomic_long_try_cmpxchg(&r->tail, (long *)&t,
+					     (p + len) | (t & ST_SEAL)))
+			continue;
+		if (type == ST_REC_PAD)
+			continue;
+		if (cnt)
+			st_count_local(r, cnt, p);
+		else
+			st_count_atomic(r, &r->overrun_x, p);
 	}
+}
+
+/* This CPU's ring of the live half. */
+static __always_inline struct st_ring *st_live_ring(struct snaptrace_buffer *buf)
+{
+	struct st_half *half;
+
+	half = rcu_dereference_sched(buf->half[st_state(buf) & 1]);
+	return this_cpu_ptr(half->rings);
+}
+
+/*
+ * @r is not open (head @h): find the ring this CPU's writers use now, and
+ * open it if need be. Returns @r again after opening it (or when it
+ * changed state under us). R2: a ring is opened only when its twin is a
+ * snapshot (%ST_SPARE), or is next while the ring is still in the live
+ * half; while a snapshot is under way the former live ring keeps
+ * recording until its cut. If that ring was empty (live-pending) and the
+ * roles are published, the cut is taken here, by sealing it empty:
+ * nothing is lost, and no writer ever waits for the snapshot to get there.
+ */
+static struct st_ring *st_writer_ring(struct snaptrace_buffer *buf,
+				      struct st_ring *r, long h)
+{
+	struct st_ring *tw = READ_ONCE(r->twin);
+	long th;
+
+	if (h & ST_SPARE) {
+		/* A snapshot: the live ring is its twin. */
+		if (WARN_ON_ONCE(!tw))
+			return st_live_ring(buf);
+		return tw;
+	}
+	/* Live-pending (ST_SEAL | ST_PENDING) or next (ST_PENDING). */
+	if (!tw) {
+		st_open(buf, r, h);
+		return r;
+	}
+	th = atomic_long_read(&tw->head);
+	if (!(th & ST_FLAGS))
+		return tw;		/* the former live ring, before its cut */
+	if (th & ST_SPARE) {
+		st_open(buf, r, h);
+		return r;
+	}
+	/*
+	 * Both empty, and neither a snapshot: a snapshot is under way. The
+	 * former live ring is live-pending (a snapshot first makes a next
+	 * ring of the live half live-pending: st_round()), the new one next.
+	 */
+	if (!(h & ST_SEAL) != !(th & ST_SEAL)) {
+		struct st_ring *lp = h & ST_SEAL ? r : tw;
+		long lh = h & ST_SEAL ? h : th;
+
+		/*
+		 * Roles not yet published: the live-pending ring is still
+		 * the live one, and the new one belongs to the spare half,
+		 * which a snapshot from an NMI would seal and empty (as a
+		 * ring its interrupted snapshot left open): open the
+		 * live-pending one; the snapshot's step 3 cuts it. If the
+		 * roles are published meanwhile, its cut closes it and
+		 * st_open()'s last cmpxchg fails.
+		 */
+		if (lp == st_live_ring(buf)) {
+			if (lp != r)
+				return lp;	/* opened with its commit begun */
+			st_open(buf, r, h);
+			return r;
+		}
+		/*
+		 * Published: take the cut for this CPU by sealing the
+		 * former, empty, and use the new one.
+		 */
+		atomic_long_cmpxchg(&lp->head, lh, lh | ST_SPARE);
+		return lp == r ? tw : r;
+	}
+	/*
+	 * Both alike: a snapshot from an NMI is completing one it
+	 * interrupted, and will seal the spare half's: open the live one.
+	 */
+	if (r != st_live_ring(buf))
+		return st_live_ring(buf);
+	st_open(buf, r, h);
+	return r;
 }
 
 enum st_reserve_err {
@@ -355,9 +674,8 @@ st_reserve(struct snaptrace_buffer *buf, size_t len, u16 type,
 	   struct snaptrace_reservation *res, enum st_reserve_err *err)
 {
 	unsigned long h, off, pad, end, total;
-	struct st_half *half;
+	struct st_ring *r, *next;
 	struct st_hdr *hdr;
-	struct st_ring *r;
 	u64 ts;
 
 	if (unlikely(len == 0 || len > SNAPTRACE_MAX_PAYLOAD)) {
@@ -367,8 +685,8 @@ st_reserve(struct snaptrace_buffer *buf, size_t len, u16 type,
 	total = ST_HDR_SIZE + ALIGN(len, ST_ALIGN);
 
 	/*
-	 * The switches are looked at with preemption off, so a reset's
-	 * synchronize_rcu() waits for every writer that saw them on.
+	 * Preemption stays off until the commit: an RCU-sched read side, so
+	 * a resize or free of a half waits for every writer inside it.
 	 */
 	preempt_disable_notrace();
 	if (unlikely(!READ_ONCE(buf->record_on) ||
@@ -377,26 +695,55 @@ st_reserve(struct snaptrace_buffer *buf, size_t len, u16 type,
 		*err = ST_EOFF;
 		return NULL;
 	}
-retry:
-	half = rcu_dereference_sched(buf->live);
-	r = this_cpu_ptr(half->rings);
+	r = st_live_ring(buf);
+	st_hook(buf, ST_STEP_WRITE_LOOKUP, smp_processor_id());
+again:
 	st_start_commit(r);
-	do {
-		h = local_read(&r->head);
+	h = atomic_long_read(&r->head);
+	for (;;) {
+		if (unlikely(h & ST_FLAGS)) {
+			next = st_writer_ring(buf, r, h);
+			if (next != r) {
+				st_end_commit(r);
+				r = next;
+				goto again;
+			}
+			h = atomic_long_read(&r->head);
+			continue;
+		}
 		ts = local_clock();
 		off = h & r->mask;
 		pad = off + total > r->size ? r->size - off : 0;
 		end = h + pad + total;
 		/* I2: never reuse the bytes of a record still being written. */
-		if (unlikely(end - local_read(&r->commit) > r->size))
-			goto full;
-		if (READ_ONCE(buf->mode) == SNAPTRACE_STOP_WHEN_FULL &&
-		    end - atomic64_read(&r->tail) > r->size)
-			goto full;
-	} while (local_cmpxchg(&r->head, h, end) != h);
+		if (unlikely(end - local_read(&r->commit) > r->size) ||
+		    (READ_ONCE(buf->mode) == SNAPTRACE_STOP_WHEN_FULL &&
+		     end - st_pos(atomic_long_read(&r->tail)) > r->size)) {
+			/*
+			 * Full, if the ring is still open at this position: a
+			 * snapshot may just have emptied the live half.
+			 */
+			unsigned long now;
 
-	if ((long)(end - r->size - atomic64_read(&r->tail)) > 0)
-		st_push_tail(r, end - r->size);
+			st_hook(buf, ST_STEP_WRITE_FULL, smp_processor_id());
+			now = atomic_long_read(&r->head);
+			if (now != h) {
+				h = now;
+				continue;
+			}
+			goto full;
+		}
+		st_hook(buf, ST_STEP_WRITE_RESERVE, smp_processor_id());
+		/* R1: fails, with no side effect, if the ring was sealed. */
+		if (atomic_long_try_cmpxchg(&r->head, (long *)&h, end))
+			break;
+	}
+	st_hook(buf, ST_STEP_WRITE_RESERVED, smp_processor_id());
+
+	if ((long)(end - r->size - st_pos(atomic_long_read(&r->tail))) > 0) {
+		st_push_tail(r, end - r->size, &r->overrun);
+		st_hook(buf, ST_STEP_WRITE_PUSHED, smp_processor_id());
+	}
 
 	if (pad) {
 		hdr = (struct st_hdr *)(r->data + off);
@@ -404,22 +751,6 @@ retry:
 		hdr->type = ST_REC_PAD;
 		hdr->size = 0;
 	}
-
-	/*
-	 * A snapshot swapped the halves between our look at live and our
-	 * reservation: the reservation is after the swap, so it must not land
-	 * in the snapshot. Turn it into padding and start again in the new
-	 * live half.
-	 */
-	if (unlikely(rcu_access_pointer(buf->live) != half)) {
-		hdr = (struct st_hdr *)(r->data + ((h + pad) & r->mask));
-		hdr->len = total;
-		hdr->type = ST_REC_PAD;
-		hdr->size = 0;
-		st_end_commit(r);
-		goto retry;
-	}
-
 	hdr = (struct st_hdr *)(r->data + ((h + pad) & r->mask));
 	hdr->len = total;
 	hdr->type = type;
@@ -431,7 +762,7 @@ retry:
 	return hdr + 1;
 
 full:
-	local_inc(&r->dropped);
+	st_count_local(r, &r->dropped, h);
 	st_end_commit(r);
 	preempt_enable_notrace();
 	*err = ST_EFULL;
@@ -448,8 +779,9 @@ full:
  * record with local_clock() (ns). The caller fills the payload and then
  * calls snaptrace_commit(); until then preemption is disabled, and readers
  * do not see the record. Reservations nest: an interrupt or NMI may reserve
- * and commit its own record while this one is open. Mirrors
- * ring_buffer_lock_reserve().
+ * and commit its own record while this one is open. The reservation is the
+ * instant that decides on which side of a snapshot the record falls.
+ * Mirrors ring_buffer_lock_reserve().
  *
  * Context: any: task, softirq, hardirq, NMI, IRQs disabled. Never sleeps,
  * never allocates, takes no lock. Lockless per CPU.
@@ -473,7 +805,9 @@ EXPORT_SYMBOL_GPL(snaptrace_reserve);
  * @res: the reservation snaptrace_reserve() filled in
  *
  * Readers see the record once the outermost open reservation on this CPU
- * is committed. Re-enables preemption. Mirrors ring_buffer_unlock_commit().
+ * is committed, in whichever half it was reserved: a record reserved
+ * before a snapshot becomes visible in the snapshot. Re-enables
+ * preemption. Mirrors ring_buffer_unlock_commit().
  *
  * Context: the context that called snaptrace_reserve(), on the same CPU.
  * Never sleeps.
@@ -483,7 +817,7 @@ void snaptrace_commit(struct snaptrace_buffer *buf,
 {
 	struct st_ring *r = res->ring;
 
-	local_inc(&r->committed);
+	st_count_local(r, &r->committed, res->pos);
 	st_end_commit(r);
 	/* No barrier, as ftrace's rb_wakeups(): see snaptrace_wait(). */
 	if (unlikely(READ_ONCE(buf->waiters)))
@@ -516,6 +850,7 @@ int snaptrace_write_type(struct snaptrace_buffer *buf, u16 type,
 	if (!p)
 		return err == ST_EINVAL ? -EINVAL : err == ST_EOFF ? -EBUSY : -ENOSPC;
 	memcpy(p, data, len);
+	st_hook(buf, ST_STEP_WRITE_COMMIT, smp_processor_id());
 	snaptrace_commit(buf, &res);
 	return 0;
 }
@@ -542,6 +877,31 @@ EXPORT_SYMBOL_GPL(snaptrace_write);
 /* ------------------------------------------------------------------ */
 /* Read side */
 
+/*
+ * Readers wait while a snapshot, clear or reset changes the rings' states
+ * (each is O(nr_cpu_ids), with IRQs off), then check afterwards that none
+ * began meanwhile: a seqcount over @busy and @gen. Writers never wait for
+ * readers, and snapshots never fail because of them.
+ */
+static long st_read_begin(struct snaptrace_buffer *buf)
+{
+	long g;
+
+	for (;;) {
+		g = atomic_long_read(&buf->gen);
+		smp_rmb(); /* gen before busy (st_change_begin() writes them in reverse) */
+		if (!atomic_read(&buf->busy))
+			return g;
+		cpu_relax();
+	}
+}
+
+static bool st_read_retry(struct snaptrace_buffer *buf, long g)
+{
+	smp_rmb(); /* what was read before busy and gen */
+	return atomic_read(&buf->busy) || atomic_long_read(&buf->gen) != g;
+}
+
 enum st_read_ret {
 	ST_READ_OK,	/* a record, intact */
 	ST_READ_PAD,	/* padding: skip *next bytes */
@@ -552,24 +912,27 @@ enum st_read_ret {
 
 /*
  * Read the record at @pos of @r: its header always, its payload into @rec
- * when @rec is not NULL. Sets *len to the record's length in the ring.
+ * when @rec is not NULL. Sets *len to the record's length in the ring. A
+ * pending ring is empty.
  */
 static enum st_read_ret st_read_at(struct st_ring *r, unsigned long pos,
 				   struct snaptrace_record *rec, u64 *ts,
 				   unsigned long *len)
 {
-	unsigned long c = local_read(&r->commit);
 	unsigned long off = pos & r->mask;
-	unsigned long base;
+	unsigned long c, start;
 	struct st_hdr *hdr;
 	bool valid;
 	u32 l;
 	u16 type, size;
 
+	if (atomic_long_read(&r->head) & ST_PENDING)
+		return ST_READ_EMPTY;
+	c = local_read(&r->commit);
 	smp_rmb(); /* commit before the record (pairs with st_end_commit) */
 	if ((long)(pos - c) >= 0)
 		return ST_READ_EMPTY;
-	if ((long)(pos - atomic64_read(&r->tail)) < 0)
+	if ((long)(pos - st_pos(atomic_long_read(&r->tail))) < 0)
 		return ST_READ_LOST;
 
 	hdr = (struct st_hdr *)(r->data + off);
@@ -588,9 +951,9 @@ static enum st_read_ret st_read_at(struct st_ring *r, unsigned long pos,
 			memcpy(rec->data, hdr + 1, size);
 	}
 
-	base = READ_ONCE(r->base.pos);
+	start = READ_ONCE(r->start);
 	smp_rmb(); /* the copy before the re-check of tail (I4) */
-	if ((long)(pos - atomic64_read(&r->tail)) < 0)
+	if ((long)(pos - st_pos(atomic_long_read(&r->tail))) < 0)
 		return ST_READ_LOST;
 	if (WARN_ON_ONCE(!valid))
 		return ST_READ_BAD;
@@ -600,28 +963,47 @@ static enum st_read_ret st_read_at(struct st_ring *r, unsigned long pos,
 		return ST_READ_PAD;
 	if (rec) {
 		rec->ts = *ts;
-		rec->pos = pos - base;
+		rec->pos = pos - start;
 		rec->type = type;
 		rec->len = size;
 	}
 	return ST_READ_OK;
 }
 
+/* Where a reader of @r starts: tail, or the next epoch's start if pending. */
+static unsigned long st_ring_first(struct st_ring *r)
+{
+	unsigned long h = atomic_long_read(&r->head);
+
+	if (h & ST_PENDING)
+		return st_epoch_start(r, h);
+	return st_pos(atomic_long_read(&r->tail));
+}
+
+#define ST_PEEK_ONLY	(-1L)
+
 /*
- * Find the oldest record of @r at or after *pos (skipping padding; when
- * @consume, padding is consumed). Returns ST_READ_OK with *ts set, or
- * ST_READ_EMPTY. *pos is moved to the record.
+ * Find the oldest record of @r at or after *pos (skipping padding). With
+ * @consume the seal bit a consumer of this role expects on tail (0: live,
+ * ST_SEAL: snapshot): the cursor is tail, and padding is consumed. Returns
+ * ST_READ_OK with *ts set, or ST_READ_EMPTY. *pos is moved to the record.
  */
 static enum st_read_ret st_peek(struct st_ring *r, unsigned long *pos,
-				bool consume, u64 *ts)
+				long consume, u64 *ts)
 {
-	unsigned long len, t;
+	unsigned long len;
 	enum st_read_ret ret;
+	long t;
 
 	for (;;) {
-		t = atomic64_read(&r->tail);
-		if (consume || (long)(*pos - t) < 0)
-			*pos = t;
+		t = atomic_long_read(&r->tail);
+		if (consume != ST_PEEK_ONLY) {
+			if ((t & ST_SEAL) != consume)
+				return ST_READ_EMPTY; /* changing roles */
+			*pos = st_pos(t);
+		} else if ((long)(*pos - st_pos(t)) < 0) {
+			*pos = st_pos(t);
+		}
 		ret = st_read_at(r, *pos, NULL, ts, &len);
 		switch (ret) {
 		case ST_READ_OK:
@@ -630,8 +1012,8 @@ static enum st_read_ret st_peek(struct st_ring *r, unsigned long *pos,
 		case ST_READ_BAD:
 			return ST_READ_EMPTY;
 		case ST_READ_PAD:
-			if (consume)
-				atomic64_cmpxchg(&r->tail, *pos, *pos + len);
+			if (consume != ST_PEEK_ONLY)
+				atomic_long_cmpxchg(&r->tail, t, (*pos + len) | consume);
 			else
 				*pos += len;
 			break;
@@ -643,10 +1025,11 @@ static enum st_read_ret st_peek(struct st_ring *r, unsigned long *pos,
 
 /*
  * Pick the CPU whose next record is oldest. @pos holds each CPU's cursor
- * (NULL: consuming, the cursor is tail). Returns the CPU or -1.
+ * (NULL: consuming, the cursor is tail, @consume the seal bit expected).
+ * Returns the CPU or -1.
  */
 static int st_pick(struct st_half *half, int cpu, unsigned long *pos,
-		   unsigned long *cpos)
+		   long consume, unsigned long *cpos)
 {
 	int c, best = -1;
 	u64 ts, best_ts = 0;
@@ -658,7 +1041,7 @@ static int st_pick(struct st_half *half, int cpu, unsigned long *pos,
 		if (cpu != SNAPTRACE_ALL_CPUS && c != cpu)
 			continue;
 		p = pos ? pos[c] : 0;
-		if (st_peek(r, &p, !pos, &ts) != ST_READ_OK)
+		if (st_peek(r, &p, pos ? ST_PEEK_ONLY : consume, &ts) != ST_READ_OK)
 			continue;
 		if (pos)
 			pos[c] = p;
@@ -671,29 +1054,6 @@ static int st_pick(struct st_half *half, int cpu, unsigned long *pos,
 	return best;
 }
 
-/*
- * Remove the record just copied from @half, if @half still plays the part
- * it played (no snapshot swapped or reset it: the epoch and the pointer
- * are checked under the swap lock, which snapshot() takes). Otherwise the
- * copy may be a record of the other role, and the caller starts again.
- */
-static bool st_consume_at(struct snaptrace_buffer *buf, enum snaptrace_which which,
-			  struct st_half *half, int epoch, struct st_ring *r,
-			  unsigned long pos, unsigned long len)
-{
-	unsigned long flags;
-	bool ok;
-
-	st_swap_lock_irqsave(buf, &flags);
-	ok = st_half_of(buf, which) == half &&
-	     atomic_read(&half->epoch) == epoch &&
-	     atomic64_cmpxchg(&r->tail, pos, pos + len) == pos;
-	if (ok)
-		atomic64_inc(&r->read);
-	st_swap_unlock_irqrestore(buf, flags);
-	return ok;
-}
-
 /**
  * snaptrace_consume() - read and remove the oldest record
  * @buf: the buffer
@@ -704,21 +1064,25 @@ static bool st_consume_at(struct snaptrace_buffer *buf, enum snaptrace_which whi
  *
  * A consuming read, safe against writers on every CPU and against
  * snapshots: the record copied is never torn (a record overwritten while it
- * was copied is skipped). Mirrors ring_buffer_consume().
+ * was copied is skipped). The record is removed with one cmpxchg on tail
+ * that also checks the ring's role (the seal bit a snapshot sets on tail
+ * before it seals the ring), so a record in the snapshot is never taken
+ * by a reader of the live half. It takes no lock a writer or snapshot
+ * takes: snapshots never fail because of it. Mirrors ring_buffer_consume().
  *
  * Context: process context, may sleep (takes the buffer's reader mutex).
- * Each record taken holds the swap lock for a few atomic operations, so a
- * snapshot() at that instant returns -EBUSY.
  * Return: 0; -ENODATA if empty; -ENOENT if @which is the snapshot and no
  * spare is allocated; -EINVAL for a bad @cpu.
  */
 int snaptrace_consume(struct snaptrace_buffer *buf, enum snaptrace_which which,
 		      int cpu, struct snaptrace_record *rec)
 {
+	long expect = which == SNAPTRACE_SNAPSHOT ? ST_SEAL : 0;
 	unsigned long pos, len;
 	struct st_half *half;
 	struct st_ring *r;
-	int c, ret, epoch;
+	int c, ret;
+	long g, t;
 	u64 ts;
 
 	if (cpu != SNAPTRACE_ALL_CPUS && !st_cpu_valid(cpu))
@@ -727,23 +1091,27 @@ int snaptrace_consume(struct snaptrace_buffer *buf, enum snaptrace_which which,
 	mutex_lock(&buf->lock);
 	for (;;) {
 		cond_resched();
-		half = st_half_of(buf, which);
+		g = st_read_begin(buf);
+		half = st_half_in(buf, st_state(buf), which);
 		if (!half) {
 			ret = -ENOENT;
 			break;
 		}
-		c = st_pick(half, cpu, NULL, &pos);
+		c = st_pick(half, cpu, NULL, expect, &pos);
 		if (c < 0) {
+			if (st_read_retry(buf, g))
+				continue;
 			ret = -ENODATA;
 			break;
 		}
 		r = per_cpu_ptr(half->rings, c);
-		epoch = atomic_read(&half->epoch);
-		smp_rmb(); /* epoch before the record (pairs with st_half_reset) */
-		if ((epoch & 1) || st_read_at(r, pos, rec, &ts, &len) != ST_READ_OK)
+		if (st_read_at(r, pos, rec, &ts, &len) != ST_READ_OK)
 			continue;
-		if (!st_consume_at(buf, which, half, epoch, r, pos, len))
+		st_hook(buf, ST_STEP_CONSUME, c);
+		t = pos | expect;
+		if (!atomic_long_try_cmpxchg(&r->tail, &t, (pos + len) | expect))
 			continue;
+		st_count_atomic(r, &r->read, pos);
 		rec->cpu = c;
 		ret = 0;
 		break;
@@ -753,6 +1121,17 @@ int snaptrace_consume(struct snaptrace_buffer *buf, enum snaptrace_which which,
 }
 EXPORT_SYMBOL_GPL(snaptrace_consume);
 
+/* Whether @iter's half was replaced, emptied or freed since it started. */
+static bool st_iter_stale(struct snaptrace_iter *iter)
+{
+	struct snaptrace_buffer *buf = iter->buf;
+
+	/* @frees first: the half may be gone, and its address reused. */
+	return buf->frees != iter->frees ||
+	       st_state(buf) != iter->state ||
+	       atomic_long_read(&iter->half->resets) != iter->resets;
+}
+
 /**
  * snaptrace_iter_start() - begin a non-consuming read
  * @buf: the buffer
@@ -761,8 +1140,8 @@ EXPORT_SYMBOL_GPL(snaptrace_consume);
  *
  * The iterator holds no lock between calls: each snaptrace_iter_next()
  * takes the buffer's reader mutex for the time of one record, and finds
- * out then whether the half it reads is still there. Writers and snapshots
- * never wait for it. Mirrors ring_buffer_read_start().
+ * out then whether the half it reads still plays the same part. Writers
+ * and snapshots never wait for it. Mirrors ring_buffer_read_start().
  *
  * Context: process context, may sleep.
  * Return: the iterator; ERR_PTR(-EINVAL) for a bad @cpu, -ENOENT if @which
@@ -774,6 +1153,7 @@ struct snaptrace_iter *snaptrace_iter_start(struct snaptrace_buffer *buf,
 {
 	struct snaptrace_iter *iter;
 	struct st_half *half;
+	long g;
 	int c;
 
 	if (cpu != SNAPTRACE_ALL_CPUS && !st_cpu_valid(cpu))
@@ -783,7 +1163,16 @@ struct snaptrace_iter *snaptrace_iter_start(struct snaptrace_buffer *buf,
 		return ERR_PTR(-ENOMEM);
 
 	mutex_lock(&buf->lock);
-	half = st_half_of(buf, which);
+	do {
+		g = st_read_begin(buf);
+		iter->state = st_state(buf);
+		half = st_half_in(buf, iter->state, which);
+		if (!half)
+			break;
+		iter->resets = atomic_long_read(&half->resets);
+		for_each_possible_cpu(c)
+			iter->pos[c] = st_ring_first(per_cpu_ptr(half->rings, c));
+	} while (st_read_retry(buf, g));
 	if (!half) {
 		mutex_unlock(&buf->lock);
 		kfree(iter);
@@ -794,12 +1183,6 @@ struct snaptrace_iter *snaptrace_iter_start(struct snaptrace_buffer *buf,
 	iter->which = which;
 	iter->cpu = cpu;
 	iter->frees = buf->frees;
-	/* A reset in progress: wait for its end (it is O(nr_cpu_ids)). */
-	while ((iter->epoch = atomic_read(&half->epoch)) & 1)
-		cpu_relax();
-	smp_rmb(); /* epoch before the tails it covers */
-	for_each_possible_cpu(c)
-		iter->pos[c] = atomic64_read(&per_cpu_ptr(half->rings, c)->tail);
 	mutex_unlock(&buf->lock);
 	return iter;
 }
@@ -826,31 +1209,26 @@ int snaptrace_iter_next(struct snaptrace_iter *iter,
 	unsigned long pos, len;
 	struct st_ring *r;
 	int c, ret;
+	long g;
 	u64 ts;
 
 	mutex_lock(&buf->lock);
 	for (;;) {
-		/* @frees first: the half may be gone, and its address reused. */
-		if (buf->frees != iter->frees ||
-		    st_half_of(buf, iter->which) != iter->half ||
-		    atomic_read(&iter->half->epoch) != iter->epoch) {
+		/* Roles change only while busy: look once none runs (seqcount). */
+		g = st_read_begin(buf);
+		if (st_iter_stale(iter)) {
 			ret = -ESTALE;
 			break;
 		}
-		smp_rmb(); /* epoch before the records (pairs with st_half_reset) */
-		c = st_pick(iter->half, iter->cpu, iter->pos, &pos);
+		c = st_pick(iter->half, iter->cpu, iter->pos, ST_PEEK_ONLY, &pos);
 		if (c >= 0) {
 			r = per_cpu_ptr(iter->half->rings, c);
 			if (st_read_at(r, pos, rec, &ts, &len) != ST_READ_OK)
 				continue;
 		}
-		/* A reset or swap meanwhile: neither the record nor the end is true. */
-		smp_rmb();
-		if (st_half_of(buf, iter->which) != iter->half ||
-		    atomic_read(&iter->half->epoch) != iter->epoch) {
-			ret = -ESTALE;
-			break;
-		}
+		/* A snapshot, clear or reset meanwhile: neither is true. */
+		if (st_read_retry(buf, g))
+			continue;
 		if (c < 0) {
 			ret = -ENODATA;
 			break;
@@ -896,6 +1274,15 @@ static void st_wake_work(struct irq_work *work)
 	wake_up_all(&buf->waitq);
 }
 
+static void st_poll_work(struct work_struct *work)
+{
+	struct snaptrace_buffer *buf = container_of(to_delayed_work(work),
+						    struct snaptrace_buffer,
+						    poll_work);
+
+	wake_up_all(&buf->waitq);
+}
+
 /* Whether @which has a record for @cpu (or any CPU); lockless. */
 static bool st_has_data(struct snaptrace_buffer *buf, enum snaptrace_which which,
 			int cpu)
@@ -907,16 +1294,15 @@ static bool st_has_data(struct snaptrace_buffer *buf, enum snaptrace_which which
 	u64 ts;
 
 	rcu_read_lock(); /* halves are freed after synchronize_rcu() */
-	half = which == SNAPTRACE_LIVE ? rcu_dereference(buf->live) :
-					 READ_ONCE(buf->spare);
+	half = st_half_in(buf, st_state(buf), which);
 	for_each_possible_cpu(c) {
 		if (!half || ret)
 			break;
 		if (cpu != SNAPTRACE_ALL_CPUS && c != cpu)
 			continue;
 		pos = 0;
-		ret = st_peek(per_cpu_ptr(half->rings, c), &pos, false, &ts) ==
-			ST_READ_OK;
+		ret = st_peek(per_cpu_ptr(half->rings, c), &pos, ST_PEEK_ONLY,
+			      &ts) == ST_READ_OK;
 	}
 	rcu_read_unlock();
 	return ret;
@@ -947,9 +1333,7 @@ static bool st_wait_cond(struct snaptrace_buffer *buf, enum snaptrace_which whic
  * rb_wakeups(), the write path has no full barrier between its commit and
  * its look at whether anyone waits (store then load: reordered even on
  * x86), so a wake-up can be missed; the reader then notices the data
- * within 100 ms by itself. snaptrace_poll() has no such fallback: a missed
- * wake-up there waits for the next record, as with ftrace. Mirrors
- * ring_buffer_wait().
+ * within 100 ms by itself. Mirrors ring_buffer_wait().
  *
  * Context: process context, sleeps (interruptibly). No locks held.
  * Return: 0 when there is data; -ENODATA if @until_off and recording is
@@ -984,6 +1368,10 @@ EXPORT_SYMBOL_GPL(snaptrace_wait);
  * @filp: the file being polled
  * @pt: the poll table
  *
+ * When there is nothing to read, a wake-up of the poll queue is scheduled
+ * in 100 ms, so that a wake-up lost as described for snaptrace_wait()
+ * delays the poller by at most that long, as it does a waiter.
+ *
  * Context: process context (a file's ->poll()).
  * Return: EPOLLIN | EPOLLRDNORM if there is data, else 0.
  */
@@ -991,9 +1379,262 @@ __poll_t snaptrace_poll(struct snaptrace_buffer *buf, enum snaptrace_which which
 			int cpu, struct file *filp, poll_table *pt)
 {
 	poll_wait(filp, &buf->waitq, pt);
-	return st_wait_cond(buf, which, cpu, false) ? EPOLLIN | EPOLLRDNORM : 0;
+	if (st_wait_cond(buf, which, cpu, false))
+		return EPOLLIN | EPOLLRDNORM;
+	/* Not mod_: pollers more often than that must not push it back. */
+	queue_delayed_work(system_wq, &buf->poll_work, ST_WAIT_RECHECK);
+	return 0;
 }
 EXPORT_SYMBOL_GPL(snaptrace_poll);
+
+/* ------------------------------------------------------------------ */
+/* The buffer's lock, and changes of the rings' states */
+
+enum st_lock_ret {
+	ST_LOCKED,	/* taken */
+	ST_NESTED,	/* held by what this call interrupted, on this CPU */
+	ST_COALESCED,	/* a snapshot that began after this one finished */
+};
+
+#define ST_LOCK_KIND_SHIFT	24
+
+/*
+ * The buffer's lock: snapshots, clears, resets and the changes of halves
+ * take it with IRQs off and hold it for O(nr_cpu_ids) steps, so a caller
+ * on another CPU waits a bounded time. The holder's CPU and kind are in
+ * the lock word, so that an NMI that interrupted the holder can tell
+ * (ST_NESTED) instead of spinning on its own CPU. A snapshot waiting for
+ * the lock returns as soon as a snapshot that began after @gen0 (the
+ * generation it saw on entry) has finished: that one's cut is its own.
+ */
+static enum st_lock_ret st_lock(struct snaptrace_buffer *buf, int kind,
+				long gen0)
+{
+	int me = raw_smp_processor_id() + 1;
+	int o;
+
+	for (;;) {
+		o = atomic_cmpxchg_acquire(&buf->lock_cpu, 0,
+					   me | kind << ST_LOCK_KIND_SHIFT);
+		if (!o)
+			return ST_LOCKED;
+		if ((o & (BIT(ST_LOCK_KIND_SHIFT) - 1)) == me)
+			return ST_NESTED;
+		if (kind == ST_LOCK_ROUND &&
+		    (long)(atomic_long_read(&buf->done) - gen0) > 0)
+			return ST_COALESCED;
+		cpu_relax();
+	}
+}
+
+static int st_lock_holder_kind(struct snaptrace_buffer *buf)
+{
+	return atomic_read(&buf->lock_cpu) >> ST_LOCK_KIND_SHIFT;
+}
+
+static void st_unlock(struct snaptrace_buffer *buf)
+{
+	atomic_set_release(&buf->lock_cpu, 0);
+}
+
+static void st_lock_irqsave(struct snaptrace_buffer *buf, int kind,
+			    unsigned long *flags)
+{
+	local_irq_save(*flags);
+	WARN_ON_ONCE(st_lock(buf, kind, 0) != ST_LOCKED);
+}
+
+static void st_unlock_irqrestore(struct snaptrace_buffer *buf,
+				 unsigned long flags)
+{
+	st_unlock(buf);
+	local_irq_restore(flags);
+}
+
+/* A snapshot, clear or reset begins: readers wait, then retry (seqcount). */
+static long st_change_begin(struct snaptrace_buffer *buf)
+{
+	atomic_inc(&buf->busy);
+	smp_mb__after_atomic(); /* busy before gen and the changes */
+	return atomic_long_inc_return(&buf->gen);
+}
+
+static void st_change_end(struct snaptrace_buffer *buf)
+{
+	smp_mb__before_atomic(); /* the changes before busy */
+	atomic_dec(&buf->busy);
+}
+
+/*
+ * Close the open or live-pending ring @r: seal it as the snapshot of its
+ * CPU (@flag %ST_SPARE: the cut for that CPU), or empty it (@flag
+ * %ST_PENDING: a reset). Tail is sealed first, so that a consumer of the
+ * live half cannot take a record from it after the cut (st_peek() and
+ * snaptrace_consume() expect the bit clear). Each cmpxchg expects values
+ * read before a check that @state (the halves' roles) still holds: if a
+ * snapshot from an NMI changed them meanwhile, they fail. Returns false if
+ * @state no longer holds.
+ */
+static bool st_close(struct snaptrace_buffer *buf, struct st_ring *r,
+		     long state, unsigned long flag, int cpu)
+{
+	unsigned long done_if = flag == ST_SPARE ? ST_SPARE : ST_FLAGS;
+	long h, t;
+
+	for (;;) {
+		h = atomic_long_read(&r->head);
+		if (h & done_if)
+			return true;
+		t = atomic_long_read(&r->tail);
+		smp_rmb(); /* head and tail before the roles */
+		if (st_state(buf) != state)
+			return false;
+		if (!(t & ST_SEAL) &&
+		    !atomic_long_try_cmpxchg(&r->tail, &t, t | ST_SEAL))
+			continue;
+		/* R1: a writer's reservation either came before, or fails. */
+		if (atomic_long_try_cmpxchg(&r->head, &h, h | ST_SEAL | flag))
+			break;
+	}
+	if (flag == ST_SPARE) {
+		st_hook(buf, ST_STEP_SNAP_SEALED, cpu);
+		/*
+		 * Reservations before the cut overwrite the oldest records in
+		 * overwrite mode; their writers may not have pushed tail yet.
+		 * Push it now, so that the snapshot's records and counters are
+		 * final when snapshot() returns. At most the records under the
+		 * reservations still open at the cut.
+		 */
+		if (!(h & ST_PENDING))
+			st_push_tail(r, st_pos(h) - r->size, NULL);
+	}
+	return true;
+}
+
+/* Empty the snapshot @r and make it the next live ring (a snapshot's first step). */
+static bool st_unspare(struct snaptrace_buffer *buf, struct st_ring *r,
+		       long state)
+{
+	long h;
+
+	for (;;) {
+		h = atomic_long_read(&r->head);
+		if (!(h & ST_SPARE))
+			return true;
+		smp_rmb(); /* head before the roles */
+		if (st_state(buf) != state)
+			return false;
+		if (atomic_long_try_cmpxchg(&r->head, &h, st_pos(h) | ST_PENDING))
+			return true;
+	}
+}
+
+/*
+ * A next ring of the live half (emptied by the previous snapshot, not yet
+ * written) becomes live-pending: so that while this snapshot is under way
+ * a writer tells it from the new next ring (st_writer_ring()).
+ */
+static bool st_settle(struct snaptrace_buffer *buf, struct st_ring *r,
+		      long state)
+{
+	long h;
+
+	for (;;) {
+		h = atomic_long_read(&r->head);
+		if ((h & ST_FLAGS) != ST_PENDING)
+			return true;
+		smp_rmb(); /* head before the roles */
+		if (st_state(buf) != state)
+			return false;
+		if (atomic_long_try_cmpxchg(&r->head, &h, h | ST_SEAL))
+			return true;
+	}
+}
+
+/* Empty the snapshot @r, keeping its role (a clear). */
+static bool st_clear_ring(struct snaptrace_buffer *buf, struct st_ring *r,
+			  long state)
+{
+	long h;
+
+	for (;;) {
+		h = atomic_long_read(&r->head);
+		if (!(h & ST_SPARE) || (h & ST_PENDING))
+			return true;
+		smp_rmb(); /* head before the roles */
+		if (st_state(buf) != state)
+			return false;
+		if (atomic_long_try_cmpxchg(&r->head, &h, h | ST_PENDING))
+			return true;
+	}
+}
+
+static void st_done_raise(struct snaptrace_buffer *buf, long g)
+{
+	long d = atomic_long_read(&buf->done);
+
+	while ((long)(g - d) > 0 && !atomic_long_try_cmpxchg(&buf->done, &d, g))
+		;
+}
+
+/*
+ * One snapshot (called with the lock, or nested in its holder on this
+ * CPU). In three steps, each of them idempotent:
+ *
+ * 1. the live half's next rings become live-pending (st_settle()); the
+ *    spare's rings are emptied and become next. A snapshot
+ *    that this one interrupted (an NMI) may have left rings of the spare
+ *    half still open: they are sealed first, completing it;
+ * 2. the roles are published: one cmpxchg of the state word;
+ * 3. each CPU's ring of the former live half is sealed: the cut for that
+ *    CPU. Until then its writers keep recording there (R2); after it,
+ *    their next reservation fails (R1) and opens the new ring.
+ *
+ * If another snapshot (an NMI) completed this one's work meanwhile, the
+ * state word changed: this one stops; that one's cuts came after this one
+ * began. Returns 0, or -ENOENT without a spare.
+ */
+static int st_round(struct snaptrace_buffer *buf)
+{
+	struct st_half *live, *spare;
+	long g, s, next;
+	int cpu, ret = 0;
+
+	g = st_change_begin(buf);
+	s = st_state(buf);
+	live = st_half_in(buf, s, SNAPTRACE_LIVE);
+	spare = st_half_in(buf, s, SNAPTRACE_SNAPSHOT);
+	if (!spare) {
+		ret = -ENOENT;
+		goto out;
+	}
+	for_each_possible_cpu(cpu)
+		if (!st_settle(buf, per_cpu_ptr(live->rings, cpu), s))
+			goto done;
+	for_each_possible_cpu(cpu)
+		if (!st_close(buf, per_cpu_ptr(spare->rings, cpu), s, ST_SPARE,
+			      cpu))
+			goto done;
+	for_each_possible_cpu(cpu)
+		if (!st_unspare(buf, per_cpu_ptr(spare->rings, cpu), s))
+			goto done;
+	st_hook(buf, ST_STEP_SNAP_PENDED, -1);
+
+	next = (s + 2) ^ 1;
+	if (!atomic_long_try_cmpxchg(&buf->state, &s, next))
+		goto done;
+	st_hook(buf, ST_STEP_SNAP_PUBLISHED, -1);
+
+	for_each_possible_cpu(cpu)
+		if (!st_close(buf, per_cpu_ptr(live->rings, cpu), next, ST_SPARE,
+			      cpu))
+			break;
+done:
+	st_done_raise(buf, g);
+out:
+	st_change_end(buf);
+	return ret;
+}
 
 /* ------------------------------------------------------------------ */
 /* Buffer lifetime and control */
@@ -1033,13 +1674,14 @@ struct snaptrace_buffer *snaptrace_buffer_alloc(size_t size_per_cpu,
 	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
 	if (!buf)
 		return ERR_PTR(-ENOMEM);
-	half = st_half_alloc(size);
+	half = st_half_alloc(size, false);
 	if (!half) {
 		kfree(buf);
 		return ERR_PTR(-ENOMEM);
 	}
-	RCU_INIT_POINTER(buf->live, half);
+	RCU_INIT_POINTER(buf->half[0], half);
 	init_irq_work(&buf->wake_work, st_wake_work);
+	INIT_DELAYED_WORK(&buf->poll_work, st_poll_work);
 	init_waitqueue_head(&buf->waitq);
 	buf->size = size;
 	buf->mode = mode;
@@ -1065,8 +1707,9 @@ void snaptrace_buffer_free(struct snaptrace_buffer *buf)
 		return;
 	synchronize_rcu();	/* writers, who may queue the wake-up */
 	irq_work_sync(&buf->wake_work);
-	st_half_free(rcu_dereference_protected(buf->live, 1));
-	st_half_free(buf->spare);
+	cancel_delayed_work_sync(&buf->poll_work);
+	st_half_free(rcu_dereference_protected(buf->half[0], 1));
+	st_half_free(rcu_dereference_protected(buf->half[1], 1));
 	mutex_destroy(&buf->lock);
 	kfree(buf);
 }
@@ -1152,8 +1795,8 @@ EXPORT_SYMBOL_GPL(snaptrace_record_is_on);
  * snaptrace_record_disable() - refuse writers until a matching enable
  * @buf: the buffer
  *
- * A count, apart from the user's switch (snaptrace_record_on()/_off()) and
- * shared with resets: writers are refused while it is above 0. Reservations
+ * A count, apart from the user's switch (snaptrace_record_on()/_off()):
+ * writers are refused while it is above 0. Reservations
  * already open still commit. Mirrors ring_buffer_record_disable(). Every
  * call must be matched by one snaptrace_record_enable(): callers keep
  * their own count (snaptrace_stop() does).
@@ -1217,7 +1860,8 @@ EXPORT_SYMBOL_GPL(snaptrace_size_per_cpu);
  * ring_buffer_resize() (which keeps contents; this one does not).
  *
  * Context: process context, may sleep (GFP_KERNEL, vmalloc,
- * synchronize_rcu()). Snapshots triggered during the swap get -EBUSY.
+ * synchronize_rcu()). A snapshot from an NMI that interrupts the swap of
+ * the halves on this CPU gets -EBUSY; elsewhere snapshots wait for it.
  * Return: 0; -EINVAL for a bad size; -ENOMEM.
  */
 int snaptrace_resize(struct snaptrace_buffer *buf, size_t size_per_cpu)
@@ -1225,27 +1869,31 @@ int snaptrace_resize(struct snaptrace_buffer *buf, size_t size_per_cpu)
 	unsigned long size = st_round_size(size_per_cpu);
 	struct st_half *live, *spare = NULL, *old_live, *old_spare;
 	unsigned long flags;
+	long s;
 
 	if (!size)
 		return -EINVAL;
 
 	mutex_lock(&buf->lock);
-	live = st_half_alloc(size);
+	live = st_half_alloc(size, false);
 	if (!live)
 		goto nomem;
-	if (READ_ONCE(buf->spare)) {	/* as in snaptrace_alloc_snapshot() */
-		spare = st_half_alloc(size);
+	/* Whether there is a spare changes only under @lock. */
+	if (st_half_in(buf, st_state(buf), SNAPTRACE_SNAPSHOT)) {
+		spare = st_half_alloc(size, true);
 		if (!spare)
 			goto nomem;
+		st_half_pair(live, spare);
 	}
 
-	st_swap_lock_irqsave(buf, &flags);
-	old_live = st_live(buf);
-	old_spare = buf->spare;
-	rcu_assign_pointer(buf->live, live);
-	WRITE_ONCE(buf->spare, spare);
+	st_lock_irqsave(buf, ST_LOCK_HALVES, &flags);
+	s = st_state(buf);
+	old_live = st_half_in(buf, s, SNAPTRACE_LIVE);
+	old_spare = st_half_in(buf, s, SNAPTRACE_SNAPSHOT);
+	rcu_assign_pointer(buf->half[s & 1], live);
+	rcu_assign_pointer(buf->half[!(s & 1)], spare);
 	WRITE_ONCE(buf->size, size);
-	st_swap_unlock_irqrestore(buf, flags);
+	st_unlock_irqrestore(buf, flags);
 
 	synchronize_rcu(); /* writers still in the old rings */
 	st_half_free(old_live);
@@ -1266,31 +1914,45 @@ EXPORT_SYMBOL_GPL(snaptrace_resize);
  * snaptrace_reset() - empty the live half
  * @buf: the buffer
  *
- * Every CPU's ring of the live half becomes empty and its counters start
- * again from 0. Writers are refused while those already inside finish
- * (synchronize_rcu()), so the counters are exact; writes during that time
- * fail with -EBUSY. The user's tracing_on switch is left as it is.
- * Mirrors ring_buffer_reset_online_cpus().
+ * Every CPU's ring of the live half becomes empty, and its counters start
+ * again from 0 with the next record its CPU writes. O(nr_cpu_ids): the
+ * rings are marked empty in their reservation word (R1), like the cut of a
+ * snapshot; a record reserved before is dropped with the rest, and one
+ * still being written then is not counted afterwards (I5). Writers are
+ * never refused. The user's tracing_on switch is left as it is. Mirrors
+ * ring_buffer_reset_online_cpus().
  *
- * Context: process context, may sleep (takes the reader mutex).
+ * Context: any, NMI included. Never sleeps; waits (bounded) for a
+ * snapshot, clear or reset running on another CPU.
  */
 void snaptrace_reset(struct snaptrace_buffer *buf)
 {
+	struct st_half *live;
+	enum st_lock_ret l;
 	unsigned long flags;
+	bool ok;
+	long s;
+	int cpu;
 
-	mutex_lock(&buf->lock);
-	/*
-	 * As ring_buffer_reset_online_cpus(): no writer inside during the
-	 * reset. A count, not the user's switch, so that concurrent resets
-	 * and a snaptrace_record_off() meanwhile are not undone.
-	 */
-	atomic_inc(&buf->record_disabled);
-	synchronize_rcu();
-	st_swap_lock_irqsave(buf, &flags);
-	st_half_reset(st_live(buf));
-	st_swap_unlock_irqrestore(buf, flags);
-	atomic_dec(&buf->record_disabled);
-	mutex_unlock(&buf->lock);
+	local_irq_save(flags);
+	l = st_lock(buf, ST_LOCK_RESET, 0);
+	st_change_begin(buf);
+	do {
+		s = st_state(buf);
+		live = st_half_in(buf, s, SNAPTRACE_LIVE);
+		ok = true;
+		for_each_possible_cpu(cpu) {
+			ok = st_close(buf, per_cpu_ptr(live->rings, cpu), s,
+				      ST_PENDING, cpu);
+			if (!ok)
+				break;	/* an NMI took a snapshot: again */
+		}
+	} while (!ok);
+	atomic_long_inc(&live->resets);
+	st_change_end(buf);
+	if (l == ST_LOCKED)
+		st_unlock(buf);
+	local_irq_restore(flags);
 }
 EXPORT_SYMBOL_GPL(snaptrace_reset);
 
@@ -1301,9 +1963,9 @@ EXPORT_SYMBOL_GPL(snaptrace_reset);
  * snaptrace_alloc_snapshot() - allocate the spare half, if not yet done
  * @buf: the buffer
  *
- * Allocates the spare with the live half's geometry and does nothing
- * else: no snapshot is taken. Idempotent: concurrent callers get one
- * allocation. Mirrors tracing_alloc_snapshot().
+ * Allocates the spare with the live half's geometry, empty, and does
+ * nothing else: no snapshot is taken. Idempotent: concurrent callers get
+ * one allocation. Mirrors tracing_alloc_snapshot().
  *
  * Context: process context, may sleep (GFP_KERNEL, vmalloc).
  * Return: 0 (also when already allocated); -ENOMEM, with nothing changed.
@@ -1311,18 +1973,21 @@ EXPORT_SYMBOL_GPL(snaptrace_reset);
 int snaptrace_alloc_snapshot(struct snaptrace_buffer *buf)
 {
 	struct st_half *spare;
+	unsigned long flags;
 	int ret = 0;
+	long s;
 
 	mutex_lock(&buf->lock);
-	/*
-	 * Whether there is a spare changes only under @lock, but a snapshot
-	 * may swap it for the other half at any time: a marked read.
-	 */
-	if (!READ_ONCE(buf->spare)) {
-		spare = st_half_alloc(buf->size);
+	/* Without a spare no snapshot changes the roles: state is stable. */
+	if (!st_half_in(buf, st_state(buf), SNAPTRACE_SNAPSHOT)) {
+		spare = st_half_alloc(buf->size, true);
 		if (spare) {
-			/* Rings initialised before a trigger can see them. */
-			smp_store_release(&buf->spare, spare);
+			st_lock_irqsave(buf, ST_LOCK_HALVES, &flags);
+			s = st_state(buf);
+			/* Twins first: a writer looks at them once a ring is sealed. */
+			st_half_pair(st_half_in(buf, s, SNAPTRACE_LIVE), spare);
+			rcu_assign_pointer(buf->half[!(s & 1)], spare);
+			st_unlock_irqrestore(buf, flags);
 		} else {
 			pr_err("snapshot buffer of %lu bytes per CPU: out of memory\n",
 			       buf->size);
@@ -1344,7 +2009,7 @@ EXPORT_SYMBOL_GPL(snaptrace_alloc_snapshot);
  */
 bool snaptrace_snapshot_is_allocated(struct snaptrace_buffer *buf)
 {
-	return READ_ONCE(buf->spare);
+	return rcu_access_pointer(buf->half[!(st_state(buf) & 1)]);
 }
 EXPORT_SYMBOL_GPL(snaptrace_snapshot_is_allocated);
 
@@ -1352,57 +2017,73 @@ static const char st_miss_marker[] =
 	"snapshot: no spare buffer allocated; recording stopped";
 
 /**
- * snaptrace_snapshot() - swap the live half with the spare
+ * snaptrace_snapshot() - freeze the recent past into the spare half
  * @buf: the buffer
  *
- * Afterwards the spare (the snapshot) holds every record reserved before
- * the swap, each one readable once its writer commits it, and no record
- * reserved after it; recording goes on in the other half, which starts
- * empty. O(nr_cpu_ids), independent of the buffer size: the spare's rings
- * are emptied by moving positions, and the halves are swapped by pointer.
- * IRQs are off for that time. Mirrors tracing_snapshot(), which refuses
- * NMI context; this one does not.
+ * Afterwards the snapshot holds, for each CPU, exactly the records whose
+ * reservation took effect before that CPU's cut (those still being
+ * written appear when their writers commit them), less those the ring's
+ * own wrap overwrote before it (counted in its overrun), and no record
+ * reserved after it. Each CPU's cut is one cmpxchg on its ring's
+ * reservation word, made during this call. Afterwards nothing removes or
+ * adds records in the snapshot but those late commits (and consuming reads
+ * of the snapshot); its counters change only with them and with what was
+ * decided before the cut and counted after it: a refusal, a consuming
+ * read, or an overwrite by a writer reserved before the cut whose tail
+ * push raced the snapshot's (Documentation/ring-buffer.rst). Recording goes
+ * on in the other half, which starts empty. O(nr_cpu_ids), independent of
+ * the buffer size: nothing is copied. Mirrors tracing_snapshot(), which
+ * refuses NMI context; this one does not.
+ *
+ * Concurrent snapshots coalesce: a call returns after a snapshot that
+ * began after it did has finished (its own, or another one's). Readers,
+ * iterators, writers, clears and resets never make it fail.
  *
  * If no spare is allocated nothing changes in the buffers and the miss is
  * counted; with snaptrace_set_stop_on_miss(), a marker record is written
  * and recording is turned off, as ftrace does.
  *
  * Context: any: task, softirq, hardirq, NMI, IRQs disabled. Never sleeps,
- * never allocates, never spins on a lock (a concurrent snapshot, resize,
- * clear or free makes it return -EBUSY).
- * Return: 0; -ENOENT if no spare is allocated; -EBUSY if the halves are
- * being changed by someone else at that instant. Both count as misses.
+ * never allocates. IRQs are off for its time; it waits (bounded) only for
+ * a snapshot, clear, reset or resize running on another CPU.
+ * Return: 0; -ENOENT if no spare is allocated; -EBUSY only when called
+ * from an NMI that interrupted snaptrace_resize(), snaptrace_alloc_snapshot()
+ * or snaptrace_free_snapshot() swapping the halves on this CPU. Both
+ * count as misses.
  */
 int snaptrace_snapshot(struct snaptrace_buffer *buf)
 {
-	struct st_half *live, *spare;
 	unsigned long flags;
+	long gen0;
+	int ret;
 
 	local_irq_save(flags);
-	if (!st_swap_trylock(buf)) {
-		local_irq_restore(flags);
-		atomic64_inc(&buf->snapshot_misses);
-		return -EBUSY;
+	gen0 = atomic_long_read(&buf->gen);
+	switch (st_lock(buf, ST_LOCK_ROUND, gen0)) {
+	case ST_LOCKED:
+		ret = st_round(buf);
+		st_unlock(buf);
+		break;
+	case ST_NESTED:
+		ret = st_lock_holder_kind(buf) == ST_LOCK_HALVES ? -EBUSY :
+		      st_round(buf);
+		break;
+	default:
+		ret = 0;
+		break;
 	}
-	/* Pairs with the release in snaptrace_alloc_snapshot(). */
-	spare = smp_load_acquire(&buf->spare);
-	if (!spare) {
-		st_swap_unlock_irqrestore(buf, flags);
+	local_irq_restore(flags);
+
+	if (ret) {
 		atomic64_inc(&buf->snapshot_misses);
-		if (READ_ONCE(buf->stop_on_miss)) {
+		if (ret == -ENOENT && READ_ONCE(buf->stop_on_miss)) {
 			snaptrace_write_type(buf, SNAPTRACE_REC_MARKER,
 					     st_miss_marker,
 					     sizeof(st_miss_marker) - 1);
 			snaptrace_record_off(buf);
 		}
-		return -ENOENT;
+		return ret;
 	}
-
-	st_half_reset(spare);
-	live = rcu_dereference_protected(buf->live, 1);
-	WRITE_ONCE(buf->spare, live);
-	rcu_assign_pointer(buf->live, spare); /* the reset before the publish */
-	st_swap_unlock_irqrestore(buf, flags);
 	st_wake_waiters(buf);
 	return 0;
 }
@@ -1429,10 +2110,10 @@ EXPORT_SYMBOL_GPL(snaptrace_snapshot_alloc);
  * snaptrace_free_snapshot() - free the spare half
  * @buf: the buffer
  *
- * Safe while snapshots are triggered from interrupts or NMIs: they get
- * -EBUSY during the change and -ENOENT after it; writers still inside
- * the freed half are waited for. Idempotent. Mirrors
- * tracing_snapshot_free() ("echo 0 > snapshot").
+ * Safe while snapshots are triggered from interrupts or NMIs: they wait
+ * for the change (or get -EBUSY in an NMI on this CPU during it) and
+ * -ENOENT after it; writers still inside the freed half are waited for.
+ * Idempotent. Mirrors tracing_snapshot_free() ("echo 0 > snapshot").
  *
  * Context: process context, may sleep (synchronize_rcu()).
  */
@@ -1440,12 +2121,17 @@ void snaptrace_free_snapshot(struct snaptrace_buffer *buf)
 {
 	struct st_half *spare;
 	unsigned long flags;
+	long s;
 
 	mutex_lock(&buf->lock);
-	st_swap_lock_irqsave(buf, &flags);
-	spare = buf->spare;
-	WRITE_ONCE(buf->spare, NULL);
-	st_swap_unlock_irqrestore(buf, flags);
+	st_lock_irqsave(buf, ST_LOCK_HALVES, &flags);
+	s = st_state(buf);
+	spare = st_half_in(buf, s, SNAPTRACE_SNAPSHOT);
+	if (spare) {
+		RCU_INIT_POINTER(buf->half[!(s & 1)], NULL);
+		st_half_pair(st_half_in(buf, s, SNAPTRACE_LIVE), NULL);
+	}
+	st_unlock_irqrestore(buf, flags);
 	if (spare) {
 		synchronize_rcu();
 		st_half_free(spare);
@@ -1459,30 +2145,89 @@ EXPORT_SYMBOL_GPL(snaptrace_free_snapshot);
  * snaptrace_clear_snapshot() - empty the snapshot, keep the spare
  * @buf: the buffer
  *
- * Mirrors "echo 2 > snapshot".
+ * Each CPU's snapshot ring is marked empty in its reservation word; its
+ * counters read 0 from then on, also if a record reserved before the
+ * snapshot is committed into it later. Mirrors "echo 2 > snapshot".
  *
- * Context: process context, may sleep (takes the reader mutex).
- * Return: 0; -ENOENT if no spare is allocated.
+ * Context: any, NMI included. Never sleeps; waits (bounded) for a
+ * snapshot, clear, reset or resize running on another CPU.
+ * Return: 0; -ENOENT if no spare is allocated; -EBUSY if called from an
+ * NMI that interrupted a snapshot, clear, reset or resize on this CPU.
  */
 int snaptrace_clear_snapshot(struct snaptrace_buffer *buf)
 {
+	struct st_half *spare;
 	unsigned long flags;
-	int ret = 0;
+	int cpu, ret = 0;
+	long s;
 
-	mutex_lock(&buf->lock);
-	st_swap_lock_irqsave(buf, &flags);
-	if (buf->spare)
-		st_half_reset(buf->spare);
-	else
+	local_irq_save(flags);
+	if (st_lock(buf, ST_LOCK_CLEAR, 0) != ST_LOCKED) {
+		local_irq_restore(flags);
+		return -EBUSY;
+	}
+	st_change_begin(buf);
+	s = st_state(buf);
+	spare = st_half_in(buf, s, SNAPTRACE_SNAPSHOT);
+	if (spare) {
+		/* A snapshot from an NMI meanwhile replaced what we clear: done. */
+		for_each_possible_cpu(cpu)
+			if (!st_clear_ring(buf, per_cpu_ptr(spare->rings, cpu), s))
+				break;
+		atomic_long_inc(&spare->resets);
+	} else {
 		ret = -ENOENT;
-	st_swap_unlock_irqrestore(buf, flags);
-	mutex_unlock(&buf->lock);
+	}
+	st_change_end(buf);
+	st_unlock_irqrestore(buf, flags);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(snaptrace_clear_snapshot);
 
 /* ------------------------------------------------------------------ */
 /* Statistics */
+
+/*
+ * One epoch's counters of @r. The consumers' and pushers' counts are read
+ * before the writers': a record is counted committed before it can be
+ * read or overwritten, so entries comes out negative only for the
+ * instant of an NMI's opening inside another (clamped below).
+ */
+static void st_ring_stats(struct st_ring *r, struct snaptrace_stats *st)
+{
+	unsigned long read, ovx, ov, committed, t, c, pos;
+	u64 ts = 0;
+
+	read = atomic_long_read(&r->read) - READ_ONCE(r->base.read);
+	ovx = atomic_long_read(&r->overrun_x) - READ_ONCE(r->base.overrun_x);
+	ov = local_read(&r->overrun) - READ_ONCE(r->base.overrun);
+	smp_rmb(); /* consumed and overwritten before committed */
+	committed = local_read(&r->committed) - READ_ONCE(r->base.committed);
+	st->dropped = local_read(&r->dropped) - READ_ONCE(r->base.dropped);
+	st->written = committed + st->dropped;
+	st->overrun = ov + ovx;
+	st->read = read;
+	/*
+	 * Clamped: for the instant an NMI opens @r inside an opening it
+	 * interrupted, the interrupted one's markers count two above the
+	 * baselines (ring-buffer.rst, Known limits).
+	 */
+	st->entries = (long)(committed - st->overrun - read) > 0 ?
+		      committed - st->overrun - read : 0;
+	/*
+	 * Commit before tail: every record below commit had its writer push
+	 * tail past its end less the ring's size first, so a later tail is
+	 * at most a ring below it (read the other way round, a writer could
+	 * reserve, push and commit in between: more bytes than the ring).
+	 */
+	c = local_read(&r->commit);
+	smp_rmb(); /* commit before tail */
+	t = st_pos(atomic_long_read(&r->tail));
+	st->bytes = (long)(c - t) > 0 ? c - t : 0;
+	pos = t;
+	if (st_peek(r, &pos, ST_PEEK_ONLY, &ts) == ST_READ_OK)
+		st->oldest_ts = ts;
+}
 
 /**
  * snaptrace_cpu_stats() - one CPU's counters
@@ -1491,10 +2236,12 @@ EXPORT_SYMBOL_GPL(snaptrace_clear_snapshot);
  * @cpu: the CPU
  * @stats: filled in
  *
- * At a quiescent point (no writer inside a reservation, no reader, no
- * reset) written == read + entries + overrun + dropped. While writers run
- * the counters are read one by one and may disagree by the records in
- * flight.
+ * One reading: taken again if a snapshot, clear or reset came meanwhile,
+ * or the ring was opened (its first record after one of those). At a
+ * quiescent point (no writer inside a reservation, no reader)
+ * written == read + entries + overrun + dropped, and entries is the
+ * number of records a reader finds. While writers run, entries never
+ * comes out negative.
  *
  * Context: process context, may sleep (takes the reader mutex).
  * Return: 0; -EINVAL for a bad @cpu; -ENOENT if @which is the snapshot and
@@ -1503,39 +2250,37 @@ EXPORT_SYMBOL_GPL(snaptrace_clear_snapshot);
 int snaptrace_cpu_stats(struct snaptrace_buffer *buf, enum snaptrace_which which,
 			int cpu, struct snaptrace_stats *stats)
 {
-	unsigned long committed, overrun, read, t, c, pos;
 	struct st_half *half;
 	struct st_ring *r;
-	u64 ts = 0;
+	long g, h;
+	int ret;
 
 	if (!st_cpu_valid(cpu))
 		return -EINVAL;
 
 	mutex_lock(&buf->lock);
-	half = st_half_of(buf, which);
-	if (!half) {
-		mutex_unlock(&buf->lock);
-		return -ENOENT;
+	for (;;) {
+		g = st_read_begin(buf);
+		half = st_half_in(buf, st_state(buf), which);
+		if (!half) {
+			ret = -ENOENT;
+			break;
+		}
+		r = per_cpu_ptr(half->rings, cpu);
+		memset(stats, 0, sizeof(*stats));
+		h = atomic_long_read(&r->head);
+		smp_rmb(); /* the state before the epoch (pairs with st_open()) */
+		if (!(h & ST_PENDING))
+			st_ring_stats(r, stats);
+		stats->snapshot_misses = atomic64_read(&buf->snapshot_misses);
+		smp_rmb(); /* the counters before the re-check */
+		if (st_read_retry(buf, g) ||
+		    (atomic_long_read(&r->head) & ST_FLAGS) != (h & ST_FLAGS))
+			continue;
+		ret = 0;
+		break;
 	}
-	r = per_cpu_ptr(half->rings, cpu);
-	committed = local_read(&r->committed) - READ_ONCE(r->base.committed);
-	overrun = local_read(&r->overrun) - READ_ONCE(r->base.overrun);
-	read = atomic64_read(&r->read) - READ_ONCE(r->base.read);
-
-	memset(stats, 0, sizeof(*stats));
-	stats->dropped = local_read(&r->dropped) - READ_ONCE(r->base.dropped);
-	stats->written = committed + stats->dropped;
-	stats->overrun = overrun;
-	stats->read = read;
-	stats->entries = committed - overrun - read;
-	t = atomic64_read(&r->tail);
-	c = local_read(&r->commit);
-	stats->bytes = (long)(c - t) > 0 ? c - t : 0;
-	pos = t;
-	if (st_peek(r, &pos, false, &ts) == ST_READ_OK)
-		stats->oldest_ts = ts;
-	stats->snapshot_misses = atomic64_read(&buf->snapshot_misses);
 	mutex_unlock(&buf->lock);
-	return 0;
+	return ret;
 }
 EXPORT_SYMBOL_GPL(snaptrace_cpu_stats);

@@ -603,6 +603,13 @@ int snaptrace_rproc_handle_trace(struct snaptrace_rproc *rproc, void *ptr,
 	trace = kzalloc(sizeof(*trace), GFP_KERNEL);
 	if (!trace)
 		return -ENOMEM;
+	/* The capture holds a reservation per record until its snapshot. */
+	trace->res = kcalloc(DIV_ROUND_UP(rsc->len, SNAPTRACE_MAX_PAYLOAD),
+			     sizeof(*trace->res), GFP_KERNEL);
+	if (!trace->res) {
+		kfree(trace);
+		return -ENOMEM;
+	}
 	/*
 	 * Room for the whole trace as records in one CPU's ring: payload,
 	 * a 16-byte header per 2 KiB, and padding at the wrap.
@@ -611,12 +618,14 @@ int snaptrace_rproc_handle_trace(struct snaptrace_rproc *rproc, void *ptr,
 	trace->last = st_trace_instance_get(rproc, rproc->num_traces, size);
 	if (IS_ERR(trace->last)) {
 		ret = PTR_ERR(trace->last);
+		kfree(trace->res);
 		kfree(trace);
 		return ret;
 	}
 	ret = snaptrace_alloc_snapshot(trace->last);
 	if (ret) {
 		snaptrace_put(trace->last);
+		kfree(trace->res);
 		kfree(trace);
 		return ret;
 	}
@@ -864,6 +873,7 @@ static void st_resources_free(struct snaptrace_rproc *rproc)
 		debugfs_remove(trace->last_file);
 		list_del(&trace->node);
 		snaptrace_put(trace->last);
+		kfree(trace->res);
 		kfree(trace);
 	}
 	list_for_each_entry_safe(v, vn, &rproc->vdev_list, node) {
@@ -1524,27 +1534,37 @@ static void st_attach_capture_queue(struct snaptrace_rproc_attached *a)
 	queue_work(wq ?: system_wq, &a->capture_work);
 }
 
-/* Copy one trace buffer into its last copy: the capture, atomic context. */
+/*
+ * Copy one trace buffer into its last copy: the capture, atomic context.
+ * Every record is reserved and filled before the snapshot and committed
+ * after it: the snapshot's cut puts them all in the snapshot (records
+ * reserved before the cut), and none is ever visible in the live half, so
+ * a reader of the instance's trace_pipe cannot take part of the capture.
+ */
 static void st_capture(struct snaptrace_rproc *rproc,
 		       struct snaptrace_rproc_trace *trace)
 {
-	struct snaptrace_reservation res;
 	const u8 *va = snaptrace_rproc_da_to_va(rproc, trace->da, trace->len, NULL);
+	unsigned int i, nr = 0;
 	u32 off, n;
 	void *p;
+	int ret;
 
 	if (!va)
 		return;
 	for (off = 0; off < trace->len; off += n) {
 		n = min_t(u32, trace->len - off, SNAPTRACE_MAX_PAYLOAD);
-		p = snaptrace_reserve(trace->last, n, &res);
+		p = snaptrace_reserve(trace->last, n, &trace->res[nr]);
 		if (!p)
-			return;
+			break;
+		nr++;
 		memcpy(p, va + off, n);
-		snaptrace_commit(trace->last, &res);
 	}
 	/* The spare was allocated when the trace was handled: no -ENOENT. */
-	if (!snaptrace_snapshot(trace->last))
+	ret = off < trace->len ? -ENOSPC : snaptrace_snapshot(trace->last);
+	for (i = nr; i-- > 0; )
+		snaptrace_commit(trace->last, &trace->res[i]);
+	if (!ret)
 		WRITE_ONCE(trace->has_last, true);
 }
 
@@ -1858,8 +1878,8 @@ static struct snaptrace_rproc *st_rproc_alloc(int index)
 	rproc->recovery = true;
 	rproc->crash_work = IRQ_WORK_INIT_HARD(st_crash_work);
 	INIT_WORK(&rproc->recovery_work, st_recovery_work);
-	hrtimer_init(&rproc->core, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	rproc->core.function = st_core_tick;
+	hrtimer_setup(&rproc->core, st_core_tick, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_HARD);
 	return rproc;
 }
 
@@ -2458,7 +2478,7 @@ snaptrace_rproc_create_attached(int index, const char *name, struct device *dev,
 	strscpy(rproc->name, name, sizeof(rproc->name));
 	rproc->dev = dev;
 	rproc->attached = a;
-	rproc->core.function = st_watchdog_tick;
+	hrtimer_update_function(&rproc->core, st_watchdog_tick);
 	/* Its platform's memory, registered as a driver registers its own. */
 	mem = snaptrace_rproc_mem_entry_init(dev, shared->va, shared->len,
 					     shared->da, NULL, NULL, "%s",

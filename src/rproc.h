@@ -107,6 +107,8 @@ struct snaptrace_rproc_attached {
  * @name: the firmware's name for it, bounded
  * @last: holds the last trace after a crash, in its snapshot half; allocated
  *	when the trace resource is handled, so a crash needs no allocation
+ * @res: the capture's reservations, one per record of @len (allocated with
+ *	@last), held open across its snapshot
  * @has_last: @last holds a capture
  * @cursor: where the simulated core writes its next log line (offset)
  * @file: debugfs traceN
@@ -120,6 +122,7 @@ struct snaptrace_rproc_trace {
 	u32 len;
 	char name[SNAPTRACE_RSC_NAME_LEN + 1];
 	struct snaptrace_buffer *last;
+	struct snaptrace_reservation *res;
 	bool has_last;
 	u32 cursor;
 	struct dentry *file;

@@ -9,6 +9,7 @@
 #include <linux/err.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/fs_struct.h>
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
 #include <linux/irq_work.h>
@@ -65,7 +66,8 @@ ssize_t st_read_file(struct kunit *test, const char *path, char *buf,
 	if (!ubuf)
 		return -ENOMEM;
 
-	f = filp_open(path, O_RDONLY, 0);
+	scoped_with_init_fs()
+		f = filp_open(path, O_RDONLY, 0);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	if (!f->f_op->read) {
@@ -96,8 +98,10 @@ ssize_t st_read_file(struct kunit *test, const char *path, char *buf,
  */
 void st_skip_unless_debugfs_mounted(struct kunit *test)
 {
-	struct file *f = filp_open(ST_DEBUGFS "/kunit", O_RDONLY | O_DIRECTORY, 0);
+	struct file *f;
 
+	scoped_with_init_fs()
+		f = filp_open(ST_DEBUGFS "/kunit", O_RDONLY | O_DIRECTORY, 0);
 	if (IS_ERR(f))
 		kunit_skip(test, "debugfs is not mounted at " ST_DEBUGFS);
 	fput(f);
@@ -286,15 +290,42 @@ struct snaptrace_stats st_stats(struct kunit *test,
 	return st;
 }
 
-/* written == read + entries + overrun + dropped, at a quiescent point. */
-void st_expect_balanced(struct kunit *test,
-			const struct snaptrace_stats *st, int cpu)
+/**
+ * st_expect_counted() - check one CPU's counters against what is really there
+ * @test: the running test
+ * @buf: the buffer, at rest (no writer, reader or snapshot running)
+ * @which: the half @st was read from
+ * @cpu: the CPU
+ * @st: its counters, as the test read them
+ *
+ * The identity written == read + entries + overrun + dropped follows from
+ * how the counters are defined, so it proves little alone: what gives it
+ * meaning is that @st->entries is the number of records an iterator
+ * actually finds, that none of them wrapped below zero, and that
+ * oldest_ts is the first record's timestamp.
+ */
+void st_expect_counted(struct kunit *test, struct snaptrace_buffer *buf,
+		       enum snaptrace_which which, int cpu,
+		       const struct snaptrace_stats *st)
 {
+	struct st_check c;
+
+	KUNIT_EXPECT_LT_MSG(test, st->entries, ST_COUNT_WRAPPED, "half %d cpu %d", which, cpu);
+	KUNIT_EXPECT_LT_MSG(test, st->written, ST_COUNT_WRAPPED, "half %d cpu %d", which, cpu);
+	KUNIT_EXPECT_LT_MSG(test, st->overrun, ST_COUNT_WRAPPED, "half %d cpu %d", which, cpu);
+	KUNIT_EXPECT_LT_MSG(test, st->dropped, ST_COUNT_WRAPPED, "half %d cpu %d", which, cpu);
+	KUNIT_EXPECT_LT_MSG(test, st->read, ST_COUNT_WRAPPED, "half %d cpu %d", which, cpu);
 	KUNIT_EXPECT_EQ_MSG(test, st->written,
 			    st->read + st->entries + st->overrun + st->dropped,
-			    "cpu %d: written %llu read %llu entries %llu overrun %llu dropped %llu",
-			    cpu, st->written, st->read, st->entries, st->overrun,
+			    "half %d cpu %d: written %llu read %llu entries %llu overrun %llu dropped %llu",
+			    which, cpu, st->written, st->read, st->entries, st->overrun,
 			    st->dropped);
+	KUNIT_EXPECT_EQ_MSG(test, st_scan(test, buf, which, cpu, 0, &c), -ENODATA,
+			    "half %d cpu %d", which, cpu);
+	KUNIT_EXPECT_EQ_MSG(test, st->entries, (u64)c.count,
+			    "half %d cpu %d: entries vs records an iterator finds", which, cpu);
+	KUNIT_EXPECT_EQ_MSG(test, st->oldest_ts, c.count ? c.first_ts : 0,
+			    "half %d cpu %d", which, cpu);
 }
 
 /* Every counter of one CPU is 0 (snapshot_misses aside: buffer-wide). */
@@ -511,8 +542,7 @@ struct st_job *st_job_new(struct kunit *test, struct snaptrace_buffer *buf,
 	job->rc[0] = -EINPROGRESS;
 	job->rc[1] = -EINPROGRESS;
 	atomic_set(&job->done, 0);
-	hrtimer_init(&job->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	job->timer.function = st_job_timer;
+	hrtimer_setup(&job->timer, st_job_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	job->work = IRQ_WORK_INIT_HARD(st_job_irq_work);
 	tasklet_setup(&job->tasklet, st_job_tasklet);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_job_quiesce, job), 0);
@@ -610,20 +640,18 @@ struct task_struct *st_kthread(int (*fn)(void *data), void *data, int cpu,
 }
 
 /**
- * st_expect_half_consistent() - check one half at rest against its counters
+ * st_expect_half_sane() - check one half at rest against its counters, exactly
  * @test: the running test
  * @buf: the buffer, with no writer, reader or snapshot running
  * @which: the half
- * @slack: how many records each CPU's entries may exceed what an iterator
- *	finds (a writer stalled across two snapshots leaves its record counted
- *	but below tail: Documentation/ring-buffer.rst, Accounting); 0: exact
  *
  * On every possible CPU: no counter wrapped below zero, the counters
- * balance, the iterator ends with -ENODATA and finds between entries -
- * @slack and entries records, none torn or out of its CPU's order.
+ * balance, the iterator ends with -ENODATA and finds exactly entries
+ * records, none torn, none a marker, none out of its CPU's order. No
+ * slack: a record counted but not there, or there but not counted, fails.
  */
-void st_expect_half_consistent(struct kunit *test, struct snaptrace_buffer *buf,
-			       enum snaptrace_which which, unsigned int slack)
+void st_expect_half_sane(struct kunit *test, struct snaptrace_buffer *buf,
+			 enum snaptrace_which which)
 {
 	struct snaptrace_stats st;
 	struct st_check c;
@@ -631,36 +659,12 @@ void st_expect_half_consistent(struct kunit *test, struct snaptrace_buffer *buf,
 
 	for_each_possible_cpu(cpu) {
 		st = st_stats(test, buf, which, cpu);
-		KUNIT_EXPECT_LT_MSG(test, st.entries, ST_COUNT_WRAPPED, "half %d cpu %d",
-				    which, cpu);
-		KUNIT_EXPECT_LT_MSG(test, st.overrun, ST_COUNT_WRAPPED, "half %d cpu %d",
-				    which, cpu);
-		KUNIT_EXPECT_LT_MSG(test, st.read, ST_COUNT_WRAPPED, "half %d cpu %d",
-				    which, cpu);
-		KUNIT_EXPECT_LT_MSG(test, st.written, ST_COUNT_WRAPPED, "half %d cpu %d",
-				    which, cpu);
-		st_expect_balanced(test, &st, cpu);
+		st_expect_counted(test, buf, which, cpu, &st);
 		KUNIT_EXPECT_EQ(test, st_scan(test, buf, which, cpu, 0, &c), -ENODATA);
-		if (slack) {
-			KUNIT_EXPECT_LE_MSG(test, c.count, st.entries, "half %d cpu %d",
-					    which, cpu);
-			KUNIT_EXPECT_LE_MSG(test, st.entries, (u64)c.count + slack,
-					    "half %d cpu %d", which, cpu);
-		} else {
-			KUNIT_EXPECT_EQ_MSG(test, c.count, st.entries, "half %d cpu %d",
-					    which, cpu);
-		}
 		KUNIT_EXPECT_EQ_MSG(test, c.bad, 0, "half %d cpu %d", which, cpu);
 		KUNIT_EXPECT_EQ_MSG(test, c.order, 0, "half %d cpu %d", which, cpu);
-		KUNIT_EXPECT_EQ(test, c.markers, 0);
+		KUNIT_EXPECT_EQ_MSG(test, c.markers, 0, "half %d cpu %d", which, cpu);
 	}
-}
-
-/* Checks one half at rest: balanced counters, entries == records iterated. */
-void st_expect_half_sane(struct kunit *test, struct snaptrace_buffer *buf,
-			 enum snaptrace_which which)
-{
-	st_expect_half_consistent(test, buf, which, 0);
 }
 
 /* ---- background writers ---- */
@@ -688,10 +692,17 @@ static int st_bg_writer_fn(void *data)
 			atomic_dec(&w->ws->paused);
 		}
 
+		WRITE_ONCE(w->begun, w->begun + 1);
+		smp_mb(); /* begun before the reservation (see struct st_bg_writer) */
 		/* Odd: fill the payload inside the reservation, for interrupts to hit. */
 		if (seq & 1) {
 			p = snaptrace_reserve(buf, len, &res);
-			rc = p ? 0 : -ENOSPC;
+			/*
+			 * NULL says no room or recording off, not which: when
+			 * the test switches recording off (or resets), count it
+			 * as off; otherwise as no room.
+			 */
+			rc = p ? 0 : READ_ONCE(w->ws->may_be_off) ? -EBUSY : -ENOSPC;
 			if (p) {
 				if (smp_processor_id() != w->cpu)
 					w->unexpected++;
@@ -704,12 +715,19 @@ static int st_bg_writer_fn(void *data)
 			st_payload_fill(scratch, len, ST_MAGIC, w->cpu, seq);
 			rc = snaptrace_write(buf, scratch, len);
 		}
-		if (!rc)
+		/* The write before its count (see struct st_bg_writer). */
+		smp_store_release(&w->finished, w->finished + 1);
+		if (!rc) {
 			w->ok++;
-		else if (rc == -ENOSPC || rc == -EBUSY)
+		} else if (rc == -ENOSPC) {
 			w->refused++;
-		else
+			w->nospc++;
+		} else if (rc == -EBUSY) {
+			w->refused++;
+			w->off++;
+		} else {
 			w->unexpected++;
+		}
 		WRITE_ONCE(w->tried, seq + 1);
 		/* Refused (recording off, or a reset): do not burn the budget. */
 		if (rc == -EBUSY)
@@ -886,9 +904,16 @@ void st_writers_stop(struct st_writers *ws)
 	ws->stopped = true;
 }
 
-/* After st_writers_stop(): every attempt ended in a result the API allows. */
+/*
+ * After st_writers_stop(): every attempt ended in a result the API allows,
+ * and every refusal has its reason: -ENOSPC only in stop-when-full mode
+ * (the writers never nest, so an overwriting writer has nothing to refuse
+ * it), -EBUSY only when the test turned recording off or reset the buffer
+ * meanwhile (@ws->may_be_off).
+ */
 void st_writers_expect_sane(struct kunit *test, struct st_writers *ws)
 {
+	bool stop = snaptrace_get_mode(ws->buf) == SNAPTRACE_STOP_WHEN_FULL;
 	struct st_bg_writer *w;
 	unsigned int i;
 
@@ -897,6 +922,12 @@ void st_writers_expect_sane(struct kunit *test, struct st_writers *ws)
 		KUNIT_EXPECT_EQ_MSG(test, w->ok + w->refused + w->unexpected, w->tried,
 				    "cpu %d", w->cpu);
 		KUNIT_EXPECT_EQ_MSG(test, w->unexpected, 0, "cpu %d", w->cpu);
+		if (!stop)
+			KUNIT_EXPECT_EQ_MSG(test, w->nospc, 0,
+					    "cpu %d: -ENOSPC in overwrite mode", w->cpu);
+		if (!ws->may_be_off)
+			KUNIT_EXPECT_EQ_MSG(test, w->off, 0,
+					    "cpu %d: -EBUSY with recording on", w->cpu);
 	}
 }
 
@@ -952,8 +983,7 @@ struct st_snap_timer *st_snap_timer_start(struct kunit *test,
 	tm->buf = buf;
 	tm->period_ns = period_ns;
 	tm->max = max;
-	hrtimer_init(&tm->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-	tm->timer.function = st_snap_tick;
+	hrtimer_setup(&tm->timer, st_snap_tick, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_snap_timer_stop_action, tm), 0);
 	preempt_disable();
 	hrtimer_start(&tm->timer, ns_to_ktime(period_ns), HRTIMER_MODE_REL_PINNED_HARD);
@@ -969,4 +999,4 @@ void st_snap_timer_stop(struct st_snap_timer *tm)
 
 MODULE_DESCRIPTION("KUnit tests for snaptrace");
 MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");

@@ -281,8 +281,7 @@ static void crash_capture_from_hardirq(struct kunit *test)
 	msleep(200);	/* let the core log a few lines */
 
 	init_completion(&ctx.done);
-	hrtimer_init(&ctx.timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	ctx.timer.function = crash_from_timer;
+	hrtimer_setup(&ctx.timer, crash_from_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	hrtimer_start(&ctx.timer, ns_to_ktime(1000), HRTIMER_MODE_REL_HARD);
 	wait_for_completion(&ctx.done);
 	hrtimer_cancel(&ctx.timer);
@@ -323,6 +322,90 @@ static void crash_capture_from_hardirq(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_stop(rproc), 0);
 	KUNIT_EXPECT_TRUE(test, list_empty(&rproc->traces));
 	KUNIT_EXPECT_TRUE(test, list_empty(&rproc->mems));
+	snaptrace_rproc_destroy(rproc);
+}
+
+struct pipe_reader {
+	struct snaptrace_buffer *buf;
+	struct snaptrace_record *rec;
+	unsigned int taken;
+	bool stop;
+	struct completion done;
+};
+
+static int pipe_reader_fn(void *data)
+{
+	struct pipe_reader *p = data;
+
+	while (!READ_ONCE(p->stop)) {
+		if (!snaptrace_consume(p->buf, SNAPTRACE_LIVE, SNAPTRACE_ALL_CPUS,
+				       p->rec))
+			p->taken++;
+		cond_resched();
+	}
+	complete(&p->done);
+	return 0;
+}
+
+/*
+ * Crashes captured while a reader consumes the capture buffer's live half
+ * (its instance's trace_pipe) in a tight loop: every capture succeeds and
+ * holds the trace exactly as it was at the crash, no snapshot is missed,
+ * and the reader never gets a record of a capture (they are reserved
+ * before the snapshot and committed after it).
+ */
+static void crash_capture_while_trace_pipe_read(struct kunit *test)
+{
+	struct snaptrace_rproc *rproc = real_rproc(test, 113);
+	struct snaptrace_rproc_trace *t;
+	struct snaptrace_stats st;
+	struct task_struct *task;
+	struct pipe_reader *p;
+	char *at_crash, *last;
+	const char *va;
+	int ret, round;
+
+	snaptrace_rproc_set_firmware(rproc, EXAMPLE_FW);
+	ret = snaptrace_rproc_start(rproc);
+	if (ret == -ENOENT) {
+		snaptrace_rproc_destroy(rproc);
+		kunit_skip(test, EXAMPLE_FW " is not in /lib/firmware");
+	}
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	WRITE_ONCE(rproc->recovery, false);
+	t = list_first_entry(&rproc->traces, struct snaptrace_rproc_trace, node);
+	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	at_crash = kunit_kzalloc(test, t->len + 1, GFP_KERNEL);
+	last = kunit_kzalloc(test, t->len + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, at_crash);
+	KUNIT_ASSERT_NOT_NULL(test, last);
+	p->buf = t->last;
+	p->rec = st_rec_new(test);
+	init_completion(&p->done);
+	task = kthread_run(pipe_reader_fn, p, "st_pipe_reader");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+
+	for (round = 0; round < 20; round++) {
+		msleep(30);	/* let the core log a line or two */
+		snaptrace_rproc_report_crash(rproc, SNAPTRACE_RPROC_WATCHDOG);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_CRASHED);
+		va = snaptrace_rproc_da_to_va(rproc, t->da, t->len, NULL);
+		KUNIT_ASSERT_NOT_NULL(test, va);
+		strscpy(at_crash, va, t->len + 1);	/* the core is stopped */
+		memset(last, 0, t->len + 1);
+		KUNIT_EXPECT_EQ_MSG(test, snaptrace_rproc_read_last(t, last, t->len),
+				    (ssize_t)strlen(at_crash), "round %d", round);
+		KUNIT_EXPECT_STREQ_MSG(test, last, at_crash, "round %d", round);
+		KUNIT_EXPECT_EQ(test, snaptrace_rproc_recover(rproc), 0);
+	}
+
+	WRITE_ONCE(p->stop, true);
+	wait_for_completion(&p->done);
+	KUNIT_EXPECT_EQ_MSG(test, p->taken, 0U, "records of a capture read from trace_pipe");
+	KUNIT_ASSERT_EQ(test, snaptrace_cpu_stats(t->last, SNAPTRACE_LIVE, 0, &st), 0);
+	KUNIT_EXPECT_EQ(test, st.snapshot_misses, 0ULL);
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_stop(rproc), 0);
 	snaptrace_rproc_destroy(rproc);
 }
 
@@ -444,8 +527,7 @@ static struct race_crash *race_crash_new(struct kunit *test,
 	KUNIT_ASSERT_NOT_NULL(test, rc);
 	rc->rproc = rproc;
 	init_completion(&rc->done);
-	hrtimer_init(&rc->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-	rc->timer.function = race_crash_fn;
+	hrtimer_setup(&rc->timer, race_crash_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 	return rc;
 }
 
@@ -772,6 +854,7 @@ static struct kunit_case snaptrace_rproc_cases[] = {
 	KUNIT_CASE(table_limits),
 	KUNIT_CASE(start_errors_leave_nothing),
 	KUNIT_CASE(crash_capture_from_hardirq),
+	KUNIT_CASE_SLOW(crash_capture_while_trace_pipe_read),
 	KUNIT_CASE(crash_when_offline_ignored),
 	KUNIT_CASE(capture_instance_per_trace),
 	KUNIT_CASE(layouts),

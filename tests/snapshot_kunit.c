@@ -98,7 +98,7 @@ static void st_expect_live_capacity(struct kunit *test, struct snaptrace_buffer 
 	st = st_stats(test, buf, SNAPTRACE_LIVE, cpu);
 	KUNIT_EXPECT_EQ_MSG(test, st.entries, cap, "size %zu", size);
 	KUNIT_EXPECT_EQ_MSG(test, st.overrun, 3, "size %zu", size);
-	st_expect_balanced(test, &st, cpu);
+	st_expect_counted(test, buf, SNAPTRACE_LIVE, cpu, &st);
 }
 
 /* ---- the spare, lazily ---- */
@@ -205,7 +205,7 @@ static void snap_stop_on_miss_marks_and_stops(struct kunit *test)
 	KUNIT_EXPECT_GE(test, recs[3].ts, recs[2].ts);
 	st = st_stats(test, buf, SNAPTRACE_LIVE, cpu);
 	KUNIT_EXPECT_EQ(test, st.entries, 4);
-	st_expect_balanced(test, &st, cpu);
+	st_expect_counted(test, buf, SNAPTRACE_LIVE, cpu, &st);
 	for_each_possible_cpu(other) {
 		if (other == cpu)
 			continue;
@@ -273,7 +273,7 @@ static void snap_swaps_halves(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.entries, 6);
 	KUNIT_EXPECT_EQ(test, st.written, 6);
 	KUNIT_EXPECT_EQ(test, st.bytes, 6 * st_rec_bytes(40));
-	st_expect_balanced(test, &st, cpu);
+	st_expect_counted(test, buf, SNAPTRACE_SNAPSHOT, cpu, &st);
 	KUNIT_EXPECT_EQ(test, st_scan(test, buf, SNAPTRACE_SNAPSHOT, SNAPTRACE_ALL_CPUS, 0, &c),
 			-ENODATA);
 	KUNIT_EXPECT_EQ(test, c.count, 6);
@@ -352,7 +352,7 @@ static void snap_consume_reads_snapshot(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.entries, 0);
 	KUNIT_EXPECT_EQ(test, st.bytes, 0);
 	KUNIT_EXPECT_EQ(test, st.oldest_ts, 0);
-	st_expect_balanced(test, &st, cpu);
+	st_expect_counted(test, buf, SNAPTRACE_SNAPSHOT, cpu, &st);
 	st = st_stats(test, buf, SNAPTRACE_LIVE, cpu);
 	KUNIT_EXPECT_EQ(test, st.entries, 2);
 	KUNIT_EXPECT_EQ(test, st.read, 0);
@@ -484,7 +484,7 @@ static void st_snap_in_reservation(struct kunit *test, enum st_ctx ctx)
 						  SNAPTRACE_OVERWRITE);
 	struct st_job *job = st_job_new(test, buf, ctx, st_job_write_snap);
 	bool irqs_off = false, taken = false, missed = false;
-	unsigned int got, i, outer_seen = 0, a_seen = 0, inner_seen = 0, bad = 0;
+	unsigned int got, i, outer_seen = 0, outer_live = 0, a_seen = 0, inner_seen = 0, bad = 0;
 	static const enum snaptrace_which halves[] = { SNAPTRACE_SNAPSHOT, SNAPTRACE_LIVE };
 	struct snaptrace_reservation res;
 	struct snaptrace_record *recs;
@@ -540,20 +540,24 @@ static void st_snap_in_reservation(struct kunit *test, enum st_ctx ctx)
 			}
 			if (h.magic == ST_MAGIC_IRQ)
 				inner_seen += halves[h_i] == SNAPTRACE_SNAPSHOT;
-			else if (h.seq == 1000)
+			else if (h.seq == 1000 && halves[h_i] == SNAPTRACE_SNAPSHOT)
 				outer_seen++;
+			else if (h.seq == 1000)
+				outer_live++;
 			else
 				a_seen += halves[h_i] == SNAPTRACE_SNAPSHOT;
 		}
 		for_each_possible_cpu(other) {
 			st = st_stats(test, buf, halves[h_i], other);
-			st_expect_balanced(test, &st, other);
+			st_expect_counted(test, buf, halves[h_i], other, &st);
 		}
 	}
 	KUNIT_EXPECT_EQ(test, bad, 0);
 	KUNIT_EXPECT_EQ_MSG(test, a_seen, 3, "records committed before the swap");
 	KUNIT_EXPECT_EQ_MSG(test, inner_seen, 1, "the interrupt's record, committed before it");
-	KUNIT_EXPECT_LE(test, outer_seen, 1);
+	/* Reserved before the interrupt's snapshot: in it, once, on commit. */
+	KUNIT_EXPECT_EQ_MSG(test, outer_seen, 1, "the open record, in the snapshot");
+	KUNIT_EXPECT_EQ_MSG(test, outer_live, 0, "the open record, in live");
 }
 
 /* A hardirq snapshot inside an open reservation keeps every record whole. */
@@ -893,6 +897,18 @@ struct st_race {
 	atomic_t snap_noent;
 	atomic_t snap_busy;
 	atomic_t unexpected;	/* an rc the spec does not allow, in the timer */
+	/*
+	 * Odd while the operations thread resizes or frees the spare (the
+	 * only times a snapshot may say -EBUSY), and while it resets (the
+	 * only time a write may be refused): a refusal seen with both even
+	 * and unchanged around the call has no excuse.
+	 */
+	atomic_t swapping;
+	atomic_t resetting;
+	atomic_t busy_unexplained;
+	atomic_t refused_unexplained;
+	atomic_t write_bad;	/* a write refused but by a reset (-EBUSY) */
+	atomic_t write_rc;	/* its rc */
 	/* the operations thread's findings */
 	unsigned int op_errors;
 	unsigned int first_round;
@@ -911,19 +927,36 @@ static enum hrtimer_restart st_race_tick(struct hrtimer *t)
 	u8 p[ST_PAYLOAD_MIN + 12];
 	int rc;
 
+	int g0, g1;
+
 	st_payload_fill(p, sizeof(p), ST_MAGIC_IRQ, smp_processor_id(), r->irq_seq++);
+	g0 = atomic_read(&r->resetting);
+	smp_mb(); /* the window's count before the call */
 	rc = snaptrace_write(r->buf, p, sizeof(p));
-	if (rc && rc != -ENOSPC && rc != -EBUSY)
-		atomic_inc(&r->unexpected);
+	smp_mb(); /* the call before the window's count */
+	g1 = atomic_read(&r->resetting);
+	if (rc && rc != -EBUSY) {
+		atomic_inc(&r->write_bad);	/* overwrite mode: never -ENOSPC */
+		atomic_set(&r->write_rc, rc);
+	} else if (rc && !(g0 & 1) && g0 == g1) {
+		atomic_inc(&r->refused_unexplained);
+	}
+	g0 = atomic_read(&r->swapping);
+	smp_mb(); /* the window's count before the call */
 	rc = snaptrace_snapshot(r->buf);
-	if (!rc)
+	smp_mb(); /* the call before the window's count */
+	g1 = atomic_read(&r->swapping);
+	if (!rc) {
 		atomic_inc(&r->snap_ok);
-	else if (rc == -ENOENT)
+	} else if (rc == -ENOENT) {
 		atomic_inc(&r->snap_noent);
-	else if (rc == -EBUSY)
+	} else if (rc == -EBUSY) {
 		atomic_inc(&r->snap_busy);
-	else
+		if (!(g0 & 1) && g0 == g1)
+			atomic_inc(&r->busy_unexplained);
+	} else {
 		atomic_inc(&r->unexpected);
+	}
 	if (atomic_inc_return(&r->ticks) >= ST_RACE_TICKS)
 		return HRTIMER_NORESTART;
 	hrtimer_forward_now(t, ns_to_ktime(ST_RACE_PERIOD_NS));
@@ -941,6 +974,14 @@ static void st_race_rc(struct st_race *r, unsigned int round, int op, int rc,
 		r->first_op = op;
 		r->first_rc = rc;
 	}
+}
+
+/* Opens or closes a window (see struct st_race), ordered around the call. */
+static void st_race_window(atomic_t *gen)
+{
+	smp_mb__before_atomic(); /* the calls before, before the count */
+	atomic_inc(gen);
+	smp_mb__after_atomic(); /* the count before the calls after */
 }
 
 /* Iterates a half: records intact, ended by -ENODATA or -ESTALE only. */
@@ -990,29 +1031,36 @@ static int st_race_ops(void *data)
 			st_payload_fill(p, sizeof(p), ST_MAGIC, smp_processor_id(), r->seq++);
 			rc = snaptrace_write(buf, p, sizeof(p));
 			preempt_enable();
-			st_race_rc(r, round, 3, rc, 0, -ENOSPC);
+			st_race_rc(r, round, 3, rc, 0, 0);
 		}
-		st_race_rc(r, round, 4, snaptrace_snapshot(buf), 0, -EBUSY);
+		/* Nothing of ours swaps the halves now: no excuse for -EBUSY. */
+		st_race_rc(r, round, 4, snaptrace_snapshot(buf), 0, 0);
 		st_race_rc(r, round, 5, st_race_read(r, rec, SNAPTRACE_SNAPSHOT), -ENODATA,
 			   -ENODATA);
 		st_race_rc(r, round, 6, snaptrace_clear_snapshot(buf), 0, 0);
 		switch (round % 4) {
 		case 0:
+			st_race_window(&r->swapping);
 			rc = snaptrace_resize(buf, round & 4 ? SNAPTRACE_MIN_SIZE
 						     : 2 * SNAPTRACE_MIN_SIZE);
+			st_race_window(&r->swapping);
 			st_race_rc(r, round, 7, rc, 0, 0);
 			break;
 		case 1:
+			st_race_window(&r->swapping);
 			snaptrace_free_snapshot(buf);
 			snaptrace_free_snapshot(buf);
+			st_race_window(&r->swapping);
 			st_race_rc(r, round, 8, snaptrace_snapshot_is_allocated(buf), 0, 0);
-			st_race_rc(r, round, 9, snaptrace_snapshot(buf), -ENOENT, -EBUSY);
+			st_race_rc(r, round, 9, snaptrace_snapshot(buf), -ENOENT, -ENOENT);
 			break;
 		case 2:
-			st_race_rc(r, round, 10, snaptrace_snapshot_alloc(buf), 0, -EBUSY);
+			st_race_rc(r, round, 10, snaptrace_snapshot_alloc(buf), 0, 0);
 			break;
 		default:
+			st_race_window(&r->resetting);
 			snaptrace_reset(buf);
+			st_race_window(&r->resetting);
 			break;
 		}
 		st_race_rc(r, round, 11, st_race_read(r, rec, SNAPTRACE_LIVE), -ENODATA,
@@ -1036,8 +1084,11 @@ static int st_race_ops(void *data)
 /*
  * alloc, snapshot, clear, free, snapshot_alloc, resize, reset, iterators
  * and consume, in rounds on one CPU, while an hrtimer on another writes
- * and snapshots: every result is one the spec allows, nothing read is
- * torn, and at rest the buffer is consistent and still records.
+ * and snapshots: every result is one the spec allows, and every refusal
+ * has its excuse (a snapshot's -EBUSY only while a resize or free runs,
+ * never beside another snapshot, a writer or a reader; a write refused
+ * only while a reset runs), nothing read is torn, and at rest the buffer
+ * is consistent, exactly, and still records.
  */
 static void snap_race_lifecycle_vs_timer(struct kunit *test)
 {
@@ -1051,8 +1102,7 @@ static void snap_race_lifecycle_vs_timer(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	r->buf = buf;
 	init_completion(&r->done);
-	hrtimer_init(&r->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-	r->timer.function = st_race_tick;
+	hrtimer_setup(&r->timer, st_race_tick, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 
 	preempt_disable();
 	tcpu = smp_processor_id();
@@ -1075,6 +1125,12 @@ static void snap_race_lifecycle_vs_timer(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, r->op_errors, 0, "first: round %u op %d rc %d",
 			    r->first_round, r->first_op, r->first_rc);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->unexpected), 0);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&r->busy_unexplained), 0,
+			    "snapshots refused with no resize or free running");
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&r->refused_unexplained), 0,
+			    "writes refused with no reset running");
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&r->write_bad), 0,
+			    "the hrtimer's writes refused with rc %d", atomic_read(&r->write_rc));
 	KUNIT_EXPECT_EQ(test, r->records_bad, 0);
 	kunit_info(test, "timer: %d snapshots, %d -ENOENT, %d -EBUSY; %u records read, %u stale\n",
 		   atomic_read(&r->snap_ok), atomic_read(&r->snap_noent),
@@ -1103,15 +1159,6 @@ static void snap_race_lifecycle_vs_timer(struct kunit *test)
 #define ST_SNAPREAD_CONSUME_EVERY	4
 /* Records one iteration, and one round of consume, read at most. */
 #define ST_SNAPREAD_BATCH	4096
-/*
- * Per CPU, how many of the records the stats counted an iteration that no
- * swap touched may miss and still end with -ENODATA: one reservation made
- * after the swap by a writer that had looked up the halves before it
- * (<= 2 * 152 bytes, so <= 8 records of >= 40 bytes overwritten), and one
- * record counted but below tail (a writer stalled across two swaps).
- */
-#define ST_SNAPREAD_SLACK	10
-
 /* What the reading thread found. */
 struct st_snapread {
 	unsigned int iterations;
@@ -1122,11 +1169,19 @@ struct st_snapread {
 	unsigned int must_stale;	/* not -ESTALE after a swap since iter_start */
 	unsigned int spurious_stale;	/* -ESTALE although no snapshot() ran */
 	unsigned int short_end;		/* -ENODATA short of what the half held */
+	unsigned int short_end_swap;	/* ... with a snapshot begun meanwhile */
+	unsigned int long_end;		/* -ENODATA past what a frozen half held */
+	unsigned int checked;		/* CPUs whose count was checked */
+	unsigned int in_flight;		/* ... not: a write begun before the cut not ended */
 	unsigned int torn;
 	unsigned int order;		/* a CPU's seq went backwards */
 	unsigned int pos_back;		/* a CPU's pos went backwards */
 	unsigned int consume_bad_rc;
 	struct st_check consumed;	/* across all rounds */
+	/* Per CPU, for one iteration: */
+	u64 *held;			/* entries the stats counted */
+	u64 *found;			/* records the iterator found */
+	bool *settled;			/* every write begun before the cut ended */
 };
 
 /*
@@ -1143,14 +1198,23 @@ struct st_snapread {
  *   iter_start();
  * - -ENODATA, when no snapshot() call ran from the stats to the end of
  *   iter_start(), means the iterator passed every record of the half it
- *   started on, so it cannot have found fewer than the stats counted,
- *   but for %ST_SNAPREAD_SLACK per CPU. (When a swap comes during the
- *   iteration, -ENODATA may be right, if the iteration was over before
- *   it: nothing is asserted then beyond the count.)
+ *   started on, so on each CPU whose snapshot ring was quiescent at the
+ *   stats (every reservation made before its cut had committed: the
+ *   writer's finished count reached its begun count read after the cut) it
+ *   must find exactly what the stats counted: no slack (the
+ *   snapshot is frozen once taken: nothing removes its records, its
+ *   counters do not move). A commit in progress counts its record before
+ *   readers see it (at a quiescent point only entries == found holds):
+ *   such a CPU is not checked that time. A swap that comes during the
+ *   iteration changes nothing to that: an iteration over before it
+ *   found every record; one it cut short must end in -ESTALE, not in an
+ *   -ENODATA short of the count (counted apart, to tell the two cases).
+ *   Nor can it find more: no late commit is due on a settled CPU.
  * Within one iteration each CPU's records come in the order written, at
  * growing positions, intact.
  */
-static void st_snapread_iterate(struct st_snap_timer *tm, struct snaptrace_buffer *buf,
+static void st_snapread_iterate(struct st_snap_timer *tm, struct st_writers *ws,
+				struct snaptrace_buffer *buf,
 				struct snaptrace_record *rec, u64 *next, u64 *last,
 				struct st_snapread *sr)
 {
@@ -1158,16 +1222,27 @@ static void st_snapread_iterate(struct st_snap_timer *tm, struct snaptrace_buffe
 	struct snaptrace_stats st;
 	struct snaptrace_iter *it;
 	struct st_check c;
+	unsigned long begun;
 	unsigned int i;
-	u64 held = 0;
 	bool quiet;
 
 	smp_mb(); /* what came before, before the count */
 	ended0 = atomic_read(&tm->ended);
-	smp_mb(); /* the count before the stats */
+	smp_mb(); /* the count (after the cut) before begun */
+	for_each_possible_cpu(cpu) {
+		sr->settled[cpu] = true;
+		sr->held[cpu] = 0;
+		sr->found[cpu] = 0;
+	}
+	for (i = 0; i < ws->n; i++) {
+		begun = READ_ONCE(ws->w[i].begun);
+		smp_mb(); /* begun before finished */
+		sr->settled[ws->w[i].cpu] = smp_load_acquire(&ws->w[i].finished) >= begun;
+	}
+	smp_mb(); /* finished before the stats */
 	for_each_possible_cpu(cpu)
 		if (!snaptrace_cpu_stats(buf, SNAPTRACE_SNAPSHOT, cpu, &st))
-			held += st.entries;
+			sr->held[cpu] = st.entries;
 	it = snaptrace_iter_start(buf, SNAPTRACE_SNAPSHOT, SNAPTRACE_ALL_CPUS);
 	if (IS_ERR(it)) {
 		sr->bad_rc++;
@@ -1193,6 +1268,7 @@ static void st_snapread_iterate(struct st_snap_timer *tm, struct snaptrace_buffe
 			if (last[rec->cpu] && rec->pos < last[rec->cpu])
 				sr->pos_back++;
 			last[rec->cpu] = rec->pos + 1;
+			sr->found[rec->cpu]++;
 		}
 	}
 	snaptrace_iter_stop(it);
@@ -1205,8 +1281,30 @@ static void st_snapread_iterate(struct st_snap_timer *tm, struct snaptrace_buffe
 			sr->spurious_stale++;
 	} else if (rc == -ENODATA) {
 		sr->ended++;
-		if (quiet && c.count + ST_SNAPREAD_SLACK * num_possible_cpus() < held)
-			sr->short_end++;
+		/*
+		 * Fewer than held: with no snapshot begun at all, records were
+		 * missed; with one begun during the iteration, the end of
+		 * data was not checked against it (-ESTALE was due).
+		 */
+		for_each_possible_cpu(cpu) {
+			if (!quiet)
+				break;
+			if (!sr->settled[cpu]) {
+				sr->in_flight++;
+				continue;
+			}
+			sr->checked++;
+			if (sr->found[cpu] == sr->held[cpu])
+				continue;
+			if (sr->found[cpu] > sr->held[cpu]) {
+				sr->long_end++;
+				continue;
+			}
+			if (started2 == ended0)
+				sr->short_end++;
+			else
+				sr->short_end_swap++;
+		}
 	} else if (rc) {
 		sr->bad_rc++;
 	}
@@ -1264,6 +1362,12 @@ static void snap_read_snapshot_vs_timer_snapshots(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, next);
 	KUNIT_ASSERT_NOT_NULL(test, cnext);
 	KUNIT_ASSERT_NOT_NULL(test, last);
+	sr->held = kunit_kcalloc(test, nr_cpu_ids, sizeof(*sr->held), GFP_KERNEL);
+	sr->found = kunit_kcalloc(test, nr_cpu_ids, sizeof(*sr->found), GFP_KERNEL);
+	sr->settled = kunit_kcalloc(test, nr_cpu_ids, sizeof(*sr->settled), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sr->held);
+	KUNIT_ASSERT_NOT_NULL(test, sr->found);
+	KUNIT_ASSERT_NOT_NULL(test, sr->settled);
 	st_check_init(&sr->consumed, cnext, SNAPTRACE_ALL_CPUS, 0);
 	KUNIT_ASSERT_EQ(test, snaptrace_alloc_snapshot(buf), 0);
 
@@ -1271,7 +1375,7 @@ static void snap_read_snapshot_vs_timer_snapshots(struct kunit *test)
 			      ST_SNAPREAD_HOLD_US);
 	tm = st_snap_timer_start(test, buf, ST_SNAPREAD_PERIOD_NS, ST_SNAPREAD_TICKS);
 	for (round = 0; round < ST_SNAPREAD_ROUNDS && st_writers_active(ws); round++) {
-		st_snapread_iterate(tm, buf, rec, next, last, sr);
+		st_snapread_iterate(tm, ws, buf, rec, next, last, sr);
 		/* Not every round: iterations then find fuller snapshots. */
 		if (!(round % ST_SNAPREAD_CONSUME_EVERY))
 			st_snapread_consume(buf, rec, sr);
@@ -1283,10 +1387,17 @@ static void snap_read_snapshot_vs_timer_snapshots(struct kunit *test)
 	st_writers_expect_sane(test, ws);
 	KUNIT_EXPECT_EQ(test, atomic_read(&tm->unexpected), 0);
 	KUNIT_EXPECT_GT(test, atomic_read(&tm->ok), 0);
+	/* Iterators, consumers and writers never make a snapshot fail. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&tm->busy), 0);
 	KUNIT_EXPECT_EQ(test, sr->bad_rc, 0);
 	KUNIT_EXPECT_EQ(test, sr->must_stale, 0);
 	KUNIT_EXPECT_EQ(test, sr->spurious_stale, 0);
-	KUNIT_EXPECT_EQ(test, sr->short_end, 0);
+	KUNIT_EXPECT_EQ_MSG(test, sr->short_end, 0, "-ENODATA short, no snapshot begun");
+	KUNIT_EXPECT_EQ_MSG(test, sr->short_end_swap, 0,
+			    "-ENODATA short, a snapshot begun during the iteration");
+	KUNIT_EXPECT_EQ_MSG(test, sr->long_end, 0, "-ENODATA past what a frozen snapshot held");
+	/* The exact check above ran, not only its exceptions. */
+	KUNIT_EXPECT_GT(test, sr->checked, 0U);
 	KUNIT_EXPECT_EQ(test, sr->torn, 0);
 	KUNIT_EXPECT_EQ(test, sr->order, 0);
 	KUNIT_EXPECT_EQ(test, sr->pos_back, 0);
@@ -1294,12 +1405,12 @@ static void snap_read_snapshot_vs_timer_snapshots(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sr->consumed.bad, 0);
 	KUNIT_EXPECT_EQ(test, sr->consumed.markers, 0);
 	KUNIT_EXPECT_EQ(test, sr->consumed.order, 0);
-	kunit_info(test, "%d snapshots (%d busy); %u iterations (%u ended, %u stale) of %u records; %u consumed\n",
+	kunit_info(test, "%d snapshots (%d busy); %u iterations (%u ended, %u stale) of %u records; %u consumed; %u CPU counts checked, %u with a commit in flight\n",
 		   atomic_read(&tm->ok), atomic_read(&tm->busy), sr->iterations, sr->ended,
-		   sr->stale, sr->iterated, sr->consumed.count);
+		   sr->stale, sr->iterated, sr->consumed.count, sr->checked, sr->in_flight);
 
-	st_expect_half_consistent(test, buf, SNAPTRACE_LIVE, 1);
-	st_expect_half_consistent(test, buf, SNAPTRACE_SNAPSHOT, 1);
+	st_expect_half_sane(test, buf, SNAPTRACE_LIVE);
+	st_expect_half_sane(test, buf, SNAPTRACE_SNAPSHOT);
 }
 
 /* ---- consuming the live half while an hrtimer takes snapshots ---- */
@@ -1400,6 +1511,8 @@ static void snap_timer_snapshots_vs_live_consumer(struct kunit *test)
 	st_writers_expect_sane(test, ws);
 	KUNIT_EXPECT_EQ(test, atomic_read(&tm->unexpected), 0);
 	KUNIT_EXPECT_GT(test, atomic_read(&tm->ok), 0);
+	/* A consumer never makes a snapshot fail. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&tm->busy), 0);
 	KUNIT_EXPECT_EQ_MSG(test, lc->errors, 0, "first: %d", lc->first_error);
 	KUNIT_EXPECT_EQ(test, lc->check.bad, 0);
 	KUNIT_EXPECT_EQ(test, lc->check.markers, 0);
@@ -1408,8 +1521,8 @@ static void snap_timer_snapshots_vs_live_consumer(struct kunit *test)
 	kunit_info(test, "%d snapshots (%d busy); %u consumed\n", atomic_read(&tm->ok),
 		   atomic_read(&tm->busy), lc->check.count);
 
-	st_expect_half_consistent(test, buf, SNAPTRACE_LIVE, 1);
-	st_expect_half_consistent(test, buf, SNAPTRACE_SNAPSHOT, 1);
+	st_expect_half_sane(test, buf, SNAPTRACE_LIVE);
+	st_expect_half_sane(test, buf, SNAPTRACE_SNAPSHOT);
 }
 
 /* ---- resizing the live buffer while every CPU takes snapshots ---- */
@@ -1629,7 +1742,7 @@ static void st_rsz_expect_rest(struct kunit *test, struct snaptrace_buffer *buf,
 	KUNIT_EXPECT_EQ_MSG(test, snaptrace_size_per_cpu(buf), size, "round %u", round);
 	KUNIT_EXPECT_TRUE_MSG(test, snaptrace_snapshot_is_allocated(buf), "round %u", round);
 	for (i = 0; i < ARRAY_SIZE(halves); i++) {
-		st_expect_half_consistent(test, buf, halves[i], 1);
+		st_expect_half_sane(test, buf, halves[i]);
 		for_each_possible_cpu(cpu) {
 			st = st_stats(test, buf, halves[i], cpu);
 			KUNIT_EXPECT_LE_MSG(test, st.bytes, size, "round %u half %d cpu %d",
@@ -1661,7 +1774,7 @@ static u64 st_rsz_expect_capacity(struct kunit *test, struct snaptrace_buffer *b
 	KUNIT_EXPECT_LE_MSG(test, st.entries, cap, "round %u size %zu", round, size);
 	KUNIT_EXPECT_GE_MSG(test, st.entries, cap - 1, "round %u size %zu", round, size);
 	KUNIT_EXPECT_EQ_MSG(test, st.entries + st.overrun, cap + 3, "round %u", round);
-	st_expect_balanced(test, &st, cpu);
+	st_expect_counted(test, buf, SNAPTRACE_LIVE, cpu, &st);
 	return st.entries;
 }
 
@@ -1721,8 +1834,8 @@ static void snap_resize_vs_irq_snapshots_all_cpus(struct kunit *test)
 
 		tg->rz = rz;
 		tg->cpu = cpu;
-		hrtimer_init(&tg->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-		tg->timer.function = st_rsz_tick;
+		hrtimer_setup(&tg->timer, st_rsz_tick, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_PINNED_HARD);
 		tg->work = IRQ_WORK_INIT_HARD(st_rsz_work_fn);
 	}
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_rsz_stop_action, rz), 0);

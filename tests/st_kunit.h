@@ -103,14 +103,13 @@ struct snaptrace_buffer *st_buf_new(struct kunit *test, size_t size,
 struct snaptrace_record *st_rec_new(struct kunit *test);
 struct snaptrace_stats st_stats(struct kunit *test, struct snaptrace_buffer *buf,
 				enum snaptrace_which which, int cpu);
-void st_expect_balanced(struct kunit *test, const struct snaptrace_stats *st,
-			int cpu);
+void st_expect_counted(struct kunit *test, struct snaptrace_buffer *buf,
+		       enum snaptrace_which which, int cpu,
+		       const struct snaptrace_stats *st);
 void st_expect_empty(struct kunit *test, struct snaptrace_buffer *buf,
 		     enum snaptrace_which which, int cpu);
 void st_expect_half_sane(struct kunit *test, struct snaptrace_buffer *buf,
 			 enum snaptrace_which which);
-void st_expect_half_consistent(struct kunit *test, struct snaptrace_buffer *buf,
-			       enum snaptrace_which which, unsigned int slack);
 struct st_wcount st_write_n(struct kunit *test, struct snaptrace_buffer *buf,
 			    int cpu, unsigned int n, size_t len, u32 seq0);
 int st_cpu(void);
@@ -160,8 +159,17 @@ struct st_bg_writer {
 	struct completion done;
 	int cpu;
 	unsigned int tried;	/* records attempted so far (READ_ONCE) */
+	/*
+	 * Records begun (before the reservation, then a full barrier) and
+	 * finished (after the write returned, a release): finished >=
+	 * a reading of begun says every reservation before it ended.
+	 */
+	unsigned long begun;
+	unsigned long finished;
 	unsigned int ok;
-	unsigned int refused;	/* no room, or recording off */
+	unsigned int refused;	/* no room, or recording off: nospc + off */
+	unsigned int nospc;	/* -ENOSPC */
+	unsigned int off;	/* -EBUSY */
 	unsigned int unexpected;	/* any other result, or on the wrong CPU */
 };
 
@@ -171,6 +179,7 @@ struct st_writers {
 	unsigned int max;
 	unsigned int pace_us;
 	unsigned int hold_us;
+	bool may_be_off;	/* the test turns recording off or resets: -EBUSY allowed */
 	bool pause;
 	atomic_t paused;	/* writers waiting in a pause */
 	bool stop;

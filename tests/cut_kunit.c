@@ -1,0 +1,644 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the snapshot's cut, seen from another CPU while a writer is held
+ * at one step of its path (the ring buffer's test hook). The writer, a
+ * kthread on one CPU, writes records 0, 1, 2, ... of 64 bytes (a 48-byte
+ * payload and the 16-byte header) into a 16 KiB ring: 256 records fill it
+ * exactly, with no padding. At record K the hook holds it; the test, on
+ * the other CPU, takes a snapshot and reads it, then lets the writer go.
+ *
+ * What the contract (Documentation/ring-buffer.rst, "Why the cut is
+ * exact") gives, record by record:
+ * - held before its reservation (lookup, reserve; or a stop-when-full
+ *   writer that found the ring full): record K is not in the snapshot,
+ *   which holds the 256 records before it (K - 256 .. K - 1 in overwrite
+ *   mode, 0 .. 255 in stop-when-full mode), final at once; K then goes to
+ *   the live buffer, not refused;
+ * - held after it (reserved, pushed): K is in the snapshot, visible once
+ *   its writer commits; the records its reservation overwrites
+ *   (K - 256) are gone from the snapshot already when snapshot() returns,
+ *   counted in its overrun, and nothing else changes after the cut.
+ */
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/sched/task.h>
+#include <kunit/test.h>
+
+#include <snaptrace/snaptrace.h>
+#include "../src/internal.h"
+#include "st_kunit.h"
+
+#define CUT_RING	16384
+#define CUT_PAYLOAD	48
+#define CUT_REC		(ST_HDR_BYTES + CUT_PAYLOAD)
+#define CUT_FIT		(CUT_RING / CUT_REC)
+#define CUT_MAGIC	0x43555431U
+#define CUT_HOLD_NS	(10ULL * NSEC_PER_SEC)
+
+static_assert(CUT_RING % CUT_REC == 0);
+
+struct cut_ctl {
+	struct snaptrace_buffer *buf;
+	enum snaptrace_test_step step;
+	int cpu;
+	u32 k;			/* hold the writer at record k */
+	u32 n;			/* records to write */
+	u32 cur;		/* the record being written (WRITE_ONCE) */
+	atomic_t held;
+	atomic_t release;
+	bool timed_out;
+	u32 refused;		/* writes that failed */
+	struct completion done;
+};
+
+static struct cut_ctl *cut_ctl;
+
+struct cut_payload {
+	u32 magic;
+	u32 seq;
+	u8 fill[CUT_PAYLOAD - 8];
+};
+
+/*
+ * Hold the caller (in the ring's hook) until @release, at most
+ * CUT_HOLD_NS: the test on the other CPU acts meanwhile.
+ */
+static void cut_hold(atomic_t *held, atomic_t *release, bool *timed_out)
+{
+	u64 end = ktime_get_ns() + CUT_HOLD_NS;
+
+	atomic_set(held, 1);
+	while (!atomic_read(release)) {
+		if (ktime_get_ns() > end) {
+			*timed_out = true;
+			break;
+		}
+		cpu_relax();
+	}
+}
+
+static void cut_hook(struct snaptrace_buffer *buf, enum snaptrace_test_step step,
+		     int cpu)
+{
+	struct cut_ctl *c = READ_ONCE(cut_ctl);
+
+	if (!c || buf != c->buf || step != c->step || cpu != c->cpu ||
+	    READ_ONCE(c->cur) != c->k || atomic_read(&c->held))
+		return;
+	cut_hold(&c->held, &c->release, &c->timed_out);
+}
+
+/* Wait (sleeping, at most 10 s) until the hook holds its caller. */
+static bool cut_wait_held(atomic_t *held)
+{
+	unsigned int i;
+
+	for (i = 0; i < 10000 && !atomic_read(held); i++)
+		usleep_range(500, 1000);
+	return atomic_read(held);
+}
+
+static int cut_writer(void *data)
+{
+	struct cut_ctl *c = data;
+	struct cut_payload p;
+	u32 i;
+
+	for (i = 0; i < c->n; i++) {
+		memset(&p, 0, sizeof(p));
+		p.magic = CUT_MAGIC;
+		p.seq = i;
+		WRITE_ONCE(c->cur, i);
+		if (snaptrace_write(c->buf, &p, sizeof(p)))
+			c->refused++;
+	}
+	complete(&c->done);
+	return 0;
+}
+
+static void cut_unhook(void *unused)
+{
+	WRITE_ONCE(snaptrace_test_hook, NULL);
+	WRITE_ONCE(cut_ctl, NULL);
+	synchronize_rcu();
+}
+
+/* Release the held writer thread @t and wait for it to end. */
+static void cut_writer_release(struct cut_ctl *c, struct task_struct *t)
+{
+	atomic_set(&c->release, 1);
+	wait_for_completion(&c->done);
+	put_task_struct(t);
+}
+
+/*
+ * Install the hook, start cut_writer() on c->cpu and wait until the hook
+ * holds it at c->step. Returns the thread, or NULL (the test failed) if
+ * the writer never got there.
+ */
+static struct task_struct *cut_writer_start_held(struct kunit *test, struct cut_ctl *c,
+						 const char *name)
+{
+	struct task_struct *t;
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cut_unhook, NULL), 0);
+	WRITE_ONCE(cut_ctl, c);
+	WRITE_ONCE(snaptrace_test_hook, cut_hook);
+	t = st_kthread(cut_writer, c, c->cpu, name);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wake_up_process(t);
+	if (!cut_wait_held(&c->held)) {
+		cut_writer_release(c, t);
+		KUNIT_FAIL(test, "the writer never reached the step");
+		return NULL;
+	}
+	return t;
+}
+
+/* The records of @which on @cpu must be exactly seq @first .. @last. */
+static void cut_expect(struct kunit *test, struct snaptrace_buffer *buf,
+		       enum snaptrace_which which, int cpu, u32 first, u32 last,
+		       const char *when)
+{
+	const char *half = which == SNAPTRACE_LIVE ? "live" : "snapshot";
+	struct snaptrace_record *recs;
+	struct snaptrace_stats st;
+	u32 want = last + 1 - first, i;
+	const struct cut_payload *p;
+	unsigned int n;
+	int end;
+
+	recs = kunit_kcalloc(test, CUT_FIT + 1, sizeof(*recs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, recs);
+	n = st_collect(test, buf, which, cpu, recs, CUT_FIT + 1, &end);
+	KUNIT_EXPECT_EQ_MSG(test, end, -ENODATA, "%s, %s", half, when);
+	KUNIT_EXPECT_EQ_MSG(test, n, want, "%s, %s: records", half, when);
+	for (i = 0; i < n && i < want; i++) {
+		p = (const struct cut_payload *)recs[i].data;
+		KUNIT_EXPECT_EQ_MSG(test, recs[i].len, CUT_PAYLOAD, "%s, %s", half, when);
+		KUNIT_EXPECT_EQ_MSG(test, p->magic, CUT_MAGIC, "%s, %s", half, when);
+		KUNIT_EXPECT_EQ_MSG(test, p->seq, first + i, "%s, %s: record %u",
+				    half, when, i);
+	}
+	KUNIT_ASSERT_EQ(test, snaptrace_cpu_stats(buf, which, cpu, &st), 0);
+	KUNIT_EXPECT_EQ_MSG(test, st.entries, (u64)n, "%s, %s: entries", half, when);
+	KUNIT_EXPECT_EQ_MSG(test, st.written, st.read + st.entries + st.overrun + st.dropped,
+			    "%s, %s: balance", half, when);
+}
+
+static void cut_expect_stats(struct kunit *test, struct snaptrace_buffer *buf,
+			     enum snaptrace_which which, int cpu, u64 written,
+			     u64 overrun, u64 dropped, const char *when)
+{
+	const char *half = which == SNAPTRACE_LIVE ? "live" : "snapshot";
+	struct snaptrace_stats st;
+
+	KUNIT_ASSERT_EQ(test, snaptrace_cpu_stats(buf, which, cpu, &st), 0);
+	KUNIT_EXPECT_EQ_MSG(test, st.written, written, "%s, %s: written", half, when);
+	KUNIT_EXPECT_EQ_MSG(test, st.overrun, overrun, "%s, %s: overrun", half, when);
+	KUNIT_EXPECT_EQ_MSG(test, st.dropped, dropped, "%s, %s: dropped", half, when);
+	KUNIT_EXPECT_EQ_MSG(test, st.read, 0ULL, "%s, %s: read", half, when);
+}
+
+static void cut_unpin(void *unused)
+{
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+}
+
+struct cut_param {
+	const char *name;
+	enum snaptrace_test_step step;
+	enum snaptrace_mode mode;
+	bool in_snapshot;	/* record K is reserved before the cut */
+};
+
+static const struct cut_param cut_params[] = {
+	{ "overwrite, held at lookup", ST_STEP_WRITE_LOOKUP, SNAPTRACE_OVERWRITE, false },
+	{ "overwrite, held before the reservation", ST_STEP_WRITE_RESERVE,
+	  SNAPTRACE_OVERWRITE, false },
+	{ "overwrite, held after the reservation", ST_STEP_WRITE_RESERVED,
+	  SNAPTRACE_OVERWRITE, true },
+	{ "overwrite, held after the tail push", ST_STEP_WRITE_PUSHED,
+	  SNAPTRACE_OVERWRITE, true },
+	{ "stop-when-full, held at lookup", ST_STEP_WRITE_LOOKUP,
+	  SNAPTRACE_STOP_WHEN_FULL, false },
+	{ "stop-when-full, held finding the ring full", ST_STEP_WRITE_FULL,
+	  SNAPTRACE_STOP_WHEN_FULL, false },
+};
+
+static void cut_param_desc(const struct cut_param *p, char *desc)
+{
+	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(cut, cut_params, cut_param_desc);
+
+static void cut_held_writer(struct kunit *test)
+{
+	const struct cut_param *prm = test->param_value;
+	bool stop = prm->mode == SNAPTRACE_STOP_WHEN_FULL;
+	struct task_struct *t;
+	struct cut_ctl *c;
+	u32 k, first;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs (the guest has -smp 2)");
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->buf = st_buf_new(test, CUT_RING, prm->mode);
+	KUNIT_ASSERT_EQ(test, snaptrace_size_per_cpu(c->buf), (size_t)CUT_RING);
+	KUNIT_ASSERT_EQ(test, snaptrace_alloc_snapshot(c->buf), 0);
+	/* Stop-when-full: the ring is full at record 256, which must not fail. */
+	k = stop ? CUT_FIT : CUT_FIT + 44;
+	c->k = k;
+	c->n = k + 60;
+	c->step = prm->step;
+	c->cpu = cpumask_last(cpu_online_mask);
+	/*
+	 * This thread waits and snapshots on the first CPU, never on the
+	 * writer's: once held, the writer keeps its CPU with preemption off,
+	 * and on PREEMPT_RT the timers of a sleep on that CPU would expire
+	 * in its timer thread, which cannot run meanwhile.
+	 */
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cut_unpin, NULL), 0);
+	KUNIT_ASSERT_EQ(test,
+			set_cpus_allowed_ptr(current, cpumask_of(cpumask_first(cpu_online_mask))),
+			0);
+	KUNIT_ASSERT_NE(test, raw_smp_processor_id(), c->cpu);
+	init_completion(&c->done);
+
+	t = cut_writer_start_held(test, c, "st_cut");
+	if (!t)
+		return;
+
+	/* The cut, from this CPU, while the writer is held on the other. */
+	KUNIT_EXPECT_EQ(test, snaptrace_snapshot(c->buf), 0);
+
+	first = stop ? 0 : k - CUT_FIT + (prm->in_snapshot ? 1 : 0);
+	cut_expect(test, c->buf, SNAPTRACE_SNAPSHOT, c->cpu, first, k - 1,
+		   "at the cut");
+	cut_expect_stats(test, c->buf, SNAPTRACE_SNAPSHOT, c->cpu, k, first, 0,
+			 "at the cut");
+	cut_expect(test, c->buf, SNAPTRACE_LIVE, c->cpu, 1, 0, "at the cut");
+
+	cut_writer_release(c, t);
+	KUNIT_EXPECT_FALSE(test, c->timed_out);
+	KUNIT_EXPECT_EQ_MSG(test, c->refused, 0U, "writes refused");
+
+	/* Only the late commit of record K, if it was reserved before. */
+	if (prm->in_snapshot) {
+		cut_expect(test, c->buf, SNAPTRACE_SNAPSHOT, c->cpu, first, k,
+			   "after the late commit");
+		cut_expect_stats(test, c->buf, SNAPTRACE_SNAPSHOT, c->cpu, k + 1,
+				 first, 0, "after the late commit");
+		cut_expect(test, c->buf, SNAPTRACE_LIVE, c->cpu, k + 1, c->n - 1,
+			   "after the late commit");
+		cut_expect_stats(test, c->buf, SNAPTRACE_LIVE, c->cpu,
+				 c->n - k - 1, 0, 0, "after the late commit");
+	} else {
+		cut_expect(test, c->buf, SNAPTRACE_SNAPSHOT, c->cpu, first, k - 1,
+			   "after the writer went on");
+		cut_expect_stats(test, c->buf, SNAPTRACE_SNAPSHOT, c->cpu, k, first,
+				 0, "after the writer went on");
+		cut_expect(test, c->buf, SNAPTRACE_LIVE, c->cpu, k, c->n - 1,
+			   "after the writer went on");
+		cut_expect_stats(test, c->buf, SNAPTRACE_LIVE, c->cpu, c->n - k,
+				 0, 0, "after the writer went on");
+	}
+}
+
+/*
+ * The other way round: a snapshot held at one of its own steps on one CPU
+ * while a writer on the other CPU writes record 10. Until the writer's CPU
+ * is cut (its ring sealed), its records go to the former live ring and so
+ * into the snapshot, even once the roles are published (R2: the new ring
+ * is not opened while its twin still records); after the cut, to the new
+ * live ring.
+ */
+struct cut_snap {
+	struct snaptrace_buffer *buf;
+	enum snaptrace_test_step step;
+	int cpu;		/* for ST_STEP_SNAP_SEALED: hold after this CPU's cut */
+	atomic_t held;
+	atomic_t release;
+	bool timed_out;
+	int ret;
+	struct completion done;
+};
+
+static struct cut_snap *cut_snap;
+
+static void cut_snap_hook(struct snaptrace_buffer *buf,
+			  enum snaptrace_test_step step, int cpu)
+{
+	struct cut_snap *c = READ_ONCE(cut_snap);
+
+	if (!c || buf != c->buf || step != c->step ||
+	    (step == ST_STEP_SNAP_SEALED && cpu != c->cpu) ||
+	    atomic_read(&c->held))
+		return;
+	cut_hold(&c->held, &c->release, &c->timed_out);
+}
+
+static int cut_snapper(void *data)
+{
+	struct cut_snap *c = data;
+
+	c->ret = snaptrace_snapshot(c->buf);
+	complete(&c->done);
+	return 0;
+}
+
+static void cut_snap_unhook(void *unused)
+{
+	WRITE_ONCE(snaptrace_test_hook, NULL);
+	WRITE_ONCE(cut_snap, NULL);
+	synchronize_rcu();
+}
+
+/* Write record @seq from this thread, pinned to the writer's CPU. */
+static void cut_write_here(struct kunit *test, struct snaptrace_buffer *buf,
+			   u32 seq)
+{
+	struct cut_payload p = { .magic = CUT_MAGIC, .seq = seq };
+
+	KUNIT_EXPECT_EQ_MSG(test, snaptrace_write(buf, &p, sizeof(p)), 0,
+			    "record %u", seq);
+}
+
+struct cut_snap_param {
+	const char *name;
+	enum snaptrace_test_step step;
+	bool writer_cut;	/* held after the writer's CPU was cut */
+};
+
+static const struct cut_snap_param cut_snap_params[] = {
+	{ "held with the spare emptied", ST_STEP_SNAP_PENDED, false },
+	{ "held with the roles published", ST_STEP_SNAP_PUBLISHED, false },
+	{ "held after the other CPU's cut", ST_STEP_SNAP_SEALED, false },
+	{ "held after the writer's CPU's cut", ST_STEP_SNAP_SEALED, true },
+};
+
+static void cut_snap_param_desc(const struct cut_snap_param *p, char *desc)
+{
+	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(cut_snap, cut_snap_params, cut_snap_param_desc);
+
+static void cut_held_snapshot(struct kunit *test)
+{
+	const struct cut_snap_param *prm = test->param_value;
+	struct task_struct *t;
+	struct cut_snap *c;
+	int snap_cpu, cpu;
+	u32 i;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs (the guest has -smp 2)");
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->buf = st_buf_new(test, CUT_RING, SNAPTRACE_OVERWRITE);
+	KUNIT_ASSERT_EQ(test, snaptrace_alloc_snapshot(c->buf), 0);
+	/*
+	 * This thread writes, on the last CPU; the snapshot runs on the
+	 * first, with IRQs off while it is held: nothing here may need that
+	 * CPU meanwhile (no timer of ours there, no thread to create).
+	 */
+	cpu = cpumask_last(cpu_online_mask);
+	snap_cpu = cpumask_first(cpu_online_mask);
+	/* Snapshots cut CPUs in order: the other CPU's cut comes first. */
+	KUNIT_ASSERT_LT(test, snap_cpu, cpu);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cut_unpin, NULL), 0);
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(cpu)), 0);
+	KUNIT_ASSERT_EQ(test, raw_smp_processor_id(), cpu);
+	init_completion(&c->done);
+	c->step = prm->step;
+	c->cpu = prm->writer_cut ? cpu : snap_cpu;
+
+	for (i = 0; i < 10; i++)
+		cut_write_here(test, c->buf, i);
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cut_snap_unhook, NULL), 0);
+	WRITE_ONCE(cut_snap, c);
+	WRITE_ONCE(snaptrace_test_hook, cut_snap_hook);
+	t = st_kthread(cut_snapper, c, snap_cpu, "st_cut_snap");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wake_up_process(t);
+	if (!cut_wait_held(&c->held)) {
+		atomic_set(&c->release, 1);
+		wait_for_completion(&c->done);
+		put_task_struct(t);
+		KUNIT_FAIL(test, "the snapshot never reached the step");
+		return;
+	}
+
+	/* Record 10, while the snapshot is held. */
+	cut_write_here(test, c->buf, 10);
+	atomic_set(&c->release, 1);
+	wait_for_completion(&c->done);
+	put_task_struct(t);
+	KUNIT_EXPECT_FALSE(test, c->timed_out);
+	KUNIT_EXPECT_EQ(test, c->ret, 0);
+	cut_write_here(test, c->buf, 11);
+
+	if (prm->writer_cut) {
+		cut_expect(test, c->buf, SNAPTRACE_SNAPSHOT, cpu, 0, 9, "after");
+		cut_expect(test, c->buf, SNAPTRACE_LIVE, cpu, 10, 11, "after");
+	} else {
+		cut_expect(test, c->buf, SNAPTRACE_SNAPSHOT, cpu, 0, 10, "after");
+		cut_expect(test, c->buf, SNAPTRACE_LIVE, cpu, 11, 11, "after");
+	}
+}
+
+/*
+ * A writer opening its ring (record 0, the first after a snapshot) is
+ * held after it raised the ring's commit to the new epoch's start,
+ * before the cmpxchg that opens it; a snapshot from the other CPU then
+ * seals that ring empty, so the cmpxchg fails and record 0 goes to the
+ * other ring. The first ring keeps a commit above its head's position,
+ * and its tail at the failed opening's start, sealed again by the close:
+ * when a third snapshot makes it live again, its next opening must
+ * still see it settled (no record being written), not start 8 bytes
+ * above head's position, below that commit, where every reservation
+ * would be refused; and must start above that tail, so that it rewrites
+ * it unsealed: a sealed tail hides the live ring from consuming reads.
+ */
+static void cut_open_interrupted_by_a_snapshot(struct kunit *test)
+{
+	struct snaptrace_record *rec;
+	struct snaptrace_stats st;
+	struct task_struct *t;
+	struct cut_ctl *c;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs (the guest has -smp 2)");
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->buf = st_buf_new(test, CUT_RING, SNAPTRACE_OVERWRITE);
+	KUNIT_ASSERT_EQ(test, snaptrace_alloc_snapshot(c->buf), 0);
+	c->k = 0;
+	c->n = 10;
+	c->step = ST_STEP_OPEN_LAST;
+	c->cpu = cpumask_last(cpu_online_mask);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cut_unpin, NULL), 0);
+	KUNIT_ASSERT_EQ(test,
+			set_cpus_allowed_ptr(current, cpumask_of(cpumask_first(cpu_online_mask))),
+			0);
+	KUNIT_ASSERT_NE(test, raw_smp_processor_id(), c->cpu);
+	init_completion(&c->done);
+	/* Record 0 then opens the writer's CPU's new ring. */
+	KUNIT_ASSERT_EQ(test, snaptrace_snapshot(c->buf), 0);
+
+	t = cut_writer_start_held(test, c, "st_cut_open");
+	if (!t)
+		return;
+	KUNIT_EXPECT_EQ(test, snaptrace_snapshot(c->buf), 0);
+	cut_writer_release(c, t);
+	cut_unhook(NULL);
+	KUNIT_EXPECT_FALSE(test, c->timed_out);
+	KUNIT_EXPECT_EQ_MSG(test, c->refused, 0U, "writes refused");
+	/* Record 0 was reserved after the cut. */
+	cut_expect(test, c->buf, SNAPTRACE_SNAPSHOT, c->cpu, 1, 0, "after the first");
+	cut_expect(test, c->buf, SNAPTRACE_LIVE, c->cpu, 0, 9, "after the first");
+
+	/* That ring is live again: records 10 and 11 open it. */
+	KUNIT_EXPECT_EQ(test, snaptrace_snapshot(c->buf), 0);
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(c->cpu)), 0);
+	cut_write_here(test, c->buf, 10);
+	cut_write_here(test, c->buf, 11);
+	cut_expect(test, c->buf, SNAPTRACE_SNAPSHOT, c->cpu, 0, 9, "after the second");
+	cut_expect_stats(test, c->buf, SNAPTRACE_SNAPSHOT, c->cpu, 10, 0, 0,
+			 "after the second");
+	cut_expect(test, c->buf, SNAPTRACE_LIVE, c->cpu, 10, 11, "after the second");
+	cut_expect_stats(test, c->buf, SNAPTRACE_LIVE, c->cpu, 2, 0, 0,
+			 "after the second");
+	/*
+	 * A consuming read finds them too: the failed opening left tail at
+	 * its start, sealed again by the snapshot's close; the reopening
+	 * must start above it and unseal it.
+	 */
+	rec = st_rec_new(test);
+	KUNIT_EXPECT_EQ_MSG(test, snaptrace_consume(c->buf, SNAPTRACE_LIVE, c->cpu, rec), 0,
+			    "consuming read of the reopened ring");
+	cut_expect(test, c->buf, SNAPTRACE_LIVE, c->cpu, 11, 11, "after a consuming read");
+	KUNIT_ASSERT_EQ(test, snaptrace_cpu_stats(c->buf, SNAPTRACE_LIVE, c->cpu, &st), 0);
+	KUNIT_EXPECT_EQ(test, st.written, 2ULL);
+	KUNIT_EXPECT_EQ(test, st.read, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.entries, 1ULL);
+}
+
+/*
+ * A record still open across two snapshots pins its bytes in the ring it
+ * was reserved in (I2) until its writer commits, while that ring is live
+ * again. Record 0 is reserved at the start of a new ring; an "interrupt"
+ * (the hook, inside its window) takes two snapshots and writes records
+ * 1, 2, ...: the reopened ring starts just above record 0 (its epoch's last
+ * position), so it takes a whole ring less record 0 and an 8-byte gap,
+ * here 254 records, and refuses the 255th (it would reach record 0's
+ * bytes), counted as dropped. Once record 0 commits, the ring takes
+ * records again. Starting the epoch at the next multiple of the ring size
+ * instead would refuse record 1 already.
+ */
+struct cut_pin {
+	struct snaptrace_buffer *buf;
+	int cpu;
+	bool hit;
+	int snap[2];
+	u32 ok, refused;
+	int last_rc;
+};
+
+static struct cut_pin *cut_pin;
+
+static void cut_pin_hook(struct snaptrace_buffer *buf, enum snaptrace_test_step step,
+			 int cpu)
+{
+	struct cut_pin *c = READ_ONCE(cut_pin);
+	struct cut_payload p = { .magic = CUT_MAGIC };
+	u32 i;
+	int rc;
+
+	if (!c || buf != c->buf || step != ST_STEP_WRITE_RESERVED || c->hit)
+		return;
+	c->hit = true;
+	c->cpu = cpu;
+	c->snap[0] = snaptrace_snapshot(buf);
+	c->snap[1] = snaptrace_snapshot(buf);
+	for (i = 1; i < CUT_FIT; i++) {
+		p.seq = i;
+		rc = snaptrace_write(buf, &p, sizeof(p));
+		if (rc) {
+			c->refused++;
+			c->last_rc = rc;
+		} else {
+			c->ok++;
+		}
+	}
+}
+
+static void cut_pin_unhook(void *unused)
+{
+	WRITE_ONCE(snaptrace_test_hook, NULL);
+	WRITE_ONCE(cut_pin, NULL);
+	synchronize_rcu();
+}
+
+static void cut_open_record_across_two_snapshots(struct kunit *test)
+{
+	struct cut_payload p = { .magic = CUT_MAGIC, .seq = 0 };
+	struct cut_pin *c;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->buf = st_buf_new(test, CUT_RING, SNAPTRACE_OVERWRITE);
+	KUNIT_ASSERT_EQ(test, snaptrace_alloc_snapshot(c->buf), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cut_pin_unhook, NULL), 0);
+	WRITE_ONCE(cut_pin, c);
+	WRITE_ONCE(snaptrace_test_hook, cut_pin_hook);
+
+	/* Record 0: the hook runs inside its window, on its CPU. */
+	KUNIT_EXPECT_EQ(test, snaptrace_write(c->buf, &p, sizeof(p)), 0);
+	cut_pin_unhook(NULL);
+	KUNIT_ASSERT_TRUE(test, c->hit);
+	KUNIT_EXPECT_EQ(test, c->snap[0], 0);
+	KUNIT_EXPECT_EQ(test, c->snap[1], 0);
+	KUNIT_EXPECT_EQ(test, c->ok, CUT_FIT - 2);
+	KUNIT_EXPECT_EQ(test, c->refused, 1U);
+	KUNIT_EXPECT_EQ(test, c->last_rc, -ENOSPC);
+
+	/* Record 0 went with the first snapshot, which the second replaced. */
+	cut_expect(test, c->buf, SNAPTRACE_SNAPSHOT, c->cpu, 1, 0, "after");
+	cut_expect_stats(test, c->buf, SNAPTRACE_SNAPSHOT, c->cpu, 0, 0, 0, "after");
+	cut_expect(test, c->buf, SNAPTRACE_LIVE, c->cpu, 1, CUT_FIT - 2, "after");
+	cut_expect_stats(test, c->buf, SNAPTRACE_LIVE, c->cpu, CUT_FIT - 1, 0, 1,
+			 "after");
+
+	/* Committed, record 0 frees its bytes: the ring takes one more. */
+	p.seq = CUT_FIT - 1;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cut_unpin, NULL), 0);
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(c->cpu)), 0);
+	KUNIT_EXPECT_EQ(test, snaptrace_write(c->buf, &p, sizeof(p)), 0);
+	cut_expect(test, c->buf, SNAPTRACE_LIVE, c->cpu, 1, CUT_FIT - 1,
+		   "after record 0's commit");
+	cut_expect_stats(test, c->buf, SNAPTRACE_LIVE, c->cpu, CUT_FIT, 0, 1,
+			 "after record 0's commit");
+}
+
+static struct kunit_case cut_cases[] = {
+	KUNIT_CASE_PARAM(cut_held_writer, cut_gen_params),
+	KUNIT_CASE_PARAM(cut_held_snapshot, cut_snap_gen_params),
+	KUNIT_CASE(cut_open_record_across_two_snapshots),
+	KUNIT_CASE(cut_open_interrupted_by_a_snapshot),
+	{}
+};
+
+static struct kunit_suite cut_suite = {
+	.name = "snaptrace_cut",
+	.test_cases = cut_cases,
+};
+
+kunit_test_suite(cut_suite);
