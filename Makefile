@@ -27,11 +27,15 @@ all: module
 module:
 	$(MAKE) -C $(KDIR) M=$(PWD) W=1 modules
 
-# Build products of `make module`, and out/ (logs and results of check/demo).
+# Build products of `make module` and of examples/ (README.md), and out/
+# (logs and results of check/demo).
 clean:
 	rm -rf *.o *.ko *.mod *.mod.c .*.cmd .*.d .module-common.o \
 		src/*.o src/.*.cmd src/.*.d tests/*.o tests/.*.cmd tests/.*.d \
 		modules.order Module.symvers out
+	rm -rf examples/*.o examples/*.ko examples/*.mod examples/*.mod.c \
+		examples/.*.cmd examples/.*.d examples/.module-common.o \
+		examples/modules.order examples/Module.symvers
 
 deps:
 	scripts/deps.sh

@@ -3,8 +3,9 @@
 # Static checks of the module's C, with the tools of Debian's
 # linux-source-6.12 (unpacked in the cache as scripts/kernel-kunit.sh does):
 #
-#   checkpatch  checkpatch.pl --strict on src/, include/ and tests/ (not fw/,
-#               which is the remote's user-space C): no error, warning or check
+#   checkpatch  checkpatch.pl --strict on src/, include/, tests/ and
+#               examples/ (not fw/, which is the remote's user-space C): no
+#               error, warning or check
 #   sparse      the module built with C=2 against the Debian 6.12 headers: no
 #               sparse warning or error in our files
 #   kernel-doc  kernel-doc -Wall on src/ and include/snaptrace/: no output
@@ -39,7 +40,7 @@ c_files() {
 checkpatch() {
 	local files out rc=0
 	cd "$top" || return
-	files=$(c_files "$top" src include compat-include tests)
+	files=$(c_files "$top" src include compat-include tests examples)
 	echo "checkpatch --strict: $(echo "$files" | wc -l) files"
 	# --terse prints nothing for a clean file.
 	out=$(echo "$files" |
