@@ -909,6 +909,12 @@ struct st_race {
 	atomic_t refused_unexplained;
 	atomic_t write_bad;	/* a write refused but by a reset (-EBUSY) */
 	atomic_t write_rc;	/* its rc */
+	/*
+	 * The timer's CPU, and its ticks elsewhere: the writes never nest
+	 * only while the operations thread runs on another CPU.
+	 */
+	int tcpu;
+	atomic_t elsewhere;
 	/* the operations thread's findings */
 	unsigned int op_errors;
 	unsigned int first_round;
@@ -925,10 +931,10 @@ static enum hrtimer_restart st_race_tick(struct hrtimer *t)
 {
 	struct st_race *r = container_of(t, struct st_race, timer);
 	u8 p[ST_PAYLOAD_MIN + 12];
-	int rc;
+	int rc, g0, g1;
 
-	int g0, g1;
-
+	if (smp_processor_id() != r->tcpu)
+		atomic_inc(&r->elsewhere);
 	st_payload_fill(p, sizeof(p), ST_MAGIC_IRQ, smp_processor_id(), r->irq_seq++);
 	g0 = atomic_read(&r->resetting);
 	smp_mb(); /* the window's count before the call */
@@ -1104,24 +1110,32 @@ static void snap_race_lifecycle_vs_timer(struct kunit *test)
 	init_completion(&r->done);
 	hrtimer_setup(&r->timer, st_race_tick, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 
+	/*
+	 * The timer's CPU is the one it is started on: take both in one
+	 * section (creating the kthread sleeps, and may move us). On the
+	 * ops thread's CPU it would nest in its writes, and a write held
+	 * open across snapshots may rightly be refused (I2).
+	 */
 	preempt_disable();
 	tcpu = smp_processor_id();
+	r->tcpu = tcpu;
+	hrtimer_start(&r->timer, ns_to_ktime(ST_RACE_PERIOD_NS), HRTIMER_MODE_REL_PINNED_HARD);
 	preempt_enable();
 	ocpu = cpumask_any_but(cpu_online_mask, tcpu);
 	if (ocpu >= nr_cpu_ids)
 		ocpu = tcpu;
 	ops = st_kthread(st_race_ops, r, ocpu, NULL);
+	if (IS_ERR(ops))
+		hrtimer_cancel(&r->timer);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(ops), "kthread: %pe", ops);
-
-	preempt_disable();
-	hrtimer_start(&r->timer, ns_to_ktime(ST_RACE_PERIOD_NS), HRTIMER_MODE_REL_PINNED_HARD);
-	preempt_enable();
 	wake_up_process(ops);
 	/* A kthread stopped before it ran never runs: wait for the work first. */
 	wait_for_completion(&r->done);
 	kthread_stop_put(ops);
 	hrtimer_cancel(&r->timer);
 
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&r->elsewhere), 0,
+			    "timer ticks off CPU %d", tcpu);
 	KUNIT_EXPECT_EQ_MSG(test, r->op_errors, 0, "first: round %u op %d rc %d",
 			    r->first_round, r->first_op, r->first_rc);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->unexpected), 0);
