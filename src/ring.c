@@ -1274,6 +1274,25 @@ static void st_wake_work(struct irq_work *work)
 	wake_up_all(&buf->waitq);
 }
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * snaptrace_test_lose_wakeup() - make the next commit wake no one
+ * @buf: the buffer
+ *
+ * For KUnit: clears the flag the write path looks at before it wakes
+ * waiters and pollers, as a writer sees it when its look is reordered
+ * before a waiter's store of it (snaptrace_wait()): the lost wake-up that
+ * the 100 ms recheck of snaptrace_wait() and snaptrace_poll() bounds.
+ *
+ * Context: any. Never sleeps.
+ */
+void snaptrace_test_lose_wakeup(struct snaptrace_buffer *buf)
+{
+	WRITE_ONCE(buf->waiters, false);
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_test_lose_wakeup);
+#endif
+
 static void st_poll_work(struct work_struct *work)
 {
 	struct snaptrace_buffer *buf = container_of(to_delayed_work(work),

@@ -20,16 +20,19 @@
 #include <linux/interrupt.h>
 #include <linux/irq_work.h>
 #include <linux/kthread.h>
+#include <linux/poll.h>
 #include <linux/preempt.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <kunit/resource.h>
 #include <kunit/test.h>
 
 #include <snaptrace/snaptrace.h>
+#include "../src/internal.h"
 #include "st_kunit.h"
 
 /* Stress run: records per writer, snapshots taken, period of the timer. */
@@ -1577,6 +1580,98 @@ static void reset_many(struct work_struct *work)
 }
 
 /*
+ * A lost wake-up delays a waiter, it does not strand it: with the write
+ * path's look at the waiters flag made to miss (as when it is reordered
+ * before the waiter's store), the waiter still returns on its own recheck.
+ * Without the recheck it sleeps until the liveness bound fails.
+ */
+static void ring_wait_survives_a_lost_wakeup(struct kunit *test)
+{
+	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
+						  SNAPTRACE_OVERWRITE);
+	struct st_waiter *w;
+
+	w = st_waiter_start(test, buf, SNAPTRACE_LIVE, SNAPTRACE_ALL_CPUS, false);
+	msleep(ST_WAITER_QUIET_MS);
+	KUNIT_ASSERT_FALSE_MSG(test, completion_done(&w->done),
+			       "returned %d on an empty buffer", w->rc);
+	snaptrace_test_lose_wakeup(buf);
+	KUNIT_ASSERT_EQ(test, st_write_n(test, buf, st_cpu(), 1, 40, 0).ok, 1);
+	KUNIT_EXPECT_TRUE(test, st_waiter_returned(w));
+	KUNIT_EXPECT_EQ(test, w->rc, 0);
+}
+
+/* A poller: its own entry on the poll queue, which counts its wake-ups. */
+struct st_poller {
+	poll_table pt;
+	struct wait_queue_entry entry;
+	wait_queue_head_t *head;
+	struct completion woken;
+};
+
+static int st_poller_wake(struct wait_queue_entry *entry, unsigned int mode,
+			  int sync, void *key)
+{
+	struct st_poller *p = container_of(entry, struct st_poller, entry);
+
+	complete(&p->woken);
+	return 0;
+}
+
+static void st_poller_queue(struct file *filp, wait_queue_head_t *head,
+			    poll_table *pt)
+{
+	struct st_poller *p = container_of(pt, struct st_poller, pt);
+
+	p->head = head;
+	add_wait_queue(head, &p->entry);
+}
+
+static void st_poller_remove(void *data)
+{
+	struct st_poller *p = data;
+
+	if (p->head)
+		remove_wait_queue(p->head, &p->entry);
+}
+
+/*
+ * The same for poll(): a poller that found nothing is woken again, on its
+ * own, after a lost wake-up, and then finds the record. The poller here
+ * does what the kernel's poll loop does: poll once with its table (which
+ * queues its entry), sleep until woken, poll again. Woken within the
+ * liveness bound (500 polls of 10 ms), not timed.
+ */
+static void ring_poll_survives_a_lost_wakeup(struct kunit *test)
+{
+	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
+						  SNAPTRACE_OVERWRITE);
+	struct st_poller *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	__poll_t mask = 0;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	init_completion(&p->woken);
+	init_waitqueue_func_entry(&p->entry, st_poller_wake);
+	init_poll_funcptr(&p->pt, st_poller_queue);
+	mask = snaptrace_poll(buf, SNAPTRACE_LIVE, SNAPTRACE_ALL_CPUS, NULL, &p->pt);
+	KUNIT_ASSERT_FALSE_MSG(test, mask, "readable with nothing written");
+	KUNIT_ASSERT_NOT_NULL(test, p->head);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_poller_remove, p), 0);
+
+	snaptrace_test_lose_wakeup(buf);
+	KUNIT_ASSERT_EQ(test, st_write_n(test, buf, st_cpu(), 1, 40, 0).ok, 1);
+	for (i = 0; i < ST_WAITER_POLLS && !(mask & EPOLLIN); i++) {
+		if (!wait_for_completion_timeout(&p->woken, msecs_to_jiffies(10)))
+			continue;
+		reinit_completion(&p->woken);
+		mask = snaptrace_poll(buf, SNAPTRACE_LIVE, SNAPTRACE_ALL_CPUS, NULL, NULL);
+	}
+	KUNIT_EXPECT_TRUE_MSG(test, mask & EPOLLIN,
+			      "the poller was never woken to find the record");
+}
+
+/*
  * Resets quiesce writers without touching the user's switch: two resets at
  * once leave recording on, and a reset never turns it back on.
  */
@@ -1637,6 +1732,8 @@ static struct kunit_case snaptrace_ring_cases[] = {
 	KUNIT_CASE(ring_irq_work_fill_in_reservation_drops_exactly),
 	KUNIT_CASE_SLOW(ring_reset_under_writers_keeps_counts_exact),
 	KUNIT_CASE_SLOW(ring_wait_wakes_on_data_and_off),
+	KUNIT_CASE_SLOW(ring_wait_survives_a_lost_wakeup),
+	KUNIT_CASE(ring_poll_survives_a_lost_wakeup),
 	KUNIT_CASE(ring_concurrent_resets_keep_the_switch),
 	{}
 };
