@@ -14,6 +14,9 @@ run() { echo "# $*"; sh -c "$*"; }
 st_check "insmod snaptrace.ko" insmod $ST_MOD/snaptrace.ko
 cd $D || exit 1
 run 'ls -l /sys/kernel/debug/snaptrace/'
+run 'cat version buffer_size_kb tracing_on'
+st_check "version, buffer_size_kb, tracing_on as README.md shows them" sh -c \
+	'test "$(cat version buffer_size_kb tracing_on | tr "\n" " ")" = "0.1.0 1024 1 "'
 run 'echo hello > trace_marker'
 run 'echo world > trace_marker'
 run 'cat trace'
