@@ -77,6 +77,9 @@ void snaptrace_record_enable(struct snaptrace_buffer *buf);
  * @ST_STEP_OPEN_LAST: a writer opening a pending ring set its start, tail,
  *	counters' baselines and commit, before the cmpxchg on head that opens
  *	it (which fails if the ring's state changed meanwhile)
+ * @ST_STEP_COUNT_DROPPED: a writer that found no room checked that the
+ *	record's epoch is still the ring's (its start), before the cmpxchg that
+ *	counts the drop (which an opening's marker makes fail)
  * @ST_STEP_NR: number of steps
  *
  * Writer steps run on the writer's CPU with preemption disabled (@cpu is
@@ -96,6 +99,7 @@ enum snaptrace_test_step {
 	ST_STEP_SNAP_SEALED,
 	ST_STEP_CONSUME,
 	ST_STEP_OPEN_LAST,
+	ST_STEP_COUNT_DROPPED,
 	ST_STEP_NR
 };
 

@@ -307,8 +307,10 @@ static bool st_cpu_valid(int cpu)
  * that is gone. The cmpxchg fails if an opening's marker (st_open())
  * changed the counter after our look at start. This CPU only.
  */
-static __always_inline void st_count_local(struct st_ring *r, local_t *cnt,
-					   unsigned long pos)
+static __always_inline void st_count_local_at(struct snaptrace_buffer *buf,
+					      struct st_ring *r, local_t *cnt,
+					      unsigned long pos,
+					      enum snaptrace_test_step step)
 {
 	long c;
 
@@ -317,7 +319,15 @@ static __always_inline void st_count_local(struct st_ring *r, local_t *cnt,
 		barrier(); /* the counter, then start: st_open() writes them in reverse */
 		if ((long)(pos - READ_ONCE(r->start)) < 0)
 			return;
+		if (step != ST_STEP_NR)
+			st_hook(buf, step, smp_processor_id());
 	} while (local_cmpxchg(cnt, c, c + 1) != c);
+}
+
+static __always_inline void st_count_local(struct st_ring *r, local_t *cnt,
+					   unsigned long pos)
+{
+	st_count_local_at(NULL, r, cnt, pos, ST_STEP_NR);
 }
 
 /* The same for the counters other CPUs update. */
@@ -762,7 +772,7 @@ again:
 	return hdr + 1;
 
 full:
-	st_count_local(r, &r->dropped, h);
+	st_count_local_at(buf, r, &r->dropped, h, ST_STEP_COUNT_DROPPED);
 	st_end_commit(r);
 	preempt_enable_notrace();
 	*err = ST_EFULL;

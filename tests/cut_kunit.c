@@ -25,6 +25,7 @@
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/sched/task.h>
+#include <linux/smp.h>
 #include <kunit/test.h>
 
 #include <snaptrace/snaptrace.h>
@@ -628,11 +629,99 @@ static void cut_open_record_across_two_snapshots(struct kunit *test)
 			 "after record 0's commit");
 }
 
+/* On the held writer's CPU (an IPI, hardirq): record @seq, nested in it. */
+struct cut_ipi_write {
+	struct snaptrace_buffer *buf;
+	u32 seq;
+	int cpu;
+	int rc;
+};
+
+static void cut_ipi_write_fn(void *data)
+{
+	struct cut_ipi_write *w = data;
+	struct cut_payload p = { .magic = CUT_MAGIC, .seq = w->seq };
+
+	w->cpu = smp_processor_id();
+	w->rc = snaptrace_write(w->buf, &p, sizeof(p));
+}
+
+/*
+ * A drop decided in an epoch that is gone by the time it is counted: the
+ * writer of record 256 (stop-when-full) found its ring full, checked that
+ * the ring's epoch is still the record's, and is held before the cmpxchg
+ * that counts the drop. Meanwhile two snapshots empty that ring and make it
+ * live again, and an interrupt on the writer's CPU opens it with a record
+ * of its own. The opening's marker on the counter makes the held cmpxchg
+ * fail, so the drop is counted in no epoch: the live ring holds the
+ * interrupt's record and the writer's later ones, with nothing dropped.
+ * Without the markers, the new epoch would count a drop it never saw.
+ */
+static void cut_drop_counted_in_a_gone_epoch(struct kunit *test)
+{
+	struct cut_ipi_write w = { .seq = 1000, .cpu = -1, .rc = -EINPROGRESS };
+	struct snaptrace_record *recs;
+	const struct cut_payload *p;
+	struct task_struct *t;
+	struct cut_ctl *c;
+	unsigned int n, i;
+	int end;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs (the guest has -smp 2)");
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->buf = st_buf_new(test, CUT_RING, SNAPTRACE_STOP_WHEN_FULL);
+	KUNIT_ASSERT_EQ(test, snaptrace_alloc_snapshot(c->buf), 0);
+	c->k = CUT_FIT;
+	c->n = CUT_FIT + 60;
+	c->step = ST_STEP_COUNT_DROPPED;
+	c->cpu = cpumask_last(cpu_online_mask);
+	/* As cut_held_writer(): this thread stays off the writer's CPU. */
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cut_unpin, NULL), 0);
+	KUNIT_ASSERT_EQ(test,
+			set_cpus_allowed_ptr(current, cpumask_of(cpumask_first(cpu_online_mask))),
+			0);
+	KUNIT_ASSERT_NE(test, raw_smp_processor_id(), c->cpu);
+	init_completion(&c->done);
+
+	t = cut_writer_start_held(test, c, "st_cut_drop");
+	if (!t)
+		return;
+	KUNIT_EXPECT_EQ(test, snaptrace_snapshot(c->buf), 0);
+	KUNIT_EXPECT_EQ(test, snaptrace_snapshot(c->buf), 0);
+	w.buf = c->buf;
+	KUNIT_EXPECT_EQ(test, smp_call_function_single(c->cpu, cut_ipi_write_fn, &w, 1), 0);
+	KUNIT_EXPECT_EQ(test, w.cpu, c->cpu);
+	KUNIT_EXPECT_EQ(test, w.rc, 0);
+	cut_writer_release(c, t);
+	KUNIT_EXPECT_FALSE(test, c->timed_out);
+	/* Record 256 was refused: the ring was full when it looked. */
+	KUNIT_EXPECT_EQ(test, c->refused, 1U);
+
+	/* The snapshot: the empty ring the second snapshot cut. */
+	cut_expect(test, c->buf, SNAPTRACE_SNAPSHOT, c->cpu, 1, 0, "after");
+	cut_expect_stats(test, c->buf, SNAPTRACE_SNAPSHOT, c->cpu, 0, 0, 0, "after");
+	/* Live: the interrupt's record, then 257 .. 315; nothing dropped. */
+	recs = kunit_kcalloc(test, CUT_FIT + 1, sizeof(*recs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, recs);
+	n = st_collect(test, c->buf, SNAPTRACE_LIVE, c->cpu, recs, CUT_FIT + 1, &end);
+	KUNIT_EXPECT_EQ(test, end, -ENODATA);
+	KUNIT_ASSERT_EQ(test, n, c->n - c->k);
+	for (i = 0; i < n; i++) {
+		p = (const struct cut_payload *)recs[i].data;
+		KUNIT_EXPECT_EQ(test, p->magic, CUT_MAGIC);
+		KUNIT_EXPECT_EQ_MSG(test, p->seq, i ? c->k + i : w.seq, "record %u", i);
+	}
+	cut_expect_stats(test, c->buf, SNAPTRACE_LIVE, c->cpu, n, 0, 0, "after");
+}
+
 static struct kunit_case cut_cases[] = {
 	KUNIT_CASE_PARAM(cut_held_writer, cut_gen_params),
 	KUNIT_CASE_PARAM(cut_held_snapshot, cut_snap_gen_params),
 	KUNIT_CASE(cut_open_record_across_two_snapshots),
 	KUNIT_CASE(cut_open_interrupted_by_a_snapshot),
+	KUNIT_CASE(cut_drop_counted_in_a_gone_epoch),
 	{}
 };
 

@@ -92,6 +92,7 @@ static const char *const inj_step_name[] = {
 	[ST_STEP_SNAP_PUBLISHED] = "SNAP_PUBLISHED",
 	[ST_STEP_SNAP_SEALED] = "SNAP_SEALED",
 	[ST_STEP_CONSUME] = "CONSUME",
+	[ST_STEP_COUNT_DROPPED] = "COUNT_DROPPED",
 };
 
 /* ---- the hook: installed for one test, removed however it ends ---- */
