@@ -209,6 +209,41 @@ static void cut_unpin(void *unused)
 	set_cpus_allowed_ptr(current, cpu_possible_mask);
 }
 
+/*
+ * A writer's control block for a @mode buffer with a spare, to hold at
+ * @step of record @k of @n, on the last CPU. This thread waits and
+ * snapshots on the first CPU, never on the writer's: once held, the writer
+ * keeps its CPU with preemption off, and on PREEMPT_RT the timers of a
+ * sleep on that CPU would expire in its timer thread, which cannot run
+ * meanwhile. Returns NULL (the test skipped) with fewer than two CPUs.
+ */
+static struct cut_ctl *cut_ctl_new(struct kunit *test, enum snaptrace_mode mode,
+				   enum snaptrace_test_step step, u32 k, u32 n)
+{
+	struct cut_ctl *c;
+
+	if (num_online_cpus() < 2) {
+		kunit_skip(test, "needs two online CPUs (the guest has -smp 2)");
+		return NULL;
+	}
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->buf = st_buf_new(test, CUT_RING, mode);
+	KUNIT_ASSERT_EQ(test, snaptrace_size_per_cpu(c->buf), (size_t)CUT_RING);
+	KUNIT_ASSERT_EQ(test, snaptrace_alloc_snapshot(c->buf), 0);
+	c->k = k;
+	c->n = n;
+	c->step = step;
+	c->cpu = cpumask_last(cpu_online_mask);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cut_unpin, NULL), 0);
+	KUNIT_ASSERT_EQ(test,
+			set_cpus_allowed_ptr(current, cpumask_of(cpumask_first(cpu_online_mask))),
+			0);
+	KUNIT_ASSERT_NE(test, raw_smp_processor_id(), c->cpu);
+	init_completion(&c->done);
+	return c;
+}
+
 struct cut_param {
 	const char *name;
 	enum snaptrace_test_step step;
@@ -245,31 +280,11 @@ static void cut_held_writer(struct kunit *test)
 	struct cut_ctl *c;
 	u32 k, first;
 
-	if (num_online_cpus() < 2)
-		kunit_skip(test, "needs two online CPUs (the guest has -smp 2)");
-	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, c);
-	c->buf = st_buf_new(test, CUT_RING, prm->mode);
-	KUNIT_ASSERT_EQ(test, snaptrace_size_per_cpu(c->buf), (size_t)CUT_RING);
-	KUNIT_ASSERT_EQ(test, snaptrace_alloc_snapshot(c->buf), 0);
 	/* Stop-when-full: the ring is full at record 256, which must not fail. */
 	k = stop ? CUT_FIT : CUT_FIT + 44;
-	c->k = k;
-	c->n = k + 60;
-	c->step = prm->step;
-	c->cpu = cpumask_last(cpu_online_mask);
-	/*
-	 * This thread waits and snapshots on the first CPU, never on the
-	 * writer's: once held, the writer keeps its CPU with preemption off,
-	 * and on PREEMPT_RT the timers of a sleep on that CPU would expire
-	 * in its timer thread, which cannot run meanwhile.
-	 */
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cut_unpin, NULL), 0);
-	KUNIT_ASSERT_EQ(test,
-			set_cpus_allowed_ptr(current, cpumask_of(cpumask_first(cpu_online_mask))),
-			0);
-	KUNIT_ASSERT_NE(test, raw_smp_processor_id(), c->cpu);
-	init_completion(&c->done);
+	c = cut_ctl_new(test, prm->mode, prm->step, k, k + 60);
+	if (!c)
+		return;
 
 	t = cut_writer_start_held(test, c, "st_cut");
 	if (!t)
@@ -475,22 +490,9 @@ static void cut_open_interrupted_by_a_snapshot(struct kunit *test)
 	struct task_struct *t;
 	struct cut_ctl *c;
 
-	if (num_online_cpus() < 2)
-		kunit_skip(test, "needs two online CPUs (the guest has -smp 2)");
-	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, c);
-	c->buf = st_buf_new(test, CUT_RING, SNAPTRACE_OVERWRITE);
-	KUNIT_ASSERT_EQ(test, snaptrace_alloc_snapshot(c->buf), 0);
-	c->k = 0;
-	c->n = 10;
-	c->step = ST_STEP_OPEN_LAST;
-	c->cpu = cpumask_last(cpu_online_mask);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cut_unpin, NULL), 0);
-	KUNIT_ASSERT_EQ(test,
-			set_cpus_allowed_ptr(current, cpumask_of(cpumask_first(cpu_online_mask))),
-			0);
-	KUNIT_ASSERT_NE(test, raw_smp_processor_id(), c->cpu);
-	init_completion(&c->done);
+	c = cut_ctl_new(test, SNAPTRACE_OVERWRITE, ST_STEP_OPEN_LAST, 0, 10);
+	if (!c)
+		return;
 	/* Record 0 then opens the writer's CPU's new ring. */
 	KUNIT_ASSERT_EQ(test, snaptrace_snapshot(c->buf), 0);
 
@@ -667,23 +669,10 @@ static void cut_drop_counted_in_a_gone_epoch(struct kunit *test)
 	unsigned int n, i;
 	int end;
 
-	if (num_online_cpus() < 2)
-		kunit_skip(test, "needs two online CPUs (the guest has -smp 2)");
-	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, c);
-	c->buf = st_buf_new(test, CUT_RING, SNAPTRACE_STOP_WHEN_FULL);
-	KUNIT_ASSERT_EQ(test, snaptrace_alloc_snapshot(c->buf), 0);
-	c->k = CUT_FIT;
-	c->n = CUT_FIT + 60;
-	c->step = ST_STEP_COUNT_DROPPED;
-	c->cpu = cpumask_last(cpu_online_mask);
-	/* As cut_held_writer(): this thread stays off the writer's CPU. */
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cut_unpin, NULL), 0);
-	KUNIT_ASSERT_EQ(test,
-			set_cpus_allowed_ptr(current, cpumask_of(cpumask_first(cpu_online_mask))),
-			0);
-	KUNIT_ASSERT_NE(test, raw_smp_processor_id(), c->cpu);
-	init_completion(&c->done);
+	c = cut_ctl_new(test, SNAPTRACE_STOP_WHEN_FULL, ST_STEP_COUNT_DROPPED,
+			CUT_FIT, CUT_FIT + 60);
+	if (!c)
+		return;
 
 	t = cut_writer_start_held(test, c, "st_cut_drop");
 	if (!t)
