@@ -112,7 +112,7 @@ typedef void (*snaptrace_test_hook_fn)(struct snaptrace_buffer *buf,
 				       enum snaptrace_test_step step, int cpu);
 #if IS_ENABLED(CONFIG_KUNIT)
 extern snaptrace_test_hook_fn snaptrace_test_hook;
-void snaptrace_test_lose_wakeup(struct snaptrace_buffer *buf);
+bool snaptrace_test_lose_wakeup(struct snaptrace_buffer *buf);
 #endif
 
 /* trace_fs.c */

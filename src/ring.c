@@ -876,7 +876,9 @@ int snaptrace_write_type(struct snaptrace_buffer *buf, u16 type,
  *
  * Context: any, NMI included. Never sleeps, never allocates.
  * Return: 0; -EINVAL if @len is 0 or too large; -EBUSY if recording is
- * off; -ENOSPC if there is no room (counted as dropped).
+ * off; -ENOSPC if there is no room (counted as dropped in the ring's epoch
+ * that refused it: if a snapshot or reset empties that ring before the
+ * count, the count goes with it).
  */
 int snaptrace_write(struct snaptrace_buffer *buf, const void *data, size_t len)
 {
@@ -1286,19 +1288,22 @@ static void st_wake_work(struct irq_work *work)
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /**
- * snaptrace_test_lose_wakeup() - make the next commit wake no one
+ * snaptrace_test_lose_wakeup() - forget that a reader waits
  * @buf: the buffer
  *
- * For KUnit: clears the flag the write path looks at before it wakes
- * waiters and pollers, as a writer sees it when its look is reordered
- * before a waiter's store of it (snaptrace_wait()): the lost wake-up that
- * the 100 ms recheck of snaptrace_wait() and snaptrace_poll() bounds.
+ * For KUnit: clears the flag that snaptrace_wait() and snaptrace_poll()
+ * raise and that the write path (and every other caller of the wake-up:
+ * snapshots, recording turned off) looks at before it wakes them, as a
+ * writer sees it when its look is reordered before the reader's store: the
+ * lost wake-up that their 100 ms recheck bounds. Until a reader raises the
+ * flag again (its next recheck), nothing wakes it.
  *
  * Context: any. Never sleeps.
+ * Return: the flag as it was: true if a reader had raised it.
  */
-void snaptrace_test_lose_wakeup(struct snaptrace_buffer *buf)
+bool snaptrace_test_lose_wakeup(struct snaptrace_buffer *buf)
 {
-	WRITE_ONCE(buf->waiters, false);
+	return xchg(&buf->waiters, false);
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_test_lose_wakeup);
 #endif

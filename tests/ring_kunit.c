@@ -22,6 +22,7 @@
 #include <linux/kthread.h>
 #include <linux/poll.h>
 #include <linux/preempt.h>
+#include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -1583,19 +1584,29 @@ static void reset_many(struct work_struct *work)
  * A lost wake-up delays a waiter, it does not strand it: with the write
  * path's look at the waiters flag made to miss (as when it is reordered
  * before the waiter's store), the waiter still returns on its own recheck.
- * Without the recheck it sleeps until the liveness bound fails.
+ * The flag is taken only once the waiter sleeps with it raised, so the
+ * record cannot be found by a waiter that had not yet looked. Without the
+ * recheck it sleeps until the liveness bound fails.
  */
 static void ring_wait_survives_a_lost_wakeup(struct kunit *test)
 {
 	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
 						  SNAPTRACE_OVERWRITE);
 	struct st_waiter *w;
+	bool raised = false;
+	unsigned int i;
 
 	w = st_waiter_start(test, buf, SNAPTRACE_LIVE, SNAPTRACE_ALL_CPUS, false);
 	msleep(ST_WAITER_QUIET_MS);
 	KUNIT_ASSERT_FALSE_MSG(test, completion_done(&w->done),
 			       "returned %d on an empty buffer", w->rc);
-	snaptrace_test_lose_wakeup(buf);
+	for (i = 0; i < ST_WAITER_POLLS && !raised; i++) {
+		if (task_is_running(w->task))
+			usleep_range(10000, 20000);
+		else
+			raised = snaptrace_test_lose_wakeup(buf);
+	}
+	KUNIT_ASSERT_TRUE_MSG(test, raised, "the waiter never slept with the flag raised");
 	KUNIT_ASSERT_EQ(test, st_write_n(test, buf, st_cpu(), 1, 40, 0).ok, 1);
 	KUNIT_EXPECT_TRUE(test, st_waiter_returned(w));
 	KUNIT_EXPECT_EQ(test, w->rc, 0);
@@ -1654,12 +1665,13 @@ static void ring_poll_survives_a_lost_wakeup(struct kunit *test)
 	init_completion(&p->woken);
 	init_waitqueue_func_entry(&p->entry, st_poller_wake);
 	init_poll_funcptr(&p->pt, st_poller_queue);
+	/* Before the entry is queued: it must not outlive p (nor buf). */
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_poller_remove, p), 0);
 	mask = snaptrace_poll(buf, SNAPTRACE_LIVE, SNAPTRACE_ALL_CPUS, NULL, &p->pt);
 	KUNIT_ASSERT_FALSE_MSG(test, mask, "readable with nothing written");
 	KUNIT_ASSERT_NOT_NULL(test, p->head);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_poller_remove, p), 0);
 
-	snaptrace_test_lose_wakeup(buf);
+	KUNIT_ASSERT_TRUE(test, snaptrace_test_lose_wakeup(buf));
 	KUNIT_ASSERT_EQ(test, st_write_n(test, buf, st_cpu(), 1, 40, 0).ok, 1);
 	for (i = 0; i < ST_WAITER_POLLS && !(mask & EPOLLIN); i++) {
 		if (!wait_for_completion_timeout(&p->woken, msecs_to_jiffies(10)))
@@ -1733,7 +1745,7 @@ static struct kunit_case snaptrace_ring_cases[] = {
 	KUNIT_CASE_SLOW(ring_reset_under_writers_keeps_counts_exact),
 	KUNIT_CASE_SLOW(ring_wait_wakes_on_data_and_off),
 	KUNIT_CASE_SLOW(ring_wait_survives_a_lost_wakeup),
-	KUNIT_CASE(ring_poll_survives_a_lost_wakeup),
+	KUNIT_CASE_SLOW(ring_poll_survives_a_lost_wakeup),
 	KUNIT_CASE(ring_concurrent_resets_keep_the_switch),
 	{}
 };

@@ -969,6 +969,14 @@ static enum hrtimer_restart st_race_tick(struct hrtimer *t)
 	return HRTIMER_RESTART;
 }
 
+/* On the timer's CPU (an IPI): start it, pinned there. */
+static void st_race_arm(void *data)
+{
+	struct st_race *r = data;
+
+	hrtimer_start(&r->timer, ns_to_ktime(ST_RACE_PERIOD_NS), HRTIMER_MODE_REL_PINNED_HARD);
+}
+
 /* Notes an operation result outside @ok1/@ok2 (the allowed ones). */
 static void st_race_rc(struct st_race *r, unsigned int round, int op, int rc,
 		       int ok1, int ok2)
@@ -1111,23 +1119,20 @@ static void snap_race_lifecycle_vs_timer(struct kunit *test)
 	hrtimer_setup(&r->timer, st_race_tick, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 
 	/*
-	 * The timer's CPU is the one it is started on: take both in one
-	 * section (creating the kthread sleeps, and may move us). On the
-	 * ops thread's CPU it would nest in its writes, and a write held
-	 * open across snapshots may rightly be refused (I2).
+	 * The timer on one CPU, the operations thread on the other: on the
+	 * thread's CPU the timer would nest in its writes, and a write held
+	 * open across snapshots may rightly be refused (I2). A pinned timer
+	 * runs where it was started: start it there, by IPI, once the thread
+	 * exists, so that the two overlap from the start.
 	 */
-	preempt_disable();
-	tcpu = smp_processor_id();
-	r->tcpu = tcpu;
-	hrtimer_start(&r->timer, ns_to_ktime(ST_RACE_PERIOD_NS), HRTIMER_MODE_REL_PINNED_HARD);
-	preempt_enable();
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs (the guest has -smp 2)");
+	tcpu = cpumask_first(cpu_online_mask);
 	ocpu = cpumask_any_but(cpu_online_mask, tcpu);
-	if (ocpu >= nr_cpu_ids)
-		ocpu = tcpu;
+	r->tcpu = tcpu;
 	ops = st_kthread(st_race_ops, r, ocpu, NULL);
-	if (IS_ERR(ops))
-		hrtimer_cancel(&r->timer);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(ops), "kthread: %pe", ops);
+	KUNIT_EXPECT_EQ(test, smp_call_function_single(tcpu, st_race_arm, r, 1), 0);
 	wake_up_process(ops);
 	/* A kthread stopped before it ran never runs: wait for the work first. */
 	wait_for_completion(&r->done);
