@@ -47,11 +47,17 @@ run_qemu() {
 		scens+=(--scenario "$SNAPTRACE_TOP/tests/scenarios/$s.sh")
 	done
 	shift 4
+	run_bg "$name" "$SNAPTRACE_TOP/scripts/qemu-run.sh" --name "$name" \
+		--kernel "$kernel" --modules "$mods" "${scens[@]}" \
+		--firmware "$SNAPTRACE_OUT/firmware" "${allow[@]}" "$@"
+}
+# run_bg NAME CMD...: CMD in the background when a slot is free, its output
+# in out/runs/NAME.out; CMD writes NAME's counts (out/runs/NAME/counts).
+run_bg() {
+	local name=$1
+	shift
 	slot "$name"
-	"$SNAPTRACE_TOP/scripts/qemu-run.sh" --name "$name" --kernel "$kernel" \
-		--modules "$mods" "${scens[@]}" \
-		--firmware "$SNAPTRACE_OUT/firmware" "${allow[@]}" "$@" \
-		>"$SNAPTRACE_OUT/runs/$name.out" 2>&1 &
+	"$@" >"$SNAPTRACE_OUT/runs/$name.out" 2>&1 &
 	runs+=("$name")
 	say "check: started $name"
 }
@@ -59,13 +65,8 @@ run_qemu() {
 # (scripts/remote-demo.sh: two emulators, the ARM one mostly idle in WFI),
 # counted as one run.
 run_remote() {
-	local name=$1 kernel=$2 mods=$3
-	slot "$name"
-	"$SNAPTRACE_TOP/scripts/remote-demo.sh" --name "$name" --kernel "$kernel" \
-		--modules "$mods" --firmware "$SNAPTRACE_OUT/firmware" --timeout 300 \
-		>"$SNAPTRACE_OUT/runs/$name.out" 2>&1 &
-	runs+=("$name")
-	say "check: started $name"
+	run_bg "$1" "$SNAPTRACE_TOP/scripts/remote-demo.sh" --name "$1" --kernel "$2" \
+		--modules "$3" --firmware "$SNAPTRACE_OUT/firmware" --timeout 300
 }
 # Wait for every run, print their reports in order, add their counts.
 collect() {
