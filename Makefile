@@ -8,6 +8,9 @@
 #                                   the module, show its debugfs files
 #   make demo-remote                the same beside a real ARM remote core
 #                                   (qemu-system-arm) sharing memory over ivshmem
+#   make shell                      the same guest, the module loaded, with a root
+#                                   shell on this terminal in its debugfs
+#                                   directory; exit or Ctrl-D powers it off
 #   make check                      the whole test suite (KUnit + scenarios)
 #   make check-quick                the debug kernel only (KUnit + its scenarios)
 #   make firmware                   build the example remote firmware (fw/)
@@ -46,6 +49,9 @@ demo:
 demo-remote:
 	scripts/remote-demo.sh
 
+shell:
+	scripts/shell.sh
+
 check:
 	scripts/check.sh
 
@@ -74,4 +80,4 @@ fuzz: deps
 install: module
 	$(MAKE) -C $(KDIR) M=$(PWD) modules_install
 
-.PHONY: all module clean deps demo demo-remote check check-quick firmware static-check fuzz bench bench-here install kunit-kernel
+.PHONY: all module clean deps demo demo-remote shell check check-quick firmware static-check fuzz bench bench-here install kunit-kernel

@@ -3,6 +3,9 @@
 # Install the Debian packages snaptrace needs to build, boot and test.
 # Idempotent: packages already present are left alone; apt-get runs via sudo
 # when not root.
+#
+# Usage: deps.sh [PKG...]   only PKGs when given (make shell needs fewer),
+#                           and nothing at all when they are all installed
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -11,13 +14,15 @@ PKGS="build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
  gcc-arm-none-eabi dkms libclang-rt-14-dev gnuplot-nox debootstrap
  linux-source-6.12 $STOCK_METAS"
 
+[ $# -eq 0 ] || PKGS="$*"
+
 stamp=$SNAPTRACE_CACHE/deps.$(echo "$PKGS" | hash_of -)
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
 		missing="$missing $p"
 done
-if [ -z "$missing" ] && [ -f "$stamp" ]; then
+if [ -z "$missing" ] && { [ $# -gt 0 ] || [ -f "$stamp" ]; }; then
 	say "deps: all installed"
 	exit 0
 fi

@@ -189,6 +189,14 @@ stock_kver() {
 demo_stock_kernel() {
 	"$SNAPTRACE_TOP/scripts/deps.sh"
 	kernel_source >/dev/null # kunit.py, which the runner parses KTAP with
+	demo_stock_module
+}
+
+# demo_stock_module: demo_stock_kernel without installing anything or
+# unpacking the kernel source (make shell, which installs less and judges
+# no KTAP): builds the module for Debian's stock 6.12 kernel, fetches that
+# kernel, sets DEMO_KVER, DEMO_MODS and DEMO_VMLINUZ.
+demo_stock_module() {
 	DEMO_KVER=$(stock_kver linux-headers-6.12-amd64)
 	[ -n "$DEMO_KVER" ] || die "cannot resolve linux-headers-6.12-amd64"
 	DEMO_MODS=$SNAPTRACE_OUT/build/$DEMO_KVER

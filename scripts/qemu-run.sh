@@ -6,6 +6,7 @@
 #                    --scenario FILE [--firmware DIR] [--timeout SECONDS]
 #                    [--append CMDLINE] [--kcsan] [--faults] [--accel tcg|kvm]
 #                    [--qemu-args ARGS] [--qemu-arg ARG] [--allow-skip ERE]
+#                    [--interactive]
 #
 # The initramfs holds busybox-static, the *.ko files of DIR under /modules,
 # the files of the firmware DIR under /lib/firmware, the scenario as
@@ -44,10 +45,17 @@
 # "vmalloc error" reports (warn_alloc(), with a stack) are expected and
 # dropped before the splat check, each up to the end of its stack (100
 # lines at most, never past another report); nothing else is.
+# --interactive: the guest's console is this terminal, as with -nographic
+# (Ctrl-A x quits QEMU), and is logged to console.log too; no timeout, no
+# judging but one: the run fails unless QEMU exits 0 after the guest's end
+# marker (a panic reboots, and QEMU exits 0 there too). A stdin that is not
+# a terminal is held back until /init runs: the serial port drops what
+# comes before the kernel opens it. For scripts/shell.sh (make shell).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 name="" kernel="" moddir="" fwdir="" timeout=300 append="" kcsan=0 faults=0
+interactive=0
 allow_skip=""
 scenarios=()
 accel=tcg
@@ -69,6 +77,7 @@ while [ $# -gt 0 ]; do
 	--allow-skip) allow_skip=${allow_skip:+$allow_skip|}$2 ;;
 	--kcsan) kcsan=1; shift; continue ;;
 	--faults) faults=1; shift; continue ;;
+	--interactive) interactive=1; shift; continue ;;
 	-h | --help)
 		sed -n '3,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
 		exit 0 ;;
@@ -129,14 +138,45 @@ mkinitramfs() {
 stage "qemu[$name]: initramfs" "$run/initramfs.log" mkinitramfs
 
 # --- boot ------------------------------------------------------------------
+qemu=(qemu-system-x86_64 "${accel_args[@]}" -smp 2 -m 1024 -no-reboot
+	-kernel "$kernel" -initrd "$run/initramfs.cpio.gz"
+	-append "console=ttyS0 printk.time=1 panic=-1 $append" "${qemu_args[@]}")
+
+if [ $interactive = 1 ]; then
+	# feed: stdin, once /init runs (or nothing, if QEMU is gone).
+	feed() {
+		until init_started "$console"; do
+			[ -f "$run/qemu.rc" ] && return 0
+			sleep 0.2
+		done
+		cat
+	}
+	interact() {
+		local rc=0
+		"${qemu[@]}" -nographic 2>&1 || rc=$?
+		echo $rc >"$run/qemu.rc"
+	}
+	: >"$console"
+	say "qemu[$name]: boot $(basename "$kernel"), the console is this terminal"
+	if [ -t 0 ]; then
+		interact | tee "$console" || true
+	else
+		feed | interact | tee "$console" || true
+	fi
+	rc=$(cat "$run/qemu.rc" 2>/dev/null || echo 1)
+	if [ "$rc" -ne 0 ]; then
+		say "qemu[$name]: FAIL: QEMU exited $rc (console log $console)"
+	elif ! grep -q '@@SNAPTRACE-DONE@@' "$console"; then
+		say "qemu[$name]: FAIL: guest did not finish (crash?; console log $console)"
+		rc=1
+	fi
+	exit "$rc"
+fi
+
 boot() {
 	local rc=0
-	timeout -k 10 "$timeout" qemu-system-x86_64 \
-		"${accel_args[@]}" -smp 2 -m 1024 \
-		-display none -monitor none -serial stdio -no-reboot \
-		-kernel "$kernel" -initrd "$run/initramfs.cpio.gz" \
-		-append "console=ttyS0 printk.time=1 panic=-1 $append" \
-		"${qemu_args[@]}" </dev/null >"$console" 2>&1 || rc=$?
+	timeout -k 10 "$timeout" "${qemu[@]}" \
+		-display none -monitor none -serial stdio </dev/null >"$console" 2>&1 || rc=$?
 	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 		echo "qemu-run: TIMEOUT after ${timeout}s" >>"$console"
 	fi
