@@ -10,8 +10,8 @@
 #     module with W=1 against each kernel, no warnings allowed, and with DKMS
 #  4. boot each kernel in QEMU and run the scenarios, SNAPTRACE_JOBS (2) at a
 #     time; KUnit suites on the test kernels; the ARM remote over ivshmem
-#     beside the stock 6.12 kernel; meanwhile libFuzzer on the parsers for
-#     SNAPTRACE_FUZZ_SECONDS (60)
+#     beside the stock 6.12 kernel, and make shell typed into on it;
+#     meanwhile libFuzzer on the parsers for SNAPTRACE_FUZZ_SECONDS (60)
 #
 # SNAPTRACE_QUICK=1 (make check-quick): the edit loop's subset, the debug
 # kernel only: firmware, static checks, its build, KUnit and its scenarios;
@@ -67,6 +67,12 @@ run_bg() {
 run_remote() {
 	run_bg "$1" "$SNAPTRACE_TOP/scripts/remote-demo.sh" --name "$1" --kernel "$2" \
 		--modules "$3" --firmware "$SNAPTRACE_OUT/firmware" --timeout 300
+}
+# run_shell NAME KERNEL MODDIR: make shell's script, typed into by a pipe
+# (scripts/shell-check.sh), counted as one run.
+run_shell() {
+	run_bg "$1" "$SNAPTRACE_TOP/scripts/shell-check.sh" --name "$1" --kernel "$2" \
+		--modules "$3"
 }
 # Wait for every run, print their reports in order, add their counts.
 collect() {
@@ -190,12 +196,13 @@ for meta in $stock_metas; do
 	# One boot for the scenarios that share the module: smoke, tracefs,
 	# remoteproc and, on 6.12, what make demo shows, so a broken demo
 	# fails the check too. The real ARM remote over ivshmem (make
-	# demo-remote) needs a boot of its own.
+	# demo-remote) and make shell, typed into, need a boot each.
 	case "$meta" in
 	linux-headers-6.12-amd64)
 		run_qemu "stock-$kver" "$vmlinuz" "$mods" "smoke tracefs remoteproc demo" \
 			--timeout 900
-		run_remote "remote-$kver" "$vmlinuz" "$mods" ;;
+		run_remote "remote-$kver" "$vmlinuz" "$mods"
+		run_shell "shell-$kver" "$vmlinuz" "$mods" ;;
 	*)
 		run_qemu "stock-$kver" "$vmlinuz" "$mods" "smoke tracefs remoteproc" \
 			--timeout 900 ;;

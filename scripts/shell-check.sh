@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make shell, typed into by a pipe: "cat version" and "exit" go into
+# scripts/shell.sh under a timeout. Passes when the shell printed WANT (the
+# version, so it ran in snaptrace's debugfs directory with the module
+# loaded) on a line of its own, said how to leave, and QEMU exited by
+# itself with status 0 after the guest's end marker (the guest powered
+# itself off when the shell exited).
+#
+# Usage: shell-check.sh [--want WANT] [--name NAME] [--timeout SECONDS]
+#                       [shell.sh options: --kernel VMLINUZ --modules DIR]
+#
+# WANT is 0.1.0, as README.md shows; NAME is shell-check. The session goes
+# to out/runs/NAME.session, "PASSED FAILED SKIPPED" (one check) to
+# out/runs/NAME/counts, for scripts/check.sh.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+want=0.1.0 name=shell-check timeout=120
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--want) want=$2 ;;
+	--name) name=$2 ;;
+	--timeout) timeout=$2 ;;
+	*) break ;;
+	esac
+	shift 2
+done
+
+session=$SNAPTRACE_OUT/runs/$name.session
+mkdir -p "$SNAPTRACE_OUT/runs"
+s=$(date +%s) rc=0
+printf 'cat version\nexit\n' |
+	timeout -k 10 "$timeout" "$SNAPTRACE_TOP/scripts/shell.sh" --name "$name" "$@" \
+		>"$session" 2>&1 || rc=$?
+say "shell-check[$name]: make shell's script exited $rc after $(($(date +%s) - s))s"
+
+problems=()
+[ $rc -eq 0 ] ||
+	problems+=("exit status $rc, not 0 (124: timed out; else QEMU's, or the guest never finished)")
+# grep without -q: it reads to the end, so tr is never killed by SIGPIPE.
+tr -d '\r' <"$session" | grep -x -- "$want" >/dev/null ||
+	problems+=("no line '$want' (cat version in the guest's shell)")
+grep 'exit or Ctrl-D' "$session" >/dev/null ||
+	problems+=("the shell did not say how to leave it")
+
+mkdir -p "$SNAPTRACE_OUT/runs/$name"
+if [ ${#problems[@]} -eq 0 ]; then
+	say "shell-check[$name]: ok"
+	echo "1 0 0" >"$SNAPTRACE_OUT/runs/$name/counts"
+	exit 0
+fi
+for p in "${problems[@]}"; do say "shell-check[$name]: FAIL: $p"; done
+say "shell-check[$name]: session $session; last lines:"
+tail -n 20 "$session" | sed 's/^/    | /' >&2
+echo "0 1 0" >"$SNAPTRACE_OUT/runs/$name/counts"
+exit 1
