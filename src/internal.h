@@ -68,6 +68,9 @@ void snaptrace_record_enable(struct snaptrace_buffer *buf);
  *	there emptied the live half) and counts the drop
  * @ST_STEP_OPEN: a writer is opening a pending ring (the first record after a
  *	snapshot, clear or reset on this CPU), before its reset
+ * @ST_STEP_SNAP_SETTLED: snapshot(): the live half's next rings are
+ *	live-pending (st_settle()), before the spare's rings are sealed and
+ *	emptied
  * @ST_STEP_SNAP_PENDED: snapshot(): the spare's rings are pending (emptied),
  *	before the halves' roles are published
  * @ST_STEP_SNAP_PUBLISHED: snapshot(): roles published, before the first seal
@@ -100,6 +103,7 @@ enum snaptrace_test_step {
 	ST_STEP_CONSUME,
 	ST_STEP_OPEN_LAST,
 	ST_STEP_COUNT_DROPPED,
+	ST_STEP_SNAP_SETTLED,
 	ST_STEP_NR
 };
 

@@ -1645,6 +1645,7 @@ static int st_round(struct snaptrace_buffer *buf)
 	for_each_possible_cpu(cpu)
 		if (!st_settle(buf, per_cpu_ptr(live->rings, cpu), s))
 			goto done;
+	st_hook(buf, ST_STEP_SNAP_SETTLED, -1);
 	for_each_possible_cpu(cpu)
 		if (!st_close(buf, per_cpu_ptr(spare->rings, cpu), s, ST_SPARE,
 			      cpu))

@@ -698,12 +698,99 @@ static void cut_drop_counted_in_a_gone_epoch(struct kunit *test)
 	cut_expect_stats(test, c->buf, SNAPTRACE_LIVE, c->cpu, n, 0, 0, "after");
 }
 
+/*
+ * A snapshot nested in one that published the roles but had not yet cut
+ * the writer's CPU (as an NMI's would be) first settles the new live ring:
+ * for that instant both rings of the CPU are live-pending, alike. A writer
+ * that looked up its ring before the roles were published, and reserves
+ * in that instant, must open the live one, which the nested snapshot then
+ * cuts (its record is in the snapshot), not the one it looked up, which the
+ * nested snapshot seals and empties (its record would be in neither half).
+ */
+struct cut_alike {
+	struct cut_ctl *c;	/* the writer, held after its lookup */
+	bool nested;		/* the nested snapshot was taken */
+	bool released;
+	bool timed_out;
+	int nested_rc;
+};
+
+static struct cut_alike *cut_alike;
+
+static void cut_alike_hook(struct snaptrace_buffer *buf,
+			   enum snaptrace_test_step step, int cpu)
+{
+	struct cut_alike *a = READ_ONCE(cut_alike);
+	u64 end;
+
+	cut_hook(buf, step, cpu);
+	if (!a || buf != a->c->buf)
+		return;
+	if (step == ST_STEP_SNAP_PUBLISHED && !a->nested) {
+		a->nested = true;
+		a->nested_rc = snaptrace_snapshot(buf);
+	} else if (step == ST_STEP_SNAP_SETTLED && a->nested && !a->released) {
+		/* The nested one: let the writer reserve now, and wait. */
+		a->released = true;
+		atomic_set(&a->c->release, 1);
+		end = ktime_get_ns() + CUT_HOLD_NS;
+		while (!completion_done(&a->c->done)) {
+			if (ktime_get_ns() > end) {
+				a->timed_out = true;
+				break;
+			}
+			cpu_relax();
+		}
+	}
+}
+
+static void cut_alike_unhook(void *unused)
+{
+	WRITE_ONCE(snaptrace_test_hook, NULL);
+	WRITE_ONCE(cut_alike, NULL);
+	synchronize_rcu();
+}
+
+static void cut_write_while_both_rings_alike(struct kunit *test)
+{
+	struct cut_alike *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	struct task_struct *t;
+	struct cut_ctl *c;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	c = cut_ctl_new(test, SNAPTRACE_OVERWRITE, ST_STEP_WRITE_LOOKUP, 0, 1);
+	a->c = c;
+	/* The writer's live ring is then next: the snapshot settles it. */
+	KUNIT_ASSERT_EQ(test, snaptrace_snapshot(c->buf), 0);
+	t = cut_writer_start_held(test, c, "st_cut_alike");
+	if (!t)
+		return;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cut_alike_unhook, NULL), 0);
+	WRITE_ONCE(cut_alike, a);
+	WRITE_ONCE(snaptrace_test_hook, cut_alike_hook);
+
+	KUNIT_EXPECT_EQ(test, snaptrace_snapshot(c->buf), 0);
+	cut_writer_release(c, t);
+	KUNIT_EXPECT_TRUE(test, a->nested);
+	KUNIT_EXPECT_EQ(test, a->nested_rc, 0);
+	KUNIT_EXPECT_TRUE(test, a->released);
+	KUNIT_EXPECT_FALSE(test, a->timed_out);
+	KUNIT_EXPECT_FALSE(test, c->timed_out);
+	KUNIT_EXPECT_EQ_MSG(test, c->refused, 0U, "writes refused");
+
+	/* Record 0 was reserved before the nested snapshot cut its CPU. */
+	cut_expect(test, c->buf, SNAPTRACE_SNAPSHOT, c->cpu, 0, 0, "after");
+	cut_expect_stats(test, c->buf, SNAPTRACE_SNAPSHOT, c->cpu, 1, 0, 0, "after");
+	cut_expect(test, c->buf, SNAPTRACE_LIVE, c->cpu, 1, 0, "after");
+}
+
 static struct kunit_case cut_cases[] = {
 	KUNIT_CASE_PARAM(cut_held_writer, cut_gen_params),
 	KUNIT_CASE_PARAM(cut_held_snapshot, cut_snap_gen_params),
 	KUNIT_CASE(cut_open_record_across_two_snapshots),
 	KUNIT_CASE(cut_open_interrupted_by_a_snapshot),
 	KUNIT_CASE(cut_drop_counted_in_a_gone_epoch),
+	KUNIT_CASE(cut_write_while_both_rings_alike),
 	{}
 };
 

@@ -93,6 +93,7 @@ static const char *const inj_step_name[] = {
 	[ST_STEP_SNAP_SEALED] = "SNAP_SEALED",
 	[ST_STEP_CONSUME] = "CONSUME",
 	[ST_STEP_COUNT_DROPPED] = "COUNT_DROPPED",
+	[ST_STEP_SNAP_SETTLED] = "SNAP_SETTLED",
 };
 
 /* ---- the hook: installed for one test, removed however it ends ---- */
