@@ -28,6 +28,12 @@ PWD := $(CURDIR)
 all: module
 
 module:
+	@test -f $(KDIR)/Makefile || { \
+		echo "no kernel build tree at $(KDIR)"; \
+		echo "install the headers of the kernel to build for (Debian:" \
+		     "apt-get install linux-headers-$$(uname -r)), or name one:" \
+		     "make KDIR=/usr/src/linux-headers-<version>"; \
+		exit 1; }
 	$(MAKE) -C $(KDIR) M=$(PWD) W=1 modules
 
 # Build products of `make module` and of examples/ (README.md), and out/
