@@ -45,13 +45,13 @@ int snaptrace_instances_init(struct dentry *root, size_t size_per_cpu,
 void snaptrace_instances_exit(void);
 struct snaptrace_buffer *snaptrace_default_buffer(void);
 
-/* ring.c */
+/* ring_write.c, ring.c */
 int snaptrace_write_type(struct snaptrace_buffer *buf, u16 type,
 			 const void *data, size_t len);
 void snaptrace_record_disable(struct snaptrace_buffer *buf);
 void snaptrace_record_enable(struct snaptrace_buffer *buf);
 
-/* ring.c: the test hook (KUnit builds only; see Documentation/ring-buffer.rst) */
+/* ring.c, ring.h: the test hook (KUnit builds only; see Documentation/ring-buffer.rst) */
 /**
  * enum snaptrace_test_step - the points where the ring buffer calls the test hook
  * @ST_STEP_WRITE_LOOKUP: a writer looked up the live half, before it reads its

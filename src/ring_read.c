@@ -1,0 +1,689 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snaptrace ring buffer, read side: consuming reads, iterators
+ * (non-consuming), waiting and polling for data, and the per-CPU
+ * statistics. Readers never make a writer wait or a snapshot fail (I4).
+ * Upstream twin: ring_buffer_consume(), ring_buffer_read_start() and
+ * friends, ring_buffer_wait() and the per-CPU counters of
+ * kernel/trace/ring_buffer.c.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/cpumask.h>
+#include <linux/err.h>
+#include <linux/irq_work.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/poll.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <asm/local.h>
+#include <kunit/visibility.h>
+
+#include <snaptrace/snaptrace.h>
+#include "internal.h"
+#include "ring.h"
+
+/* ------------------------------------------------------------------ */
+/* Read side */
+
+/*
+ * Readers wait while a snapshot, clear or reset changes the rings' states
+ * (each is O(nr_cpu_ids), with IRQs off), then check afterwards that none
+ * began meanwhile: a seqcount over @busy and @gen. Writers never wait for
+ * readers, and snapshots never fail because of them.
+ */
+static long st_read_begin(struct snaptrace_buffer *buf)
+{
+	long g;
+
+	for (;;) {
+		g = atomic_long_read(&buf->gen);
+		smp_rmb(); /* gen before busy (st_change_begin() writes them in reverse) */
+		if (!atomic_read(&buf->busy))
+			return g;
+		cpu_relax();
+	}
+}
+
+static bool st_read_retry(struct snaptrace_buffer *buf, long g)
+{
+	smp_rmb(); /* what was read before busy and gen */
+	return atomic_read(&buf->busy) || atomic_long_read(&buf->gen) != g;
+}
+
+enum st_read_ret {
+	ST_READ_OK,	/* a record, intact */
+	ST_READ_PAD,	/* padding: skip *next bytes */
+	ST_READ_EMPTY,	/* nothing committed at pos */
+	ST_READ_LOST,	/* tail passed pos: overwritten or reset */
+	ST_READ_BAD,	/* a header that cannot be: treated as the end */
+};
+
+/*
+ * Read the record at @pos of @r: its header always, its payload into @rec
+ * when @rec is not NULL. Sets *len to the record's length in the ring. A
+ * pending ring is empty.
+ */
+static enum st_read_ret st_read_at(struct st_ring *r, unsigned long pos,
+				   struct snaptrace_record *rec, u64 *ts,
+				   unsigned long *len)
+{
+	unsigned long off = pos & r->mask;
+	unsigned long c, start;
+	struct st_hdr *hdr;
+	bool valid;
+	u32 l;
+	u16 type, size;
+
+	if (atomic_long_read(&r->head) & ST_PENDING)
+		return ST_READ_EMPTY;
+	c = local_read(&r->commit);
+	smp_rmb(); /* commit before the record (pairs with st_end_commit) */
+	if ((long)(pos - c) >= 0)
+		return ST_READ_EMPTY;
+	if ((long)(pos - st_pos(atomic_long_read(&r->tail))) < 0)
+		return ST_READ_LOST;
+
+	hdr = (struct st_hdr *)(r->data + off);
+	l = READ_ONCE(hdr->len);
+	type = READ_ONCE(hdr->type);
+	size = READ_ONCE(hdr->size);
+	valid = l >= ST_PAD_MIN && !(l & (ST_ALIGN - 1)) &&
+		l <= r->size - off && (long)(c - pos - l) >= 0;
+	if (valid && type != ST_REC_PAD) {
+		valid = size >= 1 && size <= SNAPTRACE_MAX_PAYLOAD &&
+			l == ST_HDR_SIZE + ALIGN(size, ST_ALIGN);
+		/* Only now is it known that ts lies inside the ring. */
+		if (valid)
+			*ts = READ_ONCE(hdr->ts);
+		if (valid && rec)
+			memcpy(rec->data, hdr + 1, size);
+	}
+
+	start = READ_ONCE(r->start);
+	smp_rmb(); /* the copy before the re-check of tail (I4) */
+	if ((long)(pos - st_pos(atomic_long_read(&r->tail))) < 0)
+		return ST_READ_LOST;
+	if (WARN_ON_ONCE(!valid))
+		return ST_READ_BAD;
+
+	*len = l;
+	if (type == ST_REC_PAD)
+		return ST_READ_PAD;
+	if (rec) {
+		rec->ts = *ts;
+		rec->pos = pos - start;
+		rec->type = type;
+		rec->len = size;
+	}
+	return ST_READ_OK;
+}
+
+/* Where a reader of @r starts: tail, or the next epoch's start if pending. */
+static unsigned long st_ring_first(struct st_ring *r)
+{
+	unsigned long h = atomic_long_read(&r->head);
+
+	if (h & ST_PENDING)
+		return st_epoch_start(r, h);
+	return st_pos(atomic_long_read(&r->tail));
+}
+
+#define ST_PEEK_ONLY	(-1L)
+
+/*
+ * Find the oldest record of @r at or after *pos (skipping padding). With
+ * @consume the seal bit a consumer of this role expects on tail (0: live,
+ * ST_SEAL: snapshot): the cursor is tail, and padding is consumed. Returns
+ * ST_READ_OK with *ts set, or ST_READ_EMPTY. *pos is moved to the record.
+ */
+static enum st_read_ret st_peek(struct st_ring *r, unsigned long *pos,
+				long consume, u64 *ts)
+{
+	unsigned long len;
+	enum st_read_ret ret;
+	long t;
+
+	for (;;) {
+		t = atomic_long_read(&r->tail);
+		if (consume != ST_PEEK_ONLY) {
+			if ((t & ST_SEAL) != consume)
+				return ST_READ_EMPTY; /* changing roles */
+			*pos = st_pos(t);
+		} else if ((long)(*pos - st_pos(t)) < 0) {
+			*pos = st_pos(t);
+		}
+		ret = st_read_at(r, *pos, NULL, ts, &len);
+		switch (ret) {
+		case ST_READ_OK:
+		case ST_READ_EMPTY:
+			return ret;
+		case ST_READ_BAD:
+			return ST_READ_EMPTY;
+		case ST_READ_PAD:
+			if (consume != ST_PEEK_ONLY)
+				atomic_long_cmpxchg(&r->tail, t, (*pos + len) | consume);
+			else
+				*pos += len;
+			break;
+		case ST_READ_LOST:
+			break;
+		}
+	}
+}
+
+/*
+ * Pick the CPU whose next record is oldest. @pos holds each CPU's cursor
+ * (NULL: consuming, the cursor is tail, @consume the seal bit expected).
+ * Returns the CPU or -1.
+ */
+static int st_pick(struct st_half *half, int cpu, unsigned long *pos,
+		   long consume, unsigned long *cpos)
+{
+	int c, best = -1;
+	u64 ts, best_ts = 0;
+	unsigned long p;
+
+	for_each_possible_cpu(c) {
+		struct st_ring *r = per_cpu_ptr(half->rings, c);
+
+		if (cpu != SNAPTRACE_ALL_CPUS && c != cpu)
+			continue;
+		p = pos ? pos[c] : 0;
+		if (st_peek(r, &p, pos ? ST_PEEK_ONLY : consume, &ts) != ST_READ_OK)
+			continue;
+		if (pos)
+			pos[c] = p;
+		if (best < 0 || ts < best_ts) {
+			best = c;
+			best_ts = ts;
+			*cpos = p;
+		}
+	}
+	return best;
+}
+
+/**
+ * snaptrace_consume() - read and remove the oldest record
+ * @buf: the buffer
+ * @which: %SNAPTRACE_LIVE or %SNAPTRACE_SNAPSHOT
+ * @cpu: a CPU, or %SNAPTRACE_ALL_CPUS for the oldest record (by timestamp)
+ *	of every CPU
+ * @rec: where the record is copied
+ *
+ * A consuming read, safe against writers on every CPU and against
+ * snapshots: the record copied is never torn (a record overwritten while it
+ * was copied is skipped). The record is removed with one cmpxchg on tail
+ * that also checks the ring's role (the seal bit a snapshot sets on tail
+ * before it seals the ring), so a record in the snapshot is never taken
+ * by a reader of the live half. It takes no lock a writer or snapshot
+ * takes: snapshots never fail because of it. Mirrors ring_buffer_consume().
+ *
+ * Context: process context, may sleep (takes the buffer's reader mutex).
+ * Return: 0; -ENODATA if empty; -ENOENT if @which is the snapshot and no
+ * spare is allocated; -EINVAL for a bad @cpu.
+ */
+int snaptrace_consume(struct snaptrace_buffer *buf, enum snaptrace_which which,
+		      int cpu, struct snaptrace_record *rec)
+{
+	long expect = which == SNAPTRACE_SNAPSHOT ? ST_SEAL : 0;
+	unsigned long pos, len;
+	struct st_half *half;
+	struct st_ring *r;
+	int c, ret;
+	long g, t;
+	u64 ts;
+
+	if (cpu != SNAPTRACE_ALL_CPUS && !st_cpu_valid(cpu))
+		return -EINVAL;
+
+	mutex_lock(&buf->lock);
+	for (;;) {
+		cond_resched();
+		g = st_read_begin(buf);
+		half = st_half_in(buf, st_state(buf), which);
+		if (!half) {
+			ret = -ENOENT;
+			break;
+		}
+		c = st_pick(half, cpu, NULL, expect, &pos);
+		if (c < 0) {
+			if (st_read_retry(buf, g))
+				continue;
+			ret = -ENODATA;
+			break;
+		}
+		r = per_cpu_ptr(half->rings, c);
+		if (st_read_at(r, pos, rec, &ts, &len) != ST_READ_OK)
+			continue;
+		st_hook(buf, ST_STEP_CONSUME, c);
+		t = pos | expect;
+		if (!atomic_long_try_cmpxchg(&r->tail, &t, (pos + len) | expect))
+			continue;
+		st_count_atomic(r, &r->read, pos);
+		rec->cpu = c;
+		ret = 0;
+		break;
+	}
+	mutex_unlock(&buf->lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(snaptrace_consume);
+
+/* Whether @iter's half was replaced, emptied or freed since it started. */
+static bool st_iter_stale(struct snaptrace_iter *iter)
+{
+	struct snaptrace_buffer *buf = iter->buf;
+
+	/* @frees first: the half may be gone, and its address reused. */
+	return buf->frees != iter->frees ||
+	       st_state(buf) != iter->state ||
+	       atomic_long_read(&iter->half->resets) != iter->resets;
+}
+
+/**
+ * snaptrace_iter_start() - begin a non-consuming read
+ * @buf: the buffer
+ * @which: %SNAPTRACE_LIVE or %SNAPTRACE_SNAPSHOT
+ * @cpu: a CPU, or %SNAPTRACE_ALL_CPUS to merge every CPU by timestamp
+ *
+ * The iterator holds no lock between calls: each snaptrace_iter_next()
+ * takes the buffer's reader mutex for the time of one record, and finds
+ * out then whether the half it reads still plays the same part. Writers
+ * and snapshots never wait for it. Mirrors ring_buffer_read_start().
+ *
+ * Context: process context, may sleep.
+ * Return: the iterator; ERR_PTR(-EINVAL) for a bad @cpu, -ENOENT if @which
+ * is the snapshot and no spare is allocated, -ENOMEM.
+ */
+struct snaptrace_iter *snaptrace_iter_start(struct snaptrace_buffer *buf,
+					    enum snaptrace_which which,
+					    int cpu)
+{
+	struct snaptrace_iter *iter;
+	struct st_half *half;
+	long g;
+	int c;
+
+	if (cpu != SNAPTRACE_ALL_CPUS && !st_cpu_valid(cpu))
+		return ERR_PTR(-EINVAL);
+	iter = kzalloc(struct_size(iter, pos, nr_cpu_ids), GFP_KERNEL);
+	if (!iter)
+		return ERR_PTR(-ENOMEM);
+
+	mutex_lock(&buf->lock);
+	do {
+		g = st_read_begin(buf);
+		iter->state = st_state(buf);
+		half = st_half_in(buf, iter->state, which);
+		if (!half)
+			break;
+		iter->resets = atomic_long_read(&half->resets);
+		for_each_possible_cpu(c)
+			iter->pos[c] = st_ring_first(per_cpu_ptr(half->rings, c));
+	} while (st_read_retry(buf, g));
+	if (!half) {
+		mutex_unlock(&buf->lock);
+		kfree(iter);
+		return ERR_PTR(-ENOENT);
+	}
+	iter->buf = buf;
+	iter->half = half;
+	iter->which = which;
+	iter->cpu = cpu;
+	iter->frees = buf->frees;
+	mutex_unlock(&buf->lock);
+	return iter;
+}
+EXPORT_SYMBOL_GPL(snaptrace_iter_start);
+
+/**
+ * snaptrace_iter_next() - the next record of a non-consuming read
+ * @iter: from snaptrace_iter_start()
+ * @rec: where the record is copied
+ *
+ * Records overwritten since the iterator passed their CPU's tail are
+ * skipped (their loss shows as a gap in &snaptrace_record.pos). Mirrors
+ * ring_buffer_iter_peek() + ring_buffer_iter_advance().
+ *
+ * Context: process context, may sleep (takes the reader mutex).
+ * Return: 0; -ENODATA at the end; -ESTALE if the half being read was
+ * replaced, emptied or freed (snapshot, clear, reset, resize, free) since
+ * snaptrace_iter_start().
+ */
+int snaptrace_iter_next(struct snaptrace_iter *iter,
+			struct snaptrace_record *rec)
+{
+	struct snaptrace_buffer *buf = iter->buf;
+	unsigned long pos, len;
+	struct st_ring *r;
+	int c, ret;
+	long g;
+	u64 ts;
+
+	mutex_lock(&buf->lock);
+	for (;;) {
+		/* Roles change only while busy: look once none runs (seqcount). */
+		g = st_read_begin(buf);
+		if (st_iter_stale(iter)) {
+			ret = -ESTALE;
+			break;
+		}
+		c = st_pick(iter->half, iter->cpu, iter->pos, ST_PEEK_ONLY, &pos);
+		if (c >= 0) {
+			r = per_cpu_ptr(iter->half->rings, c);
+			if (st_read_at(r, pos, rec, &ts, &len) != ST_READ_OK)
+				continue;
+		}
+		/* A snapshot, clear or reset meanwhile: neither is true. */
+		if (st_read_retry(buf, g))
+			continue;
+		if (c < 0) {
+			ret = -ENODATA;
+			break;
+		}
+		iter->pos[c] = pos + len;
+		rec->cpu = c;
+		ret = 0;
+		break;
+	}
+	mutex_unlock(&buf->lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(snaptrace_iter_next);
+
+/**
+ * snaptrace_iter_stop() - end a non-consuming read
+ * @iter: from snaptrace_iter_start(); NULL or an ERR_PTR() is ignored
+ *
+ * Context: any context that may call kfree().
+ */
+void snaptrace_iter_stop(struct snaptrace_iter *iter)
+{
+	if (!IS_ERR_OR_NULL(iter))
+		kfree(iter);
+}
+EXPORT_SYMBOL_GPL(snaptrace_iter_stop);
+
+/* ------------------------------------------------------------------ */
+/* Waiting for data */
+
+static void st_wake_work(struct irq_work *work)
+{
+	struct snaptrace_buffer *buf = container_of(work, struct snaptrace_buffer,
+						    wake_work);
+
+	WRITE_ONCE(buf->waiters, false);
+	wake_up_all(&buf->waitq);
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * snaptrace_test_lose_wakeup() - forget that a reader waits
+ * @buf: the buffer
+ *
+ * For KUnit: clears the flag that snaptrace_wait() and snaptrace_poll()
+ * raise and that the write path (and every other caller of the wake-up:
+ * snapshots, recording turned off) looks at before it wakes them, as a
+ * writer sees it when its look is reordered before the reader's store: the
+ * lost wake-up that their 100 ms recheck bounds. Until a reader raises the
+ * flag again (its next recheck), nothing wakes it.
+ *
+ * Context: any. Never sleeps.
+ * Return: the flag as it was: true if a reader had raised it.
+ */
+bool snaptrace_test_lose_wakeup(struct snaptrace_buffer *buf)
+{
+	return xchg(&buf->waiters, false);
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_test_lose_wakeup);
+#endif
+
+static void st_poll_work(struct work_struct *work)
+{
+	struct snaptrace_buffer *buf = container_of(to_delayed_work(work),
+						    struct snaptrace_buffer,
+						    poll_work);
+
+	wake_up_all(&buf->waitq);
+}
+
+/**
+ * snaptrace_ring_wait_init() - set up the wake-up of @buf's readers
+ * @buf: a buffer being allocated
+ *
+ * The irq_work that writers queue (they may be in NMI), the delayed work
+ * that bounds a lost wake-up of poll(), and the wait queue.
+ *
+ * Context: process context, before @buf is reachable. Never sleeps.
+ */
+void snaptrace_ring_wait_init(struct snaptrace_buffer *buf)
+{
+	init_irq_work(&buf->wake_work, st_wake_work);
+	INIT_DELAYED_WORK(&buf->poll_work, st_poll_work);
+	init_waitqueue_head(&buf->waitq);
+}
+
+/**
+ * snaptrace_ring_wait_sync() - wait for the wake-ups of @buf to finish
+ * @buf: a buffer being freed, no longer reachable by writers or readers
+ *
+ * Context: process context, may sleep (irq_work_sync(),
+ * cancel_delayed_work_sync()).
+ */
+void snaptrace_ring_wait_sync(struct snaptrace_buffer *buf)
+{
+	irq_work_sync(&buf->wake_work);
+	cancel_delayed_work_sync(&buf->poll_work);
+}
+
+/* Whether @which has a record for @cpu (or any CPU); lockless. */
+static bool st_has_data(struct snaptrace_buffer *buf, enum snaptrace_which which,
+			int cpu)
+{
+	struct st_half *half;
+	unsigned long pos;
+	bool ret = false;
+	int c;
+	u64 ts;
+
+	rcu_read_lock(); /* halves are freed after synchronize_rcu() */
+	half = st_half_in(buf, st_state(buf), which);
+	for_each_possible_cpu(c) {
+		if (!half || ret)
+			break;
+		if (cpu != SNAPTRACE_ALL_CPUS && c != cpu)
+			continue;
+		pos = 0;
+		ret = st_peek(per_cpu_ptr(half->rings, c), &pos, ST_PEEK_ONLY,
+			      &ts) == ST_READ_OK;
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+/* A waiter's condition: raise the flag writers look at, then look. */
+static bool st_wait_cond(struct snaptrace_buffer *buf, enum snaptrace_which which,
+			 int cpu, bool until_off)
+{
+	WRITE_ONCE(buf->waiters, true);
+	smp_mb(); /* the flag before the look at the data */
+	return st_has_data(buf, which, cpu) ||
+	       (until_off && !READ_ONCE(buf->record_on));
+}
+
+/* The longest a wake-up lost to store/load reordering can delay a reader. */
+#define ST_WAIT_RECHECK (HZ / 10)
+
+/**
+ * snaptrace_wait() - sleep until there is something to read
+ * @buf: the buffer
+ * @which: %SNAPTRACE_LIVE or %SNAPTRACE_SNAPSHOT
+ * @cpu: a CPU, or %SNAPTRACE_ALL_CPUS
+ * @until_off: also return when recording is (or is turned) off
+ *
+ * Writers wake readers through an irq_work (they may be in NMI, where
+ * wake_up() is not allowed), and so does a snapshot. Like ftrace's
+ * rb_wakeups(), the write path has no full barrier between its commit and
+ * its look at whether anyone waits (store then load: reordered even on
+ * x86), so a wake-up can be missed; the reader then notices the data
+ * within 100 ms by itself. Mirrors ring_buffer_wait().
+ *
+ * Context: process context, sleeps (interruptibly). No locks held.
+ * Return: 0 when there is data; -ENODATA if @until_off and recording is
+ * off; -ERESTARTSYS on a signal.
+ */
+int snaptrace_wait(struct snaptrace_buffer *buf, enum snaptrace_which which,
+		   int cpu, bool until_off)
+{
+	long ret;
+
+	for (;;) {
+		ret = wait_event_interruptible_timeout(buf->waitq,
+						       st_wait_cond(buf, which, cpu,
+								    until_off),
+						       ST_WAIT_RECHECK);
+		if (ret < 0)
+			return ret;
+		if (st_has_data(buf, which, cpu))
+			return 0;
+		if (until_off && !READ_ONCE(buf->record_on))
+			return -ENODATA;
+		/* Timed out, or another reader took the data: wait on. */
+	}
+}
+EXPORT_SYMBOL_GPL(snaptrace_wait);
+
+/**
+ * snaptrace_poll() - poll support for a file that reads the buffer
+ * @buf: the buffer
+ * @which: %SNAPTRACE_LIVE or %SNAPTRACE_SNAPSHOT
+ * @cpu: a CPU, or %SNAPTRACE_ALL_CPUS
+ * @filp: the file being polled
+ * @pt: the poll table
+ *
+ * When there is nothing to read, a wake-up of the poll queue is scheduled
+ * in 100 ms, so that a wake-up lost as described for snaptrace_wait()
+ * delays the poller by at most that long, as it does a waiter.
+ *
+ * Context: process context (a file's ->poll()).
+ * Return: EPOLLIN | EPOLLRDNORM if there is data, else 0.
+ */
+__poll_t snaptrace_poll(struct snaptrace_buffer *buf, enum snaptrace_which which,
+			int cpu, struct file *filp, poll_table *pt)
+{
+	poll_wait(filp, &buf->waitq, pt);
+	if (st_wait_cond(buf, which, cpu, false))
+		return EPOLLIN | EPOLLRDNORM;
+	/* Not mod_: pollers more often than that must not push it back. */
+	queue_delayed_work(system_wq, &buf->poll_work, ST_WAIT_RECHECK);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(snaptrace_poll);
+
+/* ------------------------------------------------------------------ */
+/* Statistics */
+
+/*
+ * One epoch's counters of @r. The consumers' and pushers' counts are read
+ * before the writers': a record is counted committed before it can be
+ * read or overwritten, so entries comes out negative only for the
+ * instant of an NMI's opening inside another (clamped below).
+ */
+static void st_ring_stats(struct st_ring *r, struct snaptrace_stats *st)
+{
+	unsigned long read, ovx, ov, committed, t, c, pos;
+	u64 ts = 0;
+
+	read = atomic_long_read(&r->read) - READ_ONCE(r->base.read);
+	ovx = atomic_long_read(&r->overrun_x) - READ_ONCE(r->base.overrun_x);
+	ov = local_read(&r->overrun) - READ_ONCE(r->base.overrun);
+	smp_rmb(); /* consumed and overwritten before committed */
+	committed = local_read(&r->committed) - READ_ONCE(r->base.committed);
+	st->dropped = local_read(&r->dropped) - READ_ONCE(r->base.dropped);
+	st->written = committed + st->dropped;
+	st->overrun = ov + ovx;
+	st->read = read;
+	/*
+	 * Clamped: for the instant an NMI opens @r inside an opening it
+	 * interrupted, the interrupted one's markers count two above the
+	 * baselines (ring-buffer.rst, Known limits).
+	 */
+	st->entries = (long)(committed - st->overrun - read) > 0 ?
+		      committed - st->overrun - read : 0;
+	/*
+	 * Commit before tail: every record below commit had its writer push
+	 * tail past its end less the ring's size first, so a later tail is
+	 * at most a ring below it (read the other way round, a writer could
+	 * reserve, push and commit in between: more bytes than the ring).
+	 */
+	c = local_read(&r->commit);
+	smp_rmb(); /* commit before tail */
+	t = st_pos(atomic_long_read(&r->tail));
+	st->bytes = (long)(c - t) > 0 ? c - t : 0;
+	pos = t;
+	if (st_peek(r, &pos, ST_PEEK_ONLY, &ts) == ST_READ_OK)
+		st->oldest_ts = ts;
+}
+
+/**
+ * snaptrace_cpu_stats() - one CPU's counters
+ * @buf: the buffer
+ * @which: %SNAPTRACE_LIVE or %SNAPTRACE_SNAPSHOT
+ * @cpu: the CPU
+ * @stats: filled in
+ *
+ * One reading: taken again if a snapshot, clear or reset came meanwhile,
+ * or the ring was opened (its first record after one of those). At a
+ * quiescent point (no writer inside a reservation, no reader)
+ * written == read + entries + overrun + dropped, and entries is the
+ * number of records a reader finds. While writers run, entries never
+ * comes out negative.
+ *
+ * Context: process context, may sleep (takes the reader mutex).
+ * Return: 0; -EINVAL for a bad @cpu; -ENOENT if @which is the snapshot and
+ * no spare is allocated.
+ */
+int snaptrace_cpu_stats(struct snaptrace_buffer *buf, enum snaptrace_which which,
+			int cpu, struct snaptrace_stats *stats)
+{
+	struct st_half *half;
+	struct st_ring *r;
+	long g, h;
+	int ret;
+
+	if (!st_cpu_valid(cpu))
+		return -EINVAL;
+
+	mutex_lock(&buf->lock);
+	for (;;) {
+		g = st_read_begin(buf);
+		half = st_half_in(buf, st_state(buf), which);
+		if (!half) {
+			ret = -ENOENT;
+			break;
+		}
+		r = per_cpu_ptr(half->rings, cpu);
+		memset(stats, 0, sizeof(*stats));
+		h = atomic_long_read(&r->head);
+		smp_rmb(); /* the state before the epoch (pairs with st_open()) */
+		if (!(h & ST_PENDING))
+			st_ring_stats(r, stats);
+		stats->snapshot_misses = atomic64_read(&buf->snapshot_misses);
+		smp_rmb(); /* the counters before the re-check */
+		if (st_read_retry(buf, g) ||
+		    (atomic_long_read(&r->head) & ST_FLAGS) != (h & ST_FLAGS))
+			continue;
+		ret = 0;
+		break;
+	}
+	mutex_unlock(&buf->lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(snaptrace_cpu_stats);

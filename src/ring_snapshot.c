@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snaptrace ring buffer, snapshots: the O(nr_cpu_ids) swap of the live
+ * and spare halves with an exact per-CPU cut, and the other changes of
+ * the rings' states (clear of the snapshot, reset of the live half).
+ * Never sleeps, never allocates: callable from any context, NMI
+ * included. The protocol's proof is in Documentation/ring-buffer.rst.
+ * Upstream twin: tracing_snapshot() and ring_buffer_swap_cpu() in
+ * kernel/trace/trace.c and kernel/trace/ring_buffer.c.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/cpumask.h>
+#include <linux/irqflags.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+
+#include <snaptrace/snaptrace.h>
+#include "internal.h"
+#include "ring.h"
+
+/*
+ * Close the open or live-pending ring @r: seal it as the snapshot of its
+ * CPU (@flag %ST_SPARE: the cut for that CPU), or empty it (@flag
+ * %ST_PENDING: a reset). Tail is sealed first, so that a consumer of the
+ * live half cannot take a record from it after the cut (st_peek() and
+ * snaptrace_consume() expect the bit clear). Each cmpxchg expects values
+ * read before a check that @state (the halves' roles) still holds: if a
+ * snapshot from an NMI changed them meanwhile, they fail. Returns false if
+ * @state no longer holds.
+ */
+static bool st_close(struct snaptrace_buffer *buf, struct st_ring *r,
+		     long state, unsigned long flag, int cpu)
+{
+	unsigned long done_if = flag == ST_SPARE ? ST_SPARE : ST_FLAGS;
+	long h, t;
+
+	for (;;) {
+		h = atomic_long_read(&r->head);
+		if (h & done_if)
+			return true;
+		t = atomic_long_read(&r->tail);
+		smp_rmb(); /* head and tail before the roles */
+		if (st_state(buf) != state)
+			return false;
+		if (!(t & ST_SEAL) &&
+		    !atomic_long_try_cmpxchg(&r->tail, &t, t | ST_SEAL))
+			continue;
+		/* R1: a writer's reservation either came before, or fails. */
+		if (atomic_long_try_cmpxchg(&r->head, &h, h | ST_SEAL | flag))
+			break;
+	}
+	if (flag == ST_SPARE) {
+		st_hook(buf, ST_STEP_SNAP_SEALED, cpu);
+		/*
+		 * Reservations before the cut overwrite the oldest records in
+		 * overwrite mode; their writers may not have pushed tail yet.
+		 * Push it now, so that the snapshot's records and counters are
+		 * final when snapshot() returns. At most the records under the
+		 * reservations still open at the cut.
+		 */
+		if (!(h & ST_PENDING))
+			snaptrace_ring_push_tail(r, st_pos(h) - r->size, NULL);
+	}
+	return true;
+}
+
+/* Empty the snapshot @r and make it the next live ring (a snapshot's first step). */
+static bool st_unspare(struct snaptrace_buffer *buf, struct st_ring *r,
+		       long state)
+{
+	long h;
+
+	for (;;) {
+		h = atomic_long_read(&r->head);
+		if (!(h & ST_SPARE))
+			return true;
+		smp_rmb(); /* head before the roles */
+		if (st_state(buf) != state)
+			return false;
+		if (atomic_long_try_cmpxchg(&r->head, &h, st_pos(h) | ST_PENDING))
+			return true;
+	}
+}
+
+/*
+ * A next ring of the live half (emptied by the previous snapshot, not yet
+ * written) becomes live-pending: so that while this snapshot is under way
+ * a writer tells it from the new next ring (st_writer_ring()).
+ */
+static bool st_settle(struct snaptrace_buffer *buf, struct st_ring *r,
+		      long state)
+{
+	long h;
+
+	for (;;) {
+		h = atomic_long_read(&r->head);
+		if ((h & ST_FLAGS) != ST_PENDING)
+			return true;
+		smp_rmb(); /* head before the roles */
+		if (st_state(buf) != state)
+			return false;
+		if (atomic_long_try_cmpxchg(&r->head, &h, h | ST_SEAL))
+			return true;
+	}
+}
+
+/* Empty the snapshot @r, keeping its role (a clear). */
+static bool st_clear_ring(struct snaptrace_buffer *buf, struct st_ring *r,
+			  long state)
+{
+	long h;
+
+	for (;;) {
+		h = atomic_long_read(&r->head);
+		if (!(h & ST_SPARE) || (h & ST_PENDING))
+			return true;
+		smp_rmb(); /* head before the roles */
+		if (st_state(buf) != state)
+			return false;
+		if (atomic_long_try_cmpxchg(&r->head, &h, h | ST_PENDING))
+			return true;
+	}
+}
+
+static void st_done_raise(struct snaptrace_buffer *buf, long g)
+{
+	long d = atomic_long_read(&buf->done);
+
+	while ((long)(g - d) > 0 && !atomic_long_try_cmpxchg(&buf->done, &d, g))
+		;
+}
+
+/*
+ * One snapshot (called with the lock, or nested in its holder on this
+ * CPU). In three steps, each of them idempotent:
+ *
+ * 1. the live half's next rings become live-pending (st_settle()); the
+ *    spare's rings are emptied and become next. A snapshot
+ *    that this one interrupted (an NMI) may have left rings of the spare
+ *    half still open: they are sealed first, completing it;
+ * 2. the roles are published: one cmpxchg of the state word;
+ * 3. each CPU's ring of the former live half is sealed: the cut for that
+ *    CPU. Until then its writers keep recording there (R2); after it,
+ *    their next reservation fails (R1) and opens the new ring.
+ *
+ * If another snapshot (an NMI) completed this one's work meanwhile, the
+ * state word changed: this one stops; that one's cuts came after this one
+ * began. Returns 0, or -ENOENT without a spare.
+ */
+static int st_round(struct snaptrace_buffer *buf)
+{
+	struct st_half *live, *spare;
+	long g, s, next;
+	int cpu, ret = 0;
+
+	g = st_change_begin(buf);
+	s = st_state(buf);
+	live = st_half_in(buf, s, SNAPTRACE_LIVE);
+	spare = st_half_in(buf, s, SNAPTRACE_SNAPSHOT);
+	if (!spare) {
+		ret = -ENOENT;
+		goto out;
+	}
+	for_each_possible_cpu(cpu)
+		if (!st_settle(buf, per_cpu_ptr(live->rings, cpu), s))
+			goto done;
+	st_hook(buf, ST_STEP_SNAP_SETTLED, -1);
+	for_each_possible_cpu(cpu)
+		if (!st_close(buf, per_cpu_ptr(spare->rings, cpu), s, ST_SPARE,
+			      cpu))
+			goto done;
+	for_each_possible_cpu(cpu)
+		if (!st_unspare(buf, per_cpu_ptr(spare->rings, cpu), s))
+			goto done;
+	st_hook(buf, ST_STEP_SNAP_PENDED, -1);
+
+	next = (s + 2) ^ 1;
+	if (!atomic_long_try_cmpxchg(&buf->state, &s, next))
+		goto done;
+	st_hook(buf, ST_STEP_SNAP_PUBLISHED, -1);
+
+	for_each_possible_cpu(cpu)
+		if (!st_close(buf, per_cpu_ptr(live->rings, cpu), next, ST_SPARE,
+			      cpu))
+			break;
+done:
+	st_done_raise(buf, g);
+out:
+	st_change_end(buf);
+	return ret;
+}
+
+/**
+ * snaptrace_reset() - empty the live half
+ * @buf: the buffer
+ *
+ * Every CPU's ring of the live half becomes empty, and its counters start
+ * again from 0 with the next record its CPU writes. O(nr_cpu_ids): the
+ * rings are marked empty in their reservation word (R1), like the cut of a
+ * snapshot; a record reserved before is dropped with the rest, and one
+ * still being written then is not counted afterwards (I5). Writers are
+ * never refused. The user's tracing_on switch is left as it is. Mirrors
+ * ring_buffer_reset_online_cpus().
+ *
+ * Context: any, NMI included. Never sleeps; waits (bounded) for a
+ * snapshot, clear or reset running on another CPU.
+ */
+void snaptrace_reset(struct snaptrace_buffer *buf)
+{
+	struct st_half *live;
+	enum st_lock_ret l;
+	unsigned long flags;
+	bool ok;
+	long s;
+	int cpu;
+
+	local_irq_save(flags);
+	l = st_lock(buf, ST_LOCK_RESET, 0);
+	st_change_begin(buf);
+	do {
+		s = st_state(buf);
+		live = st_half_in(buf, s, SNAPTRACE_LIVE);
+		ok = true;
+		for_each_possible_cpu(cpu) {
+			ok = st_close(buf, per_cpu_ptr(live->rings, cpu), s,
+				      ST_PENDING, cpu);
+			if (!ok)
+				break;	/* an NMI took a snapshot: again */
+		}
+	} while (!ok);
+	atomic_long_inc(&live->resets);
+	st_change_end(buf);
+	if (l == ST_LOCKED)
+		st_unlock(buf);
+	local_irq_restore(flags);
+}
+EXPORT_SYMBOL_GPL(snaptrace_reset);
+
+static const char st_miss_marker[] =
+	"snapshot: no spare buffer allocated; recording stopped";
+
+/**
+ * snaptrace_snapshot() - freeze the recent past into the spare half
+ * @buf: the buffer
+ *
+ * Afterwards the snapshot holds, for each CPU, exactly the records whose
+ * reservation took effect before that CPU's cut (those still being
+ * written appear when their writers commit them), less those the ring's
+ * own wrap overwrote before it (counted in its overrun), and no record
+ * reserved after it. Each CPU's cut is one cmpxchg on its ring's
+ * reservation word, made during this call. Afterwards nothing removes or
+ * adds records in the snapshot but those late commits (and consuming reads
+ * of the snapshot); its counters change only with them and with what was
+ * decided before the cut and counted after it: a refusal, a consuming
+ * read, or an overwrite by a writer reserved before the cut whose tail
+ * push raced the snapshot's (Documentation/ring-buffer.rst). Recording goes
+ * on in the other half, which starts empty. O(nr_cpu_ids), independent of
+ * the buffer size: nothing is copied. Mirrors tracing_snapshot(), which
+ * refuses NMI context; this one does not.
+ *
+ * Concurrent snapshots coalesce: a call returns after a snapshot that
+ * began after it did has finished (its own, or another one's). Readers,
+ * iterators, writers, clears and resets never make it fail.
+ *
+ * If no spare is allocated nothing changes in the buffers and the miss is
+ * counted; with snaptrace_set_stop_on_miss(), a marker record is written
+ * and recording is turned off, as ftrace does.
+ *
+ * Context: any: task, softirq, hardirq, NMI, IRQs disabled. Never sleeps,
+ * never allocates. IRQs are off for its time; it waits (bounded) only for
+ * a snapshot, clear, reset or resize running on another CPU.
+ * Return: 0; -ENOENT if no spare is allocated; -EBUSY only when called
+ * from an NMI that interrupted snaptrace_resize(), snaptrace_alloc_snapshot()
+ * or snaptrace_free_snapshot() swapping the halves on this CPU. Both
+ * count as misses.
+ */
+int snaptrace_snapshot(struct snaptrace_buffer *buf)
+{
+	unsigned long flags;
+	long gen0;
+	int ret;
+
+	local_irq_save(flags);
+	gen0 = atomic_long_read(&buf->gen);
+	switch (st_lock(buf, ST_LOCK_ROUND, gen0)) {
+	case ST_LOCKED:
+		ret = st_round(buf);
+		st_unlock(buf);
+		break;
+	case ST_NESTED:
+		ret = st_lock_holder_kind(buf) == ST_LOCK_HALVES ? -EBUSY :
+		      st_round(buf);
+		break;
+	default:
+		ret = 0;
+		break;
+	}
+	local_irq_restore(flags);
+
+	if (ret) {
+		atomic64_inc(&buf->snapshot_misses);
+		if (ret == -ENOENT && READ_ONCE(buf->stop_on_miss)) {
+			snaptrace_write_type(buf, SNAPTRACE_REC_MARKER,
+					     st_miss_marker,
+					     sizeof(st_miss_marker) - 1);
+			snaptrace_record_off(buf);
+		}
+		return ret;
+	}
+	st_wake_waiters(buf);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(snaptrace_snapshot);
+
+/**
+ * snaptrace_snapshot_alloc() - allocate the spare if needed, then snapshot
+ * @buf: the buffer
+ *
+ * Mirrors tracing_snapshot_alloc().
+ *
+ * Context: process context, may sleep.
+ * Return: as snaptrace_alloc_snapshot(), then as snaptrace_snapshot().
+ */
+int snaptrace_snapshot_alloc(struct snaptrace_buffer *buf)
+{
+	int ret = snaptrace_alloc_snapshot(buf);
+
+	return ret ? ret : snaptrace_snapshot(buf);
+}
+EXPORT_SYMBOL_GPL(snaptrace_snapshot_alloc);
+
+/**
+ * snaptrace_clear_snapshot() - empty the snapshot, keep the spare
+ * @buf: the buffer
+ *
+ * Each CPU's snapshot ring is marked empty in its reservation word; its
+ * counters read 0 from then on, also if a record reserved before the
+ * snapshot is committed into it later. Mirrors "echo 2 > snapshot".
+ *
+ * Context: any, NMI included. Never sleeps; waits (bounded) for a
+ * snapshot, clear, reset or resize running on another CPU.
+ * Return: 0; -ENOENT if no spare is allocated; -EBUSY if called from an
+ * NMI that interrupted a snapshot, clear, reset or resize on this CPU.
+ */
+int snaptrace_clear_snapshot(struct snaptrace_buffer *buf)
+{
+	struct st_half *spare;
+	unsigned long flags;
+	int cpu, ret = 0;
+	long s;
+
+	local_irq_save(flags);
+	if (st_lock(buf, ST_LOCK_CLEAR, 0) != ST_LOCKED) {
+		local_irq_restore(flags);
+		return -EBUSY;
+	}
+	st_change_begin(buf);
+	s = st_state(buf);
+	spare = st_half_in(buf, s, SNAPTRACE_SNAPSHOT);
+	if (spare) {
+		/* A snapshot from an NMI meanwhile replaced what we clear: done. */
+		for_each_possible_cpu(cpu)
+			if (!st_clear_ring(buf, per_cpu_ptr(spare->rings, cpu), s))
+				break;
+		atomic_long_inc(&spare->resets);
+	} else {
+		ret = -ENOENT;
+	}
+	st_change_end(buf);
+	st_unlock_irqrestore(buf, flags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(snaptrace_clear_snapshot);

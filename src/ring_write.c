@@ -1,0 +1,560 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snaptrace ring buffer, write side: reservation, commit and the epochs
+ * of a ring (its opening after a snapshot or reset, and the counters each
+ * epoch counts from). Any context, NMI included; lockless per CPU. The
+ * invariants named here (I1-I5, R1, R2) are in ring.h. Upstream twin:
+ * ring_buffer_lock_reserve(), ring_buffer_unlock_commit() and
+ * rb_end_commit() in kernel/trace/ring_buffer.c.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/irq_work.h>
+#include <linux/irqflags.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/clock.h>
+#include <linux/string.h>
+#include <asm/local.h>
+
+#include <snaptrace/snaptrace.h>
+#include "internal.h"
+#include "ring.h"
+
+/* ------------------------------------------------------------------ */
+/* Counting (I5) */
+
+/*
+ * Count one event of the record at @pos, unless the ring was opened again
+ * (a new epoch, starting above @pos) since: then it belongs to an epoch
+ * that is gone. The cmpxchg fails if an opening's marker (st_open())
+ * changed the counter after our look at start. This CPU only.
+ */
+static __always_inline void st_count_local_at(struct snaptrace_buffer *buf,
+					      struct st_ring *r, local_t *cnt,
+					      unsigned long pos,
+					      enum snaptrace_test_step step)
+{
+	long c;
+
+	do {
+		c = local_read(cnt);
+		barrier(); /* the counter, then start: st_open() writes them in reverse */
+		if ((long)(pos - READ_ONCE(r->start)) < 0)
+			return;
+		if (step != ST_STEP_NR)
+			st_hook(buf, step, smp_processor_id());
+	} while (local_cmpxchg(cnt, c, c + 1) != c);
+}
+
+static __always_inline void st_count_local(struct st_ring *r, local_t *cnt,
+					   unsigned long pos)
+{
+	st_count_local_at(NULL, r, cnt, pos, ST_STEP_NR);
+}
+
+/* Raise *@base to @v (bases only grow); this CPU only. */
+static void st_base_raise(unsigned long *base, unsigned long v)
+{
+	unsigned long b = READ_ONCE(*base);
+
+	while ((long)(v - b) > 0) {
+		unsigned long old = cmpxchg_local(base, b, v);
+
+		if (old == b)
+			break;
+		b = old;
+	}
+}
+
+/* Raise @l to @v; this CPU only. */
+static void st_local_raise(local_t *l, unsigned long v)
+{
+	long c = local_read(l);
+
+	while ((long)(v - c) > 0) {
+		long old = local_cmpxchg(l, c, v);
+
+		if (old == c)
+			break;
+		c = old;
+	}
+}
+
+/* Undo an opening's marker that no baseline took in. */
+static void st_unmark_local(local_t *cnt, unsigned long mark,
+			    unsigned long *base)
+{
+	if ((long)(READ_ONCE(*base) - mark) < 0)
+		local_dec(cnt);
+}
+
+static void st_unmark_atomic(atomic_long_t *cnt, unsigned long mark,
+			     unsigned long *base)
+{
+	if ((long)(READ_ONCE(*base) - mark) < 0)
+		atomic_long_dec(cnt);
+}
+
+/*
+ * Open the live-pending or next ring @r (head @v) for this CPU's writers: a
+ * new epoch starts (st_epoch_start()), emptied, with baselines for its
+ * counters. Runs on @r's CPU, as a writer; an interrupt or NMI may open it
+ * too in the middle: every step only raises a value, and the last one is a
+ * cmpxchg on head.
+ *
+ * The baselines: a writer of an older epoch may be about to count its
+ * record (st_count_local()); raising each counter by one (the marker)
+ * after start was raised makes its cmpxchg fail, and the baseline taken
+ * with the marker includes whatever was counted before.
+ */
+static void st_open(struct snaptrace_buffer *buf, struct st_ring *r,
+		    unsigned long v)
+{
+	unsigned long s = st_epoch_start(r, v);
+	unsigned long mc, md, mo, mx, mr, t, flags;
+
+	st_hook(buf, ST_STEP_OPEN, smp_processor_id());
+	st_base_raise(&r->start, s);
+	smp_mb(); /* start before the markers (pairs with st_count_atomic()) */
+
+	t = atomic_long_read(&r->tail);
+	while ((long)(st_pos(t) - s) < 0 &&
+	       !atomic_long_try_cmpxchg(&r->tail, (long *)&t, s))
+		;
+
+	/*
+	 * The markers with IRQs off and only while @r is still unopened: an
+	 * interrupt that opened it meanwhile would otherwise see our markers
+	 * land above its baselines (its counts one too high, entries two
+	 * too low) until we take them back. Only an NMI opener remains.
+	 */
+	local_irq_save(flags);
+	if (atomic_long_read(&r->head) != v) {
+		local_irq_restore(flags);
+		return;
+	}
+	mc = local_inc_return(&r->committed);
+	md = local_inc_return(&r->dropped);
+	mo = local_inc_return(&r->overrun);
+	mx = atomic_long_inc_return(&r->overrun_x);
+	mr = atomic_long_inc_return(&r->read);
+
+	if (atomic_long_read(&r->head) != v) {
+		/* Opened meanwhile by an NMI: keep only its baselines. */
+		st_unmark_local(&r->committed, mc, &r->base.committed);
+		st_unmark_local(&r->dropped, md, &r->base.dropped);
+		st_unmark_local(&r->overrun, mo, &r->base.overrun);
+		st_unmark_atomic(&r->overrun_x, mx, &r->base.overrun_x);
+		st_unmark_atomic(&r->read, mr, &r->base.read);
+		local_irq_restore(flags);
+		return;
+	}
+	st_base_raise(&r->base.committed, mc);
+	st_base_raise(&r->base.dropped, md);
+	st_base_raise(&r->base.overrun, mo);
+	st_base_raise(&r->base.overrun_x, mx);
+	st_base_raise(&r->base.read, mr);
+	local_irq_restore(flags);
+	/*
+	 * With commit at (or above) the last position reserved, no record
+	 * of @r is still being written: commit may start at s, so the new epoch has
+	 * the whole ring (I2 measures from commit). One still open (a writer
+	 * we interrupted, reserved two snapshots ago) keeps commit behind its
+	 * record until it commits.
+	 */
+	if (st_ring_settled(r, v))
+		st_local_raise(&r->commit, s);
+	smp_wmb(); /* the epoch before the open state (pairs with readers) */
+	st_hook(buf, ST_STEP_OPEN_LAST, smp_processor_id());
+	atomic_long_cmpxchg(&r->head, v, s);
+}
+
+/* ------------------------------------------------------------------ */
+/* Write side */
+
+static __always_inline void st_start_commit(struct st_ring *r)
+{
+	local_inc(&r->committing);
+	local_inc(&r->commits);
+}
+
+/* Mirror of ftrace's rb_end_commit(): only the outermost writer moves commit. */
+static __always_inline void st_end_commit(struct st_ring *r)
+{
+	unsigned long commits;
+
+again:
+	commits = local_read(&r->commits);
+	barrier();
+	if (local_read(&r->committing) == 1) {
+		unsigned long h = st_pos(atomic_long_read(&r->head));
+
+		/*
+		 * Every record below h is complete, nested ones included: the
+		 * barrier after the read of head orders their stores too
+		 * (pairs with the smp_rmb() in st_read_at()).
+		 */
+		smp_wmb();
+		local_set(&r->commit, h);
+	}
+	local_dec(&r->committing);
+	barrier();
+	/* An interrupt committed after our check: move commit for it. */
+	if (unlikely(local_read(&r->commits) != commits) &&
+	    !local_read(&r->committing)) {
+		local_inc(&r->committing);
+		goto again;
+	}
+}
+
+/**
+ * snaptrace_ring_push_tail() - move a ring's tail past records to overwrite
+ * @r: the ring
+ * @min: position tail must reach, in bytes
+ * @cnt: the counter of the records overwritten: this CPU's writers'
+ *	overrun, or NULL for a snapshot's push (counted in overrun_x)
+ *
+ * Pushes tail to at least @min, record by record, counting each record
+ * (not padding) it passes in its epoch (I3, I5). The seal bit of tail is
+ * kept. Several pushers may race: each record is passed by one cmpxchg,
+ * and counted once. Mirrors rb_tail_page_update()'s role in ftrace.
+ *
+ * Context: any, NMI included; with @cnt, on @r's CPU with preemption off
+ * (a writer). Never sleeps. Lockless.
+ */
+void snaptrace_ring_push_tail(struct st_ring *r, unsigned long min,
+			      local_t *cnt)
+{
+	unsigned long t, p, len;
+	struct st_hdr *hdr;
+	u16 type;
+
+	for (;;) {
+		t = atomic_long_read(&r->tail);
+		p = st_pos(t);
+		if ((long)(p - min) >= 0)
+			return;
+		hdr = (struct st_hdr *)(r->data + (p & r->mask));
+		len = READ_ONCE(hdr->len);
+		type = READ_ONCE(hdr->type);
+		if (unlikely(len < ST_PAD_MIN || len & (ST_ALIGN - 1) ||
+			     len > r->size - (p & r->mask))) {
+			/* Only someone moving tail under us explains this. */
+			if (atomic_long_read(&r->tail) == t) {
+				WARN_ON_ONCE(1);
+				return;
+			}
+			continue;
+		}
+		if (!atomic_long_try_cmpxchg(&r->tail, (long *)&t,
+					     (p + len) | (t & ST_SEAL)))
+			continue;
+		if (type == ST_REC_PAD)
+			continue;
+		if (cnt)
+			st_count_local(r, cnt, p);
+		else
+			st_count_atomic(r, &r->overrun_x, p);
+	}
+}
+
+/* This CPU's ring of the live half. */
+static __always_inline struct st_ring *st_live_ring(struct snaptrace_buffer *buf)
+{
+	struct st_half *half;
+
+	half = rcu_dereference_sched(buf->half[st_state(buf) & 1]);
+	return this_cpu_ptr(half->rings);
+}
+
+/*
+ * @r is not open (head @h): find the ring this CPU's writers use now, and
+ * open it if need be. Returns @r again after opening it (or when it
+ * changed state under us). R2: a ring is opened only when its twin is a
+ * snapshot (%ST_SPARE), or is next while the ring is still in the live
+ * half; while a snapshot is under way the former live ring keeps
+ * recording until its cut. If that ring was empty (live-pending) and the
+ * roles are published, the cut is taken here, by sealing it empty:
+ * nothing is lost, and no writer ever waits for the snapshot to get there.
+ */
+static struct st_ring *st_writer_ring(struct snaptrace_buffer *buf,
+				      struct st_ring *r, long h)
+{
+	struct st_ring *tw = READ_ONCE(r->twin);
+	long th;
+
+	if (h & ST_SPARE) {
+		/* A snapshot: the live ring is its twin. */
+		if (WARN_ON_ONCE(!tw))
+			return st_live_ring(buf);
+		return tw;
+	}
+	/* Live-pending (ST_SEAL | ST_PENDING) or next (ST_PENDING). */
+	if (!tw) {
+		st_open(buf, r, h);
+		return r;
+	}
+	th = atomic_long_read(&tw->head);
+	if (!(th & ST_FLAGS))
+		return tw;		/* the former live ring, before its cut */
+	if (th & ST_SPARE) {
+		st_open(buf, r, h);
+		return r;
+	}
+	/*
+	 * Both empty, and neither a snapshot: a snapshot is under way. The
+	 * former live ring is live-pending (a snapshot first makes a next
+	 * ring of the live half live-pending: st_round()), the new one next.
+	 */
+	if (!(h & ST_SEAL) != !(th & ST_SEAL)) {
+		struct st_ring *lp = h & ST_SEAL ? r : tw;
+		long lh = h & ST_SEAL ? h : th;
+
+		/*
+		 * Roles not yet published: the live-pending ring is still
+		 * the live one, and the new one belongs to the spare half,
+		 * which a snapshot from an NMI would seal and empty (as a
+		 * ring its interrupted snapshot left open): open the
+		 * live-pending one; the snapshot's step 3 cuts it. If the
+		 * roles are published meanwhile, its cut closes it and
+		 * st_open()'s last cmpxchg fails.
+		 */
+		if (lp == st_live_ring(buf)) {
+			if (lp != r)
+				return lp;	/* opened with its commit begun */
+			st_open(buf, r, h);
+			return r;
+		}
+		/*
+		 * Published: take the cut for this CPU by sealing the
+		 * former, empty, and use the new one.
+		 */
+		atomic_long_cmpxchg(&lp->head, lh, lh | ST_SPARE);
+		return lp == r ? tw : r;
+	}
+	/*
+	 * Both alike: a snapshot from an NMI is completing one it
+	 * interrupted, and will seal the spare half's: open the live one.
+	 */
+	if (r != st_live_ring(buf))
+		return st_live_ring(buf);
+	st_open(buf, r, h);
+	return r;
+}
+
+enum st_reserve_err {
+	ST_OK,
+	ST_EINVAL,
+	ST_EOFF,
+	ST_EFULL,
+};
+
+static __always_inline void *
+st_reserve(struct snaptrace_buffer *buf, size_t len, u16 type,
+	   struct snaptrace_reservation *res, enum st_reserve_err *err)
+{
+	unsigned long h, off, pad, end, total;
+	struct st_ring *r, *next;
+	struct st_hdr *hdr;
+	u64 ts;
+
+	if (unlikely(len == 0 || len > SNAPTRACE_MAX_PAYLOAD)) {
+		*err = ST_EINVAL;
+		return NULL;
+	}
+	total = ST_HDR_SIZE + ALIGN(len, ST_ALIGN);
+
+	/*
+	 * Preemption stays off until the commit: an RCU-sched read side, so
+	 * a resize or free of a half waits for every writer inside it.
+	 */
+	preempt_disable_notrace();
+	if (unlikely(!READ_ONCE(buf->record_on) ||
+		     atomic_read(&buf->record_disabled))) {
+		preempt_enable_notrace();
+		*err = ST_EOFF;
+		return NULL;
+	}
+	r = st_live_ring(buf);
+	st_hook(buf, ST_STEP_WRITE_LOOKUP, smp_processor_id());
+again:
+	st_start_commit(r);
+	h = atomic_long_read(&r->head);
+	for (;;) {
+		if (unlikely(h & ST_FLAGS)) {
+			next = st_writer_ring(buf, r, h);
+			if (next != r) {
+				st_end_commit(r);
+				r = next;
+				goto again;
+			}
+			h = atomic_long_read(&r->head);
+			continue;
+		}
+		ts = local_clock();
+		off = h & r->mask;
+		pad = off + total > r->size ? r->size - off : 0;
+		end = h + pad + total;
+		/* I2: never reuse the bytes of a record still being written. */
+		if (unlikely(end - local_read(&r->commit) > r->size) ||
+		    (READ_ONCE(buf->mode) == SNAPTRACE_STOP_WHEN_FULL &&
+		     end - st_pos(atomic_long_read(&r->tail)) > r->size)) {
+			/*
+			 * Full, if the ring is still open at this position: a
+			 * snapshot may just have emptied the live half.
+			 */
+			unsigned long now;
+
+			st_hook(buf, ST_STEP_WRITE_FULL, smp_processor_id());
+			now = atomic_long_read(&r->head);
+			if (now != h) {
+				h = now;
+				continue;
+			}
+			goto full;
+		}
+		st_hook(buf, ST_STEP_WRITE_RESERVE, smp_processor_id());
+		/* R1: fails, with no side effect, if the ring was sealed. */
+		if (atomic_long_try_cmpxchg(&r->head, (long *)&h, end))
+			break;
+	}
+	st_hook(buf, ST_STEP_WRITE_RESERVED, smp_processor_id());
+
+	if ((long)(end - r->size - st_pos(atomic_long_read(&r->tail))) > 0) {
+		snaptrace_ring_push_tail(r, end - r->size, &r->overrun);
+		st_hook(buf, ST_STEP_WRITE_PUSHED, smp_processor_id());
+	}
+
+	if (pad) {
+		hdr = (struct st_hdr *)(r->data + off);
+		hdr->len = pad;
+		hdr->type = ST_REC_PAD;
+		hdr->size = 0;
+	}
+	hdr = (struct st_hdr *)(r->data + ((h + pad) & r->mask));
+	hdr->len = total;
+	hdr->type = type;
+	hdr->size = len;
+	hdr->ts = ts;
+	res->ring = r;
+	res->pos = h + pad;
+	*err = ST_OK;
+	return hdr + 1;
+
+full:
+	st_count_local_at(buf, r, &r->dropped, h, ST_STEP_COUNT_DROPPED);
+	st_end_commit(r);
+	preempt_enable_notrace();
+	*err = ST_EFULL;
+	return NULL;
+}
+
+/**
+ * snaptrace_reserve() - reserve room for one record
+ * @buf: the buffer
+ * @len: payload length in bytes, 1..%SNAPTRACE_MAX_PAYLOAD
+ * @res: filled in; pass it to snaptrace_commit()
+ *
+ * Reserves @len bytes in this CPU's ring of the live half and stamps the
+ * record with local_clock() (ns). The caller fills the payload and then
+ * calls snaptrace_commit(); until then preemption is disabled, and readers
+ * do not see the record. Reservations nest: an interrupt or NMI may reserve
+ * and commit its own record while this one is open. The reservation is the
+ * instant that decides on which side of a snapshot the record falls.
+ * Mirrors ring_buffer_lock_reserve().
+ *
+ * Context: any: task, softirq, hardirq, NMI, IRQs disabled. Never sleeps,
+ * never allocates, takes no lock. Lockless per CPU.
+ * Return: pointer to the payload (8-byte aligned), or NULL if @len is 0 or
+ * too large, recording is off, or there is no room (stop-when-full mode, or
+ * the ring is filled by records still being written): that last case is
+ * counted in &snaptrace_stats.dropped.
+ */
+void *snaptrace_reserve(struct snaptrace_buffer *buf, size_t len,
+			struct snaptrace_reservation *res)
+{
+	enum st_reserve_err err;
+
+	return st_reserve(buf, len, SNAPTRACE_REC_DATA, res, &err);
+}
+EXPORT_SYMBOL_GPL(snaptrace_reserve);
+
+/**
+ * snaptrace_commit() - make a reserved record visible
+ * @buf: the buffer given to snaptrace_reserve()
+ * @res: the reservation snaptrace_reserve() filled in
+ *
+ * Readers see the record once the outermost open reservation on this CPU
+ * is committed, in whichever half it was reserved: a record reserved
+ * before a snapshot becomes visible in the snapshot. Re-enables
+ * preemption. Mirrors ring_buffer_unlock_commit().
+ *
+ * Context: the context that called snaptrace_reserve(), on the same CPU.
+ * Never sleeps.
+ */
+void snaptrace_commit(struct snaptrace_buffer *buf,
+		      struct snaptrace_reservation *res)
+{
+	struct st_ring *r = res->ring;
+
+	st_count_local(r, &r->committed, res->pos);
+	st_end_commit(r);
+	/* No barrier, as ftrace's rb_wakeups(): see snaptrace_wait(). */
+	if (unlikely(READ_ONCE(buf->waiters)))
+		irq_work_queue(&buf->wake_work);
+	preempt_enable_notrace();
+}
+EXPORT_SYMBOL_GPL(snaptrace_commit);
+
+/**
+ * snaptrace_write_type() - write one record of a given type
+ * @buf: the buffer
+ * @type: an &enum snaptrace_rec_type
+ * @data: payload
+ * @len: payload length in bytes, 1..%SNAPTRACE_MAX_PAYLOAD
+ *
+ * snaptrace_write() for the module's own record types (stack dumps, the
+ * miss marker); snaptrace_write() is this with %SNAPTRACE_REC_DATA.
+ *
+ * Context: any, NMI included. Never sleeps, never allocates.
+ * Return: as snaptrace_write().
+ */
+int snaptrace_write_type(struct snaptrace_buffer *buf, u16 type,
+			 const void *data, size_t len)
+{
+	struct snaptrace_reservation res;
+	enum st_reserve_err err;
+	void *p;
+
+	p = st_reserve(buf, len, type, &res, &err);
+	if (!p)
+		return err == ST_EINVAL ? -EINVAL : err == ST_EOFF ? -EBUSY : -ENOSPC;
+	memcpy(p, data, len);
+	st_hook(buf, ST_STEP_WRITE_COMMIT, smp_processor_id());
+	snaptrace_commit(buf, &res);
+	return 0;
+}
+
+/**
+ * snaptrace_write() - write one record
+ * @buf: the buffer
+ * @data: payload
+ * @len: payload length in bytes, 1..%SNAPTRACE_MAX_PAYLOAD
+ *
+ * snaptrace_reserve(), a copy of @data, snaptrace_commit(). Mirrors
+ * ring_buffer_write().
+ *
+ * Context: any, NMI included. Never sleeps, never allocates.
+ * Return: 0; -EINVAL if @len is 0 or too large; -EBUSY if recording is
+ * off; -ENOSPC if there is no room (counted as dropped in the ring's epoch
+ * that refused it: if a snapshot or reset empties that ring before the
+ * count, the count goes with it).
+ */
+int snaptrace_write(struct snaptrace_buffer *buf, const void *data, size_t len)
+{
+	return snaptrace_write_type(buf, SNAPTRACE_REC_DATA, data, len);
+}
+EXPORT_SYMBOL_GPL(snaptrace_write);
