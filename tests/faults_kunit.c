@@ -204,31 +204,10 @@ static void fi_walk(struct kunit *test, const struct fi_op *op, void *ctx)
 
 /* ---- debugfs ---- */
 
-/* Whether @path (relative to the debugfs root) exists. */
-static bool fi_debugfs_has(const char *path)
-{
-	char *copy = kstrdup(path, GFP_KERNEL), *p = copy, *name;
-	struct dentry *d = NULL, *next;
-	bool found = true;
-
-	if (!copy)
-		return true;	/* cannot tell: say "still there" */
-	while (found && (name = strsep(&p, "/"))) {
-		next = debugfs_lookup(name, d);
-		dput(d);
-		d = next;
-		found = !IS_ERR_OR_NULL(d);
-	}
-	if (found)
-		dput(d);
-	kfree(copy);
-	return found;
-}
-
 /* Fail the test unless debugfs @path is absent; returns whether it is. */
 static bool fi_gone(struct fi_walk *w, const char *path)
 {
-	return !fi_debugfs_has(path) || fi_report(w, "no debugfs ", path);
+	return !st_debugfs_has(path) || fi_report(w, "no debugfs ", path);
 }
 
 /* ---- ring buffers ---- */
@@ -465,7 +444,7 @@ static bool fi_get_by_name_undo(struct fi_walk *w)
 
 static bool fi_get_by_name_made(struct fi_walk *w)
 {
-	return fi_check(w, fi_debugfs_has(SNAPTRACE_DEBUGFS_NAME "/instances/" FI_INST),
+	return fi_check(w, st_debugfs_has(SNAPTRACE_DEBUGFS_NAME "/instances/" FI_INST),
 			"instances/" FI_INST " made");
 }
 
@@ -482,7 +461,7 @@ static void instance_get_by_name(struct kunit *test)
 	struct snaptrace_buffer *buf = NULL;
 
 	fi_require_armed(test);
-	KUNIT_ASSERT_TRUE_MSG(test, fi_debugfs_has(SNAPTRACE_DEBUGFS_NAME "/instances"),
+	KUNIT_ASSERT_TRUE_MSG(test, st_debugfs_has(SNAPTRACE_DEBUGFS_NAME "/instances"),
 			      "snaptrace.ko is not loaded");
 	fi_walk(test, &fi_get_by_name_op, &buf);
 }
@@ -648,9 +627,9 @@ static bool fi_boot_made(struct fi_walk *w)
 {
 	bool ok = true;
 
-	ok &= fi_check(w, fi_debugfs_has(FI_RPROC_DIR "/trace0"), "trace0 made");
-	ok &= fi_check(w, fi_debugfs_has(FI_RPROC_DIR "/trace0_last"), "trace0_last made");
-	ok &= fi_check(w, fi_debugfs_has(FI_TRACE_INST "0"), "trace0's instance made");
+	ok &= fi_check(w, st_debugfs_has(FI_RPROC_DIR "/trace0"), "trace0 made");
+	ok &= fi_check(w, st_debugfs_has(FI_RPROC_DIR "/trace0_last"), "trace0_last made");
+	ok &= fi_check(w, st_debugfs_has(FI_TRACE_INST "0"), "trace0's instance made");
 	return ok;
 }
 

@@ -6,10 +6,6 @@
  */
 #include <linux/err.h>
 #include <linux/fcntl.h>
-#include <linux/file.h>
-#include <linux/fs.h>
-#include <linux/fs_struct.h>
-#include <linux/mman.h>
 #include <linux/seq_buf.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -107,26 +103,6 @@ static void format_overflow_reported(struct kunit *test)
 	KUNIT_EXPECT_LE(test, strlen(line), 10);
 }
 
-/* Read @path opened with @flags once, into a user buffer; returns read()'s value. */
-static ssize_t read_once(struct kunit *test, const char *path, int flags)
-{
-	unsigned long ubuf;
-	struct file *f;
-	loff_t pos = 0;
-	ssize_t n;
-
-	ubuf = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
-			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
-	KUNIT_ASSERT_NE(test, ubuf, 0);
-	scoped_with_init_fs()
-		f = filp_open(path, flags, 0);
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	n = f->f_op->read(f, (char __user *)ubuf, PAGE_SIZE, &pos);
-	fput(f);
-	return n;
-}
-
 /* An empty trace_pipe opened O_NONBLOCK says -EAGAIN instead of blocking. */
 static void trace_pipe_nonblock_eagain(struct kunit *test)
 {
@@ -136,12 +112,10 @@ static void trace_pipe_nonblock_eagain(struct kunit *test)
 	st_skip_unless_debugfs_mounted(test);
 	/* Empty it: consume what is there. */
 	do {
-		n = read_once(test, ST_DEBUGFS "/snaptrace/trace_pipe",
-			      O_RDONLY | O_NONBLOCK);
+		n = st_read_once(test, ST_ROOT "/trace_pipe", O_RDONLY | O_NONBLOCK);
 	} while (n > 0);
 	KUNIT_EXPECT_EQ(test, n, -EAGAIN);
-	KUNIT_ASSERT_GE(test, st_read_file(test, ST_DEBUGFS "/snaptrace/trace",
-					   buf, 256), 0);
+	KUNIT_ASSERT_GE(test, st_read_file(test, ST_ROOT "/trace", buf, 256), 0);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "entries-in-buffer/entries-written: 0/"));
 }
 
@@ -156,32 +130,18 @@ static void empty_writes_refused(struct kunit *test)
 	};
 	char *before = kunit_kzalloc(test, 64, GFP_KERNEL);
 	char *after = kunit_kzalloc(test, 64, GFP_KERNEL);
-	char path[128];
-	unsigned long ubuf;
-	struct file *f;
-	loff_t pos;
+	char *path;
 	int i;
 
 	st_skip_unless_debugfs_mounted(test);
 	KUNIT_ASSERT_NOT_NULL(test, before);
 	KUNIT_ASSERT_NOT_NULL(test, after);
-	ubuf = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
-			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
-	KUNIT_ASSERT_NE(test, ubuf, 0);
-	KUNIT_ASSERT_GE(test, st_read_file(test, ST_DEBUGFS "/snaptrace/buffer_size_kb",
-					   before, 64), 0);
+	KUNIT_ASSERT_GE(test, st_read_file(test, ST_ROOT "/buffer_size_kb", before, 64), 0);
 	for (i = 0; i < ARRAY_SIZE(files); i++) {
-		snprintf(path, sizeof(path), ST_DEBUGFS "/snaptrace/%s", files[i]);
-		scoped_with_init_fs()
-			f = filp_open(path, O_WRONLY, 0);
-		KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f), "%s: %pe", path, f);
-		pos = 0;
-		KUNIT_EXPECT_EQ_MSG(test, f->f_op->write(f, (const char __user *)ubuf, 0, &pos),
-				    -EINVAL, "%s", path);
-		fput(f);
+		path = st_fmt(test, ST_ROOT "/%s", files[i]);
+		KUNIT_EXPECT_EQ_MSG(test, st_write_file(test, path, "", 0), -EINVAL, "%s", path);
 	}
-	KUNIT_ASSERT_GE(test, st_read_file(test, ST_DEBUGFS "/snaptrace/buffer_size_kb",
-					   after, 64), 0);
+	KUNIT_ASSERT_GE(test, st_read_file(test, ST_ROOT "/buffer_size_kb", after, 64), 0);
 	KUNIT_EXPECT_STREQ(test, after, before);
 }
 

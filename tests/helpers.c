@@ -5,6 +5,7 @@
  */
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
+#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/file.h>
@@ -20,6 +21,8 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/stdarg.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 #include <kunit/resource.h>
@@ -31,6 +34,7 @@
 #endif
 
 #include <snaptrace/snaptrace.h>
+#include "../src/internal.h"
 #include "st_kunit.h"
 
 /* Name of the suites' NMI handler (one test at a time registers it). */
@@ -105,6 +109,237 @@ void st_skip_unless_debugfs_mounted(struct kunit *test)
 	if (IS_ERR(f))
 		kunit_skip(test, "debugfs is not mounted at " ST_DEBUGFS);
 	fput(f);
+}
+
+/* A user-space page for one read or write, unmapped with the test. */
+static unsigned long st_user_page(struct kunit *test)
+{
+	unsigned long ubuf;
+
+	ubuf = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE(test, ubuf, 0);
+	return ubuf;
+}
+
+/**
+ * st_read_once() - one read(2) of a file opened with chosen flags
+ * @test: the running test; owns the user buffer
+ * @path: absolute path of the file
+ * @flags: open(2) flags, e.g. O_RDONLY | O_NONBLOCK
+ *
+ * Opens @path with @flags and calls its ->read() once, for up to a page,
+ * into a user-space mapping made for the test, as st_read_file() does;
+ * the bytes read are dropped. For what only one read shows: -EAGAIN on an
+ * empty trace_pipe opened O_NONBLOCK, what a consuming read leaves.
+ *
+ * Context: process context (the KUnit test thread), may sleep.
+ * Return: what ->read() returned, or the error of the open.
+ */
+ssize_t st_read_once(struct kunit *test, const char *path, int flags)
+{
+	unsigned long ubuf = st_user_page(test);
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+
+	scoped_with_init_fs()
+		f = filp_open(path, flags, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = f->f_op->read(f, (char __user *)ubuf, PAGE_SIZE, &pos);
+	fput(f);
+	return n;
+}
+
+/**
+ * st_write_file() - one write(2) of a string, the way user space does
+ * @test: the running test; owns the user buffer
+ * @path: absolute path of the file, opened O_WRONLY
+ * @text: what to write (strlen(@text) bytes, less than a page; "" writes
+ *	zero bytes)
+ * @pos: the file offset to write at
+ *
+ * Copies @text into a user-space mapping made for the test and calls the
+ * file's ->write() once, so copy_from_user() and the debugfs proxy take
+ * part as they do for echo(1). Fails the test if @path cannot be opened.
+ *
+ * Context: process context (the KUnit test thread), may sleep.
+ * Return: what ->write() returned: bytes written, or a negative errno.
+ */
+ssize_t st_write_file(struct kunit *test, const char *path, const char *text,
+		      loff_t pos)
+{
+	unsigned long ubuf = st_user_page(test);
+	size_t len = strlen(text);
+	struct file *f;
+	ssize_t n;
+
+	KUNIT_ASSERT_LT(test, len, PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, copy_to_user((char __user *)ubuf, text, len), 0);
+	scoped_with_init_fs()
+		f = filp_open(path, O_WRONLY, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f), "%s: %pe", path, f);
+	n = f->f_op->write(f, (const char __user *)ubuf, len, &pos);
+	fput(f);
+	return n;
+}
+
+/**
+ * st_slurp() - the whole of a file, as a string
+ * @test: the running test; owns the string
+ * @path: absolute path of the file
+ *
+ * Reads @path with st_read_file(), up to %ST_TEXT_MAX - 1 bytes. Fails the
+ * test if the read fails.
+ *
+ * Context: process context (the KUnit test thread), may sleep.
+ * Return: the contents, NUL-terminated, freed with the test.
+ */
+char *st_slurp(struct kunit *test, const char *path)
+{
+	char *text = kunit_kzalloc(test, ST_TEXT_MAX, GFP_KERNEL);
+	ssize_t n;
+
+	KUNIT_ASSERT_NOT_NULL(test, text);
+	n = st_read_file(test, path, text, ST_TEXT_MAX);
+	KUNIT_ASSERT_GE_MSG(test, n, 0, "%s: %pe", path, ERR_PTR(n));
+	return text;
+}
+
+/**
+ * st_debugfs_has() - whether a path exists in debugfs
+ * @path: relative to the debugfs root, e.g. "snaptrace/instances/x";
+ *	shorter than 128 bytes (a longer one is a bug of the test: it warns)
+ *
+ * Looks each component up with debugfs_lookup(), so it works whether or
+ * not debugfs is mounted, and allocates nothing (safe while the test
+ * thread's fail_nth is armed).
+ *
+ * Context: process context, may sleep.
+ * Return: true if every component of @path exists.
+ */
+bool st_debugfs_has(const char *path)
+{
+	struct dentry *d = NULL, *next;
+	char copy[128], *p = copy, *name;
+
+	if (WARN(strscpy(copy, path, sizeof(copy)) < 0, "%s: path too long\n", path))
+		return false;
+	while ((name = strsep(&p, "/"))) {
+		next = debugfs_lookup(name, d);
+		dput(d);
+		d = next;
+		if (IS_ERR_OR_NULL(d))
+			return false;
+	}
+	dput(d);
+	return true;
+}
+
+/* ---- strings ---- */
+
+/**
+ * st_fmt() - a formatted string
+ * @test: the running test; owns the string
+ * @fmt: printf() format
+ *
+ * Return: the string, at most 511 characters (cut beyond), freed with the
+ * test. Fails the test if it cannot be allocated.
+ */
+char *st_fmt(struct kunit *test, const char *fmt, ...)
+{
+	char *p = kunit_kzalloc(test, 512, GFP_KERNEL);
+	va_list ap;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	va_start(ap, fmt);
+	vsnprintf(p, 512, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+/**
+ * st_count() - how many times a string occurs in another
+ * @s: the string searched
+ * @what: the string counted; occurrences do not overlap
+ *
+ * Return: the number of occurrences of @what in @s.
+ */
+unsigned int st_count(const char *s, const char *what)
+{
+	unsigned int n = 0;
+
+	while ((s = strstr(s, what))) {
+		n++;
+		s += strlen(what);
+	}
+	return n;
+}
+
+/* ---- the loaded module's default instance and error_log ---- */
+
+static void st_errlog_clear_action(void *unused)
+{
+	snaptrace_error_log_clear();
+}
+
+/**
+ * st_errlog_fresh() - start a test from an empty error_log, and end it so
+ * @test: the running test
+ *
+ * Skips the test unless debugfs is mounted at %ST_DEBUGFS (it reads
+ * %ST_ERRLOG), empties the loaded module's error_log, and empties it again
+ * when the test ends.
+ *
+ * Context: process context (the KUnit test thread), may sleep.
+ */
+void st_errlog_fresh(struct kunit *test)
+{
+	st_skip_unless_debugfs_mounted(test);
+	snaptrace_error_log_clear();
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_errlog_clear_action,
+							NULL), 0);
+}
+
+/**
+ * st_caret() - the caret line error_log shows under a command
+ * @test: the running test; owns the string
+ * @pos: the offset in the command the caret points at
+ *
+ * Return: "\n", the width of "  Command: " and @pos spaces, "^\n", as
+ * tracing_log_err()'s format has it; freed with the test.
+ */
+char *st_caret(struct kunit *test, unsigned int pos)
+{
+	return st_fmt(test, "\n%*s^\n", (int)(sizeof("  Command: ") - 1 + pos), "");
+}
+
+static void st_rec_restore(void *unused)
+{
+	snaptrace_on();
+}
+
+/**
+ * st_default_fresh() - the default instance's buffer, emptied and on
+ * @test: the running test
+ *
+ * Switches recording on (snaptrace_on()), empties the loaded module's
+ * top-level buffer with snaptrace_reset(), and switches recording on again
+ * when the test ends, whatever the test did to it.
+ *
+ * Context: process context (the KUnit test thread), may sleep.
+ * Return: the default instance's buffer.
+ */
+struct snaptrace_buffer *st_default_fresh(struct kunit *test)
+{
+	struct snaptrace_buffer *buf = snaptrace_default_buffer();
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_rec_restore, NULL), 0);
+	snaptrace_on();
+	snaptrace_reset(buf);
+	return buf;
 }
 
 /* ---- self-checking payloads ---- */
@@ -611,6 +846,65 @@ void st_job_go(struct kunit *test, struct st_job *job)
 	KUNIT_ASSERT_TRUE_MSG(test, st_job_wait(job), "context %d never ran", job->ctx);
 }
 
+/**
+ * st_job_in_reservation() - run a job inside a record this task holds open
+ * @test: the running test
+ * @job: an %ST_CTX_IRQ_WORK or %ST_CTX_NMI job, raised on this CPU while
+ *	the record is open; it writes to @job->buf as a nested writer
+ * @len: payload bytes of the open record, 48 to 64
+ * @seq: sequence number of its self-checking payload (magic %ST_MAGIC)
+ *
+ * Reserves @len bytes in @job->buf, fills the first half of the payload,
+ * raises @job and spins until it ran (st_job_spin()), then fills the
+ * second half and commits. So the job runs, on the record's CPU, while
+ * the record is reserved but not committed. If reserving left interrupts
+ * disabled the job is not raised (it could not run before the commit),
+ * but an NMI job still is.
+ *
+ * Fails the test if the reservation failed, left interrupts disabled, or
+ * the job never ran; skips it if the self-NMI never arrived.
+ *
+ * Context: process context (the KUnit test thread), may sleep before and
+ * after the reservation, not inside it.
+ * Return: the CPU the open record went to.
+ */
+int st_job_in_reservation(struct kunit *test, struct st_job *job, size_t len, u32 seq)
+{
+	bool irqs_off = false, taken = false, missed = false;
+	struct snaptrace_reservation res;
+	int cpu = -1;
+	u8 outer[64];
+	u8 *p;
+
+	KUNIT_ASSERT_GE(test, len, ST_PAYLOAD_MIN);
+	KUNIT_ASSERT_LE(test, len, sizeof(outer));
+	p = snaptrace_reserve(job->buf, len, &res);
+	if (p) {
+		cpu = smp_processor_id();
+		irqs_off = irqs_disabled();
+		st_payload_fill(outer, len, ST_MAGIC, cpu, seq);
+		memcpy(p, outer, len / 2);
+		if (!irqs_off || job->ctx == ST_CTX_NMI) {
+			st_job_raise(job);
+			taken = st_job_spin(job);
+			if (!taken && job->ctx == ST_CTX_NMI) {
+				missed = st_nmi_disarm();
+				if (!missed)
+					taken = st_job_spin(job);
+			}
+		}
+		memcpy(p + len / 2, outer + len / 2, len - len / 2);
+		snaptrace_commit(job->buf, &res);
+	}
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_FALSE_MSG(test, irqs_off, "reserve left interrupts disabled");
+	if (missed)
+		kunit_skip(test, "the self-NMI never arrived");
+	KUNIT_ASSERT_TRUE_MSG(test, taken, "the interrupt never ran");
+	return cpu;
+}
+
 /* ---- threads and checks at rest ---- */
 
 /**
@@ -637,6 +931,55 @@ struct task_struct *st_kthread(int (*fn)(void *data), void *data, int cpu,
 	if (!IS_ERR(t))
 		get_task_struct(t);
 	return t;
+}
+
+static int st_async_fn(void *data)
+{
+	struct st_async *as = data;
+
+	as->rc = as->fn(as->buf, as->arg);
+	complete(&as->done);
+	return 0;
+}
+
+/**
+ * st_async_run() - run an operation in a helper thread while the test reads
+ * @test: the running test
+ * @as: the operation: @as->fn(@as->buf, @as->arg); its result goes to
+ *	@as->rc
+ * @it: the iterator the test holds open on @as->buf
+ *
+ * So that an implementation that wrongly waits for the reader cannot hang
+ * the suite, the operation runs in a kthread and is waited for, bounded
+ * (%ST_WAIT_LOOPS sleeps of 1-2 ms). If it did not finish by then, @it is
+ * stopped (which lets a waiting operation go on), the thread is awaited,
+ * and the test fails.
+ *
+ * Context: process context (the KUnit test thread), may sleep.
+ * Return: true if the operation finished with @it still open; false if
+ * the test failed (@it is then stopped).
+ */
+bool st_async_run(struct kunit *test, struct st_async *as,
+		  struct snaptrace_iter *it)
+{
+	struct task_struct *t;
+	unsigned int i;
+
+	init_completion(&as->done);
+	t = kthread_run(st_async_fn, as, "st_async");
+	if (IS_ERR(t)) {
+		snaptrace_iter_stop(it);
+		KUNIT_FAIL(test, "kthread_run: %pe", t);
+		return false;
+	}
+	for (i = 0; i < ST_WAIT_LOOPS && !completion_done(&as->done); i++)
+		usleep_range(1000, 2000);
+	if (completion_done(&as->done))
+		return true;
+	snaptrace_iter_stop(it);
+	wait_for_completion(&as->done);
+	KUNIT_FAIL(test, "the operation waited for the open iterator");
+	return false;
 }
 
 /**

@@ -684,23 +684,6 @@ static void ring_iterator_is_non_consuming(struct kunit *test)
 
 /* ---- operations run by a helper thread while an iterator is open ---- */
 
-struct st_async {
-	struct snaptrace_buffer *buf;
-	int (*fn)(struct snaptrace_buffer *buf, size_t arg);
-	size_t arg;
-	int rc;
-	struct completion done;
-};
-
-static int st_async_fn(void *data)
-{
-	struct st_async *as = data;
-
-	as->rc = as->fn(as->buf, as->arg);
-	complete(&as->done);
-	return 0;
-}
-
 static int st_do_reset(struct snaptrace_buffer *buf, size_t unused)
 {
 	snaptrace_reset(buf);
@@ -710,35 +693,6 @@ static int st_do_reset(struct snaptrace_buffer *buf, size_t unused)
 static int st_do_resize(struct snaptrace_buffer *buf, size_t size)
 {
 	return snaptrace_resize(buf, size);
-}
-
-/*
- * Runs @fn(@buf, @arg) in a helper thread while the test holds an iterator
- * on @buf, so an implementation that wrongly waits for the reader cannot
- * hang the suite. True if it finished within the bound; otherwise the
- * iterator is stopped and the helper awaited, and the test fails.
- */
-static bool st_async_run(struct kunit *test, struct st_async *as,
-			 struct snaptrace_iter *it)
-{
-	struct task_struct *t;
-	unsigned int i;
-
-	init_completion(&as->done);
-	t = kthread_run(st_async_fn, as, "st_ring_async");
-	if (IS_ERR(t)) {
-		snaptrace_iter_stop(it);
-		KUNIT_FAIL(test, "kthread_run: %pe", t);
-		return false;
-	}
-	for (i = 0; i < ST_WAIT_LOOPS && !completion_done(&as->done); i++)
-		usleep_range(1000, 2000);
-	if (completion_done(&as->done))
-		return true;
-	snaptrace_iter_stop(it);
-	wait_for_completion(&as->done);
-	KUNIT_FAIL(test, "the operation waited for the open iterator");
-	return false;
 }
 
 /* After reset, an iterator started before it reports -ESTALE. */
@@ -945,42 +899,16 @@ static void st_nested(struct kunit *test, enum st_ctx ctx)
 	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
 						  SNAPTRACE_OVERWRITE);
 	struct st_job *job = st_job_new(test, buf, ctx, st_job_write_one);
-	struct snaptrace_reservation res;
-	bool irqs_off = false, taken = false, missed = false;
+	const size_t olen = 64;
 	struct snaptrace_record *recs;
 	struct st_hdr ho, hi;
-	int cpu = -1, end;
 	unsigned int got;
-	u8 outer[64];
-	u8 *p;
+	int cpu, end;
 
 	recs = kunit_kcalloc(test, 3, sizeof(*recs), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, recs);
 
-	p = snaptrace_reserve(buf, sizeof(outer), &res);
-	if (p) {
-		cpu = smp_processor_id();
-		irqs_off = irqs_disabled();
-		st_payload_fill(outer, sizeof(outer), ST_MAGIC, cpu, 0);
-		memcpy(p, outer, sizeof(outer) / 2);
-		if (!irqs_off || ctx == ST_CTX_NMI) {
-			st_job_raise(job);
-			taken = st_job_spin(job);
-			if (!taken && ctx == ST_CTX_NMI) {
-				missed = st_nmi_disarm();
-				if (!missed)
-					taken = st_job_spin(job);
-			}
-		}
-		memcpy(p + sizeof(outer) / 2, outer + sizeof(outer) / 2, sizeof(outer) / 2);
-		snaptrace_commit(buf, &res);
-	}
-
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	KUNIT_ASSERT_FALSE_MSG(test, irqs_off, "reserve left interrupts disabled");
-	if (missed)
-		kunit_skip(test, "the self-NMI never arrived");
-	KUNIT_ASSERT_TRUE_MSG(test, taken, "the interrupt never ran");
+	cpu = st_job_in_reservation(test, job, olen, 0);
 	KUNIT_EXPECT_TRUE(test, job->in_ctx);
 	KUNIT_EXPECT_EQ(test, job->cpu, cpu);
 	KUNIT_EXPECT_EQ(test, job->rc[0], 0);
@@ -992,7 +920,7 @@ static void st_nested(struct kunit *test, enum st_ctx ctx)
 	KUNIT_ASSERT_TRUE_MSG(test, st_payload_ok(&recs[1], &hi), "second record torn");
 	KUNIT_EXPECT_EQ_MSG(test, ho.magic, ST_MAGIC, "outer record is not first by position");
 	KUNIT_EXPECT_EQ(test, hi.magic, ST_MAGIC_IRQ);
-	KUNIT_EXPECT_EQ(test, recs[0].len, sizeof(outer));
+	KUNIT_EXPECT_EQ(test, recs[0].len, olen);
 	KUNIT_EXPECT_EQ(test, recs[1].len, 40);
 	KUNIT_EXPECT_EQ(test, recs[1].pos, recs[0].pos + st_rec_bytes(recs[0].len));
 	KUNIT_EXPECT_EQ(test, st_stats(test, buf, SNAPTRACE_LIVE, cpu).entries, 2);
@@ -1298,16 +1226,13 @@ static void st_fill_in_reservation(struct kunit *test, enum st_ctx ctx)
 	const unsigned int fit = (size - orb) / rb, n = 2 * (size / rb);
 	struct snaptrace_buffer *buf = st_buf_new(test, size, SNAPTRACE_OVERWRITE);
 	struct st_job *job = st_job_new(test, buf, ctx, st_job_fill);
-	bool taken = false, missed = false, ok;
-	struct snaptrace_reservation res;
 	struct snaptrace_record *recs;
 	struct snaptrace_stats st;
 	unsigned int i, got;
-	int cpu = -1, end;
 	struct st_fill *f;
 	struct st_hdr h;
-	u8 outer[48];
-	u8 *p;
+	int cpu, end;
+	bool ok;
 
 	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	recs = kunit_kcalloc(test, fit + 2, sizeof(*recs), GFP_KERNEL);
@@ -1323,26 +1248,7 @@ static void st_fill_in_reservation(struct kunit *test, enum st_ctx ctx)
 	/* The first refused record would have needed padding. */
 	KUNIT_ASSERT_NE(test, (size - orb) % rb, 0);
 
-	p = snaptrace_reserve(buf, olen, &res);
-	if (p) {
-		cpu = smp_processor_id();
-		st_payload_fill(outer, olen, ST_MAGIC, cpu, 1000);
-		memcpy(p, outer, olen / 2);
-		st_job_raise(job);
-		taken = st_job_spin(job);
-		if (!taken && ctx == ST_CTX_NMI) {
-			missed = st_nmi_disarm();
-			if (!missed)
-				taken = st_job_spin(job);
-		}
-		memcpy(p + olen / 2, outer + olen / 2, olen - olen / 2);
-		snaptrace_commit(buf, &res);
-	}
-
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	if (missed)
-		kunit_skip(test, "the self-NMI never arrived");
-	KUNIT_ASSERT_TRUE_MSG(test, taken, "the interrupt never ran");
+	cpu = st_job_in_reservation(test, job, olen, 1000);
 	KUNIT_EXPECT_TRUE(test, job->in_ctx);
 	KUNIT_ASSERT_EQ(test, job->cpu, cpu);
 	KUNIT_EXPECT_EQ(test, f->ok, fit);

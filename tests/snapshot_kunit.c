@@ -483,46 +483,19 @@ static void st_snap_in_reservation(struct kunit *test, enum st_ctx ctx)
 	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
 						  SNAPTRACE_OVERWRITE);
 	struct st_job *job = st_job_new(test, buf, ctx, st_job_write_snap);
-	bool irqs_off = false, taken = false, missed = false;
 	unsigned int got, i, outer_seen = 0, outer_live = 0, a_seen = 0, inner_seen = 0, bad = 0;
 	static const enum snaptrace_which halves[] = { SNAPTRACE_SNAPSHOT, SNAPTRACE_LIVE };
-	struct snaptrace_reservation res;
 	struct snaptrace_record *recs;
 	struct snaptrace_stats st;
 	unsigned int h_i;
-	int cpu = -1, end, other;
-	u8 outer[64];
-	u8 *p;
+	int cpu, end, other;
 
 	recs = kunit_kcalloc(test, 8, sizeof(*recs), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, recs);
 	KUNIT_ASSERT_EQ(test, snaptrace_alloc_snapshot(buf), 0);
 	KUNIT_ASSERT_EQ(test, st_write_n(test, buf, st_cpu(), 3, 40, 0).ok, 3);
 
-	p = snaptrace_reserve(buf, sizeof(outer), &res);
-	if (p) {
-		cpu = smp_processor_id();
-		irqs_off = irqs_disabled();
-		st_payload_fill(outer, sizeof(outer), ST_MAGIC, cpu, 1000);
-		memcpy(p, outer, sizeof(outer) / 2);
-		if (!irqs_off || ctx == ST_CTX_NMI) {
-			st_job_raise(job);
-			taken = st_job_spin(job);
-			if (!taken && ctx == ST_CTX_NMI) {
-				missed = st_nmi_disarm();
-				if (!missed)
-					taken = st_job_spin(job);
-			}
-		}
-		memcpy(p + sizeof(outer) / 2, outer + sizeof(outer) / 2, sizeof(outer) / 2);
-		snaptrace_commit(buf, &res);
-	}
-
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	KUNIT_ASSERT_FALSE_MSG(test, irqs_off, "reserve left interrupts disabled");
-	if (missed)
-		kunit_skip(test, "the self-NMI never arrived");
-	KUNIT_ASSERT_TRUE_MSG(test, taken, "the interrupt never ran");
+	cpu = st_job_in_reservation(test, job, 64, 1000);
 	KUNIT_EXPECT_TRUE(test, job->in_ctx);
 	KUNIT_EXPECT_EQ(test, job->cpu, cpu);
 	KUNIT_EXPECT_EQ(test, job->rc[0], 0);
@@ -817,48 +790,9 @@ static void snap_iter_stale_after_snapshot(struct kunit *test)
 	}
 }
 
-struct st_async {
-	struct snaptrace_buffer *buf;
-	int (*fn)(struct snaptrace_buffer *buf);
-	int rc;
-	struct completion done;
-};
-
-static int st_async_fn(void *data)
+static int st_do_clear_snapshot(struct snaptrace_buffer *buf, size_t unused)
 {
-	struct st_async *as = data;
-
-	as->rc = as->fn(as->buf);
-	complete(&as->done);
-	return 0;
-}
-
-/*
- * Runs @as->fn in a helper thread while the test holds @it, so a wrong
- * wait for the reader cannot hang the suite. True if it finished within
- * the bound; otherwise @it is stopped, the helper awaited, the test fails.
- */
-static bool st_async_run(struct kunit *test, struct st_async *as,
-			 struct snaptrace_iter *it)
-{
-	struct task_struct *t;
-	unsigned int i;
-
-	init_completion(&as->done);
-	t = kthread_run(st_async_fn, as, "st_snap_async");
-	if (IS_ERR(t)) {
-		snaptrace_iter_stop(it);
-		KUNIT_FAIL(test, "kthread_run: %pe", t);
-		return false;
-	}
-	for (i = 0; i < ST_WAIT_LOOPS && !completion_done(&as->done); i++)
-		usleep_range(1000, 2000);
-	if (completion_done(&as->done))
-		return true;
-	snaptrace_iter_stop(it);
-	wait_for_completion(&as->done);
-	KUNIT_FAIL(test, "the operation waited for the open iterator");
-	return false;
+	return snaptrace_clear_snapshot(buf);
 }
 
 /* clear_snapshot() while iterating the snapshot half: -ESTALE. */
@@ -867,7 +801,7 @@ static void snap_iter_stale_after_clear(struct kunit *test)
 	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
 						  SNAPTRACE_OVERWRITE);
 	struct snaptrace_record *rec = st_rec_new(test);
-	struct st_async as = { .buf = buf, .fn = snaptrace_clear_snapshot };
+	struct st_async as = { .buf = buf, .fn = st_do_clear_snapshot };
 	struct snaptrace_iter *it;
 	int rc;
 

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the snaptrace KUnit suites: self-checking payloads,
+ * Helpers shared by the snaptrace KUnit suites, each defined once (in
+ * helpers.c): reading and writing files the way user space does, the
+ * loaded module's default instance and error_log, self-checking payloads,
  * record stream checks, buffers freed with the test, running a function in
- * a chosen context (softirq, hardirq, irqs off, NMI), and background load
- * (a writer kthread per online CPU, an hrtimer taking snapshots).
+ * a chosen context (softirq, hardirq, irqs off, NMI, or inside an open
+ * reservation), an operation in a helper thread while the test holds an
+ * iterator, and background load (a writer kthread per online CPU, an
+ * hrtimer taking snapshots).
  *
  * Written from the API contract in <snaptrace/snaptrace.h>: every number
  * the suites assert is derived from it (16-byte record header, payload
@@ -25,10 +29,33 @@
 
 /* Where the guest mounts debugfs (scripts/guest/init). */
 #define ST_DEBUGFS "/sys/kernel/debug"
+/* The loaded module's directory, and its error_log. */
+#define ST_ROOT			ST_DEBUGFS "/" SNAPTRACE_DEBUGFS_NAME
+#define ST_ERRLOG		ST_ROOT "/error_log"
+/* Bytes st_slurp() reads at most, its NUL included. */
+#define ST_TEXT_MAX		16384
+
+/* ---- files, the way user space uses them ---- */
 
 ssize_t st_read_file(struct kunit *test, const char *path, char *buf,
 		     size_t len);
 void st_skip_unless_debugfs_mounted(struct kunit *test);
+ssize_t st_read_once(struct kunit *test, const char *path, int flags);
+ssize_t st_write_file(struct kunit *test, const char *path, const char *text,
+		      loff_t pos);
+char *st_slurp(struct kunit *test, const char *path);
+bool st_debugfs_has(const char *path);
+
+/* ---- strings ---- */
+
+__printf(2, 3) char *st_fmt(struct kunit *test, const char *fmt, ...);
+unsigned int st_count(const char *s, const char *what);
+
+/* ---- the loaded module's default instance and error_log ---- */
+
+void st_errlog_fresh(struct kunit *test);
+char *st_caret(struct kunit *test, unsigned int pos);
+struct snaptrace_buffer *st_default_fresh(struct kunit *test);
 
 /* Bytes of the record header in the per-CPU buffer (the spec's layout). */
 #define ST_HDR_BYTES		16
@@ -147,6 +174,30 @@ bool st_job_wait(struct st_job *job);
 bool st_job_spin(struct st_job *job);
 void st_job_go(struct kunit *test, struct st_job *job);
 bool st_nmi_disarm(void);
+int st_job_in_reservation(struct kunit *test, struct st_job *job, size_t len,
+			  u32 seq);
+
+/* ---- an operation in a helper thread, while the test holds an iterator ---- */
+
+/**
+ * struct st_async - an operation for st_async_run()
+ * @buf: the buffer it works on
+ * @fn: the operation, e.g. a wrapper of snaptrace_reset() or
+ *	snaptrace_resize(); returns 0 or a negative errno
+ * @arg: its second argument (a size, or unused)
+ * @rc: what @fn returned, once done
+ * @done: completed when @fn has returned
+ */
+struct st_async {
+	struct snaptrace_buffer *buf;
+	int (*fn)(struct snaptrace_buffer *buf, size_t arg);
+	size_t arg;
+	int rc;
+	struct completion done;
+};
+
+bool st_async_run(struct kunit *test, struct st_async *as,
+		  struct snaptrace_iter *it);
 
 /* ---- background load ---- */
 

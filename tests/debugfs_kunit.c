@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for the first slice of snaptrace.ko: its debugfs directory
- * and "version" file, creation and removal, and clean failure.
+ * KUnit tests of the module's debugfs directory (src/debugfs.c): the
+ * "version" file, creation and removal, and clean failure. The suite keeps
+ * its first name, snaptrace_version.
  *
  * Runs when snaptrace_kunit.ko is loaded after snaptrace.ko, with debugfs
  * mounted at ST_DEBUGFS.
