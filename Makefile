@@ -18,7 +18,8 @@
 #   make fuzz [FUZZ_SECONDS=600]    libFuzzer on the firmware parsers
 #   make bench [BENCH_ACCEL=kvm]    snaptrace vs ftrace in one QEMU boot (out/bench/)
 #   make bench-here                 the same on the running kernel, as root (dev box)
-#   make install                    modules_install into KDIR's kernel (no DKMS)
+#   make install                    snaptrace.ko, its Module.symvers and headers
+#                                   for KDIR's kernel (no DKMS; see below)
 #   make kunit-kernel               build (or find cached) the KUnit kernel
 #   make clean
 
@@ -83,7 +84,34 @@ FUZZ_SECONDS ?= 600
 fuzz: deps
 	scripts/fuzz.sh $(FUZZ_SECONDS)
 
+# make install: snaptrace.ko and what a module built against it needs,
+# where a kernel developer looks (INSTALL_MOD_PATH and INSTALL_HDR_PATH
+# stage it elsewhere, as the kernel's modules_install and headers_install):
+#   $(INSTALL_MOD_PATH)/lib/modules/<kernel>/updates/snaptrace.ko
+#   $(INSTALL_MOD_PATH)/lib/modules/<kernel>/updates/snaptrace.symvers
+#       (Module.symvers, for the module's KBUILD_EXTRA_SYMBOLS)
+#   $(INSTALL_HDR_PATH)/include/snaptrace/*.h, INSTALL_HDR_PATH being
+#       $(INSTALL_MOD_PATH)/usr/src/snaptrace-<version> (where DKMS keeps the
+#       sources too), for the module's -I
+# updates/ on every kernel (Kbuild's default there on 6.12, extra/ on 6.1).
+# Installing into the system (no INSTALL_MOD_PATH) runs depmod for
+# modprobe: modules_install skips it without the kernel's System.map,
+# which Debian's headers packages lack.
+SNAPTRACE_VERSION := $(shell sed -n 's/^\#define SNAPTRACE_VERSION "\(.*\)"$$/\1/p' \
+	include/snaptrace/snaptrace.h)
+INSTALL_MOD_DIR ?= updates
+INSTALL_HDR_PATH ?= $(INSTALL_MOD_PATH)/usr/src/snaptrace-$(SNAPTRACE_VERSION)
+# The release the module's vermagic names (Debian's 6.1 headers override
+# include/config/kernel.release's in .kernelvariables).
+krelease = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' \
+	$(KDIR)/include/generated/utsrelease.h)
+
 install: module
-	$(MAKE) -C $(KDIR) M=$(PWD) modules_install
+	$(MAKE) -C $(KDIR) M=$(PWD) INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) modules_install
+	install -D -m 644 Module.symvers \
+		"$(INSTALL_MOD_PATH)/lib/modules/$(krelease)/$(INSTALL_MOD_DIR)/snaptrace.symvers"
+	install -d "$(INSTALL_HDR_PATH)/include/snaptrace"
+	install -m 644 include/snaptrace/*.h "$(INSTALL_HDR_PATH)/include/snaptrace/"
+	$(if $(INSTALL_MOD_PATH),,depmod -a $(krelease))
 
 .PHONY: all module clean deps demo demo-remote shell check check-quick firmware static-check fuzz bench bench-here install kunit-kernel

@@ -4,7 +4,9 @@
 # `dkms add && dkms install` would, but in a scratch DKMS tree, source tree
 # and install tree: nothing is written to /var/lib/dkms, /usr/src or
 # /lib/modules of the host (checked before exiting). The installed module is
-# copied to OUTDIR, for booting with scripts/qemu-run.sh --modules OUTDIR.
+# copied to OUTDIR, for booting with scripts/qemu-run.sh --modules OUTDIR,
+# with the snaptrace.symvers dkms.conf's hooks installed beside it (for
+# modules built against snaptrace), checked against the build's own.
 #
 # Usage: dkms-check.sh KVER OUTDIR    e.g. 6.12.117+deb12-amd64 out/build/dkms-6.12
 set -euo pipefail
@@ -62,7 +64,8 @@ tree=(--dkmstree "$scratch/dkms" --sourcetree "$scratch/src"
 	--installtree "$scratch/modules")
 mkdir -p "$scratch/dkms" "$scratch/src/snaptrace-$ver" "$scratch/modules/$kver" \
 	"$scratch/tmp"
-cp -r "$SNAPTRACE_TOP"/{Kbuild,Kconfig,src,include,compat-include,dkms.conf} "$scratch/src/snaptrace-$ver/"
+(cd "$SNAPTRACE_TOP" && cp -r --parents Kbuild Kconfig src include compat-include \
+	dkms.conf scripts/dkms-symvers.sh "$scratch/src/snaptrace-$ver/")
 
 # dkms signs what it builds when the kernel has a sign-file, generating a key
 # in /var/lib/dkms unless told otherwise: a throwaway key here. (The signature
@@ -102,4 +105,15 @@ case "$installed" in
 *) die "unexpected module file $installed" ;;
 esac
 say "dkms: $(basename "$installed") -> $out/snaptrace.ko"
+
+# dkms.conf's POST_BUILD and POST_INSTALL hooks: Module.symvers beside the
+# installed module, naming every symbol snaptrace.ko exports.
+symvers=$scratch/modules/$kver/updates/dkms/snaptrace.symvers
+[ -s "$symvers" ] || die "dkms install left no snaptrace.symvers in updates/dkms"
+cmp -s "$symvers" "$scratch/dkms/snaptrace/$ver/$kver/$(uname -m)/module/Module.symvers" ||
+	die "updates/dkms/snaptrace.symvers is not the build's Module.symvers"
+grep -q '	snaptrace_write	' "$symvers" ||
+	die "snaptrace.symvers does not name snaptrace_write"
+cp "$symvers" "$out/"
+say "dkms: snaptrace.symvers -> $out/snaptrace.symvers"
 
