@@ -217,6 +217,23 @@ for meta in $stock_metas; do
 	fi
 done
 
+# --- README.md's "Building your own module against the API", as a new user
+# follows it (scripts/readme-module.sh): make install into a staging tree,
+# the README's module built against what it installed, both loaded on the
+# stock 6.12 image by tests/scenarios/readme-module.sh. One line to move.
+readme_module() {
+	local kver=$1 d=$SNAPTRACE_OUT/build/readme-$1
+	if "$SNAPTRACE_TOP/scripts/readme-module.sh" "/usr/src/linux-headers-$kver" "$d"; then
+		count 0 "readme module $kver"
+		run_qemu "readme-$kver" "$("$SNAPTRACE_TOP/scripts/stock-kernel.sh" "$kver" |
+			tail -n 1)" "$d" readme-module --timeout 300
+	else
+		count 1 "readme module $kver"
+	fi
+}
+[ "$quick" != 0 ] || readme_module "$(stock_kver linux-headers-6.12-amd64)"
+# --- end of README.md's module
+
 # Debian's stock kernel from trixie-backports (7.3): its headers want
 # gcc-14 and trixie's kbuild, so the module and DKMS build in a cached
 # trixie chroot (scripts/newer-stock.sh); booted as the 6.12 one is.
