@@ -7,7 +7,7 @@
 # tests/scenarios/remote.sh against snaptrace's ivshmem remote.
 #
 # This script also plays the remote's platform: when the command word of
-# the firmware's control block (fw/arm-remote/remote.h) reads CMD_RESET,
+# the firmware's control block (include/snaptrace/ivshmem.h) reads CMD_RESET,
 # which the guest writes through the remote's debugfs "command", it
 # restarts the ARM emulator on the same memory, clearing the word first.
 # The restarted firmware counts its boots in that memory ("boot 2").
@@ -57,11 +57,24 @@ elf=$fwdir/snaptrace/arm-remote.elf
 [ -f "$elf" ] || die "remote-demo: no $elf (scripts/firmware.sh builds it)"
 command -v qemu-system-arm >/dev/null || die "remote-demo: no qemu-system-arm (make deps)"
 
-# The remote's RAM: 64 MiB at 0x40000000; the command word is at
-# CTL_DA + 8 = 0x40108008, so at this offset in the file.
+# The remote's RAM: 64 MiB at SNAPTRACE_IVSHMEM_RAM_DA. Where its control
+# block's words are in the file, and their values, from the header the
+# firmware and the driver are built with.
 ram_size=64M
-cmd_off=$((0x108008))
-cmd_reset=2
+ivshmem_h=$SNAPTRACE_TOP/include/snaptrace/ivshmem.h
+ivshmem() { # ivshmem NAME: SNAPTRACE_IVSHMEM_NAME's value, in decimal
+	local v
+	v=$(sed -n "s/^#define SNAPTRACE_IVSHMEM_$1[[:space:]]\{1,\}\(0x[0-9a-f]\{1,\}\|[0-9]\{1,\}\)u\{0,1\}\([[:space:]].*\)\{0,1\}\$/\1/p" \
+		"$ivshmem_h")
+	[ -n "$v" ] || die "remote-demo: no SNAPTRACE_IVSHMEM_$1 in $ivshmem_h"
+	echo $((v))
+}
+ram_da=$(ivshmem RAM_DA)
+ctl_off=$(($(ivshmem CTL_DA) - ram_da))
+cmd_off=$((ctl_off + $(ivshmem CTL_COMMAND)))
+cmd_reset=$(ivshmem CMD_RESET)
+magic_off=$((ctl_off + $(ivshmem CTL_MAGIC)))
+magic=$(printf '%08x' "$(ivshmem MAGIC)")
 
 armdir=$SNAPTRACE_OUT/runs/$name-arm
 rm -rf "$armdir"
@@ -177,9 +190,7 @@ platform &
 watcher=$!
 
 # snaptrace takes the ivshmem device only if the firmware's control block
-# holds its magic (CTL_MAGIC at CTL_DA + 0): wait for the firmware to boot
-# before the guest looks.
-magic_off=$((0x108000)) magic=4d524e53
+# holds its magic: wait for the firmware to boot before the guest looks.
 for ((i = 0; ; i++)); do
 	[ "$(od -An -tx4 -j "$magic_off" -N 4 "$shm" | tr -d ' ')" = "$magic" ] && break
 	if [ $i -ge 600 ] || ! kill -0 "$watcher" 2>/dev/null; then

@@ -53,19 +53,20 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include <snaptrace/ivshmem.h>
+
 #include "internal.h"
 #include "rproc.h"
 
-#define ST_IVSHMEM_BAR		2
-
-/* The firmware's control block (fw/arm-remote/remote.h). */
-#define ST_CTL_MAGIC		0
-#define ST_CTL_MAGIC_VALUE	0x4d524e53	/* "SNRM", once booted */
-#define ST_CTL_HEARTBEAT	4
-#define ST_CTL_COMMAND		8
-#define ST_CTL_SIZE		24
-#define ST_CMD_HANG		1
-#define ST_CMD_RESET		2
+/* The firmware's control block: include/snaptrace/ivshmem.h. */
+#define ST_IVSHMEM_BAR		SNAPTRACE_IVSHMEM_BAR
+#define ST_CTL_MAGIC		SNAPTRACE_IVSHMEM_CTL_MAGIC
+#define ST_CTL_MAGIC_VALUE	SNAPTRACE_IVSHMEM_MAGIC
+#define ST_CTL_HEARTBEAT	SNAPTRACE_IVSHMEM_CTL_HEARTBEAT
+#define ST_CTL_COMMAND		SNAPTRACE_IVSHMEM_CTL_COMMAND
+#define ST_CTL_SIZE		SNAPTRACE_IVSHMEM_CTL_SIZE
+#define ST_CMD_HANG		SNAPTRACE_IVSHMEM_CMD_HANG
+#define ST_CMD_RESET		SNAPTRACE_IVSHMEM_CMD_RESET
 
 static char *ivshmem_firmware = "snaptrace/arm-remote.elf";
 module_param(ivshmem_firmware, charp, 0444);

@@ -17,9 +17,11 @@
  * handler is the loop itself), so an idle remote costs the host no CPU.
  *
  * Freestanding: fw/include holds the entry layouts (fw_table.h) and the
- * few kernel header definitions (attributes, types) they need.
+ * few kernel header definitions (attributes, types) they need; the control
+ * block is the host's (snaptrace/ivshmem.h).
  */
 #include <fw_table.h>
+#include <snaptrace/ivshmem.h>
 
 #include "remote.h"
 
@@ -50,16 +52,12 @@ const struct table resource_table = {
 	.log = { SNAPTRACE_RSC_TRACE, { TRACE0_DA, TRACE0_LEN, 0, "log" } },
 };
 
-struct remote_ctl {
-	u32 magic;
-	u32 heartbeat;
-	u32 command;
-	u32 boots;
-	u32 lines;
-	u32 status;
-};
+/* The control block lies in the carveout, below the trace. */
+static_assert(SNAPTRACE_IVSHMEM_CTL_DA - FW_BASE < FW_LEN);
+static_assert(SNAPTRACE_IVSHMEM_CTL_DA - FW_BASE + SNAPTRACE_IVSHMEM_CTL_SIZE <=
+	      TRACE0_DA - FW_BASE);
 
-#define CTL	((volatile struct remote_ctl *)CTL_DA)
+#define CTL	((volatile struct snaptrace_ivshmem_ctl *)SNAPTRACE_IVSHMEM_CTL_DA)
 #define TRACE	((volatile char *)TRACE0_DA)
 
 static inline void wr32(u32 addr, u32 v)
@@ -197,7 +195,7 @@ static void log_line(const char *what, u32 arg)
 static void __noreturn hang(const char *why)
 {
 	log_line(why, CTL->heartbeat);
-	CTL->status = STATUS_HUNG;
+	CTL->status = SNAPTRACE_IVSHMEM_STATUS_HUNG;
 	cntv_set(0, 0);			/* timer off */
 	for (;;)
 		__asm__ __volatile__("wfi" ::: "memory");
@@ -212,12 +210,12 @@ void main(void)
 		freq = 62500000u;
 	ticks = freq / (1000u / TICK_MS);
 
-	CTL->boots = CTL->magic == CTL_MAGIC ? CTL->boots + 1 : 1;
+	CTL->boots = CTL->magic == SNAPTRACE_IVSHMEM_MAGIC ? CTL->boots + 1 : 1;
 	CTL->heartbeat = 0;
-	CTL->command = CMD_NONE;
+	CTL->command = SNAPTRACE_IVSHMEM_CMD_NONE;
 	CTL->lines = 0;
-	CTL->status = STATUS_RUNNING;
-	CTL->magic = CTL_MAGIC;
+	CTL->status = SNAPTRACE_IVSHMEM_STATUS_RUNNING;
+	CTL->magic = SNAPTRACE_IVSHMEM_MAGIC;
 	TRACE[0] = '\0';
 
 	log_line("up, counter Hz ", freq);
@@ -226,7 +224,7 @@ void main(void)
 	for (;;) {
 		tick_wait(ticks);
 		CTL->heartbeat = CTL->heartbeat + 1;
-		if (CTL->command == CMD_HANG)
+		if (CTL->command == SNAPTRACE_IVSHMEM_CMD_HANG)
 			hang("hanging on the host's command, heartbeat ");
 #if HANG_AFTER_LINES
 		if (CTL->lines >= HANG_AFTER_LINES)
