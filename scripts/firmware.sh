@@ -7,11 +7,20 @@
 # one per bad-input class, under snaptrace/bad64 and bad32), the real images of
 # ../shared/fixtures/firmware (when present) under snaptrace-fixtures/.
 #
-# Usage: firmware.sh OUTDIR   (OUTDIR becomes the guest's /lib/firmware)
+# --x86-only: example64.elf and its broken variants only, with the host's
+# compiler (make demo's remote runs example64.elf; the others need
+# gcc-arm-none-eabi, which make demo does not install).
+#
+# Usage: firmware.sh [--x86-only] OUTDIR   (OUTDIR becomes the guest's /lib/firmware)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-out=$(realpath -m "${1:?usage: firmware.sh OUTDIR}")
+arm=1
+if [ "${1:-}" = --x86-only ]; then
+	arm=0
+	shift
+fi
+out=$(realpath -m "${1:?usage: firmware.sh [--x86-only] OUTDIR}")
 src=$SNAPTRACE_TOP/fw
 rm -rf "$out"
 mkdir -p "$out/snaptrace"
@@ -24,6 +33,13 @@ build() {
 	# ELF64, little-endian x86-64, with the host's compiler.
 	gcc $flags -static -fno-pic -no-pie -fno-asynchronous-unwind-tables \
 		-o "$out/snaptrace/example64.elf" "$src/example.c" || return
+	if [ $arm = 0 ]; then
+		readelf -SW "$out/snaptrace/example64.elf" | grep -q '\.resource_table' &&
+			mkdir -p "$out/snaptrace/bad64" &&
+			python3 "$SNAPTRACE_TOP/scripts/badfw.py" \
+				"$out/snaptrace/example64.elf" "$out/snaptrace/bad64"
+		return
+	fi
 	# ELF32, little-endian ARM (Cortex-M4), as STM32MP1 firmware is.
 	arm-none-eabi-gcc $flags -mcpu=cortex-m4 -mthumb \
 		-o "$out/snaptrace/example32.elf" "$src/example.c" || return
@@ -44,8 +60,12 @@ build() {
 		python3 "$SNAPTRACE_TOP/scripts/badfw.py" \
 			"$out/snaptrace/example32.elf" "$out/snaptrace/bad32"
 }
-stage "firmware: build example64.elf, example32.elf and arm-remote.elf" \
-	"$SNAPTRACE_OUT/logs/firmware.log" build
+if [ $arm = 1 ]; then
+	stage "firmware: build example64.elf, example32.elf and arm-remote.elf" \
+		"$SNAPTRACE_OUT/logs/firmware.log" build
+else
+	stage "firmware: build example64.elf" "$SNAPTRACE_OUT/logs/firmware.log" build
+fi
 
 fixtures=${SNAPTRACE_SHARED:-$SNAPTRACE_TOP/../shared}/fixtures/firmware
 if [ -d "$fixtures" ]; then

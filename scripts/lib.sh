@@ -183,12 +183,62 @@ stock_kver() {
 		sed -n 's/.*Depends: linux-headers-\(.*\)$/\1/p' | head -n 1
 }
 
-# demo_stock_kernel: what make demo and make demo-remote boot. Installs the
-# packages, builds the module for Debian's stock 6.12 kernel and fetches
-# that kernel; sets DEMO_KVER, DEMO_MODS (the modules) and DEMO_VMLINUZ.
+# kunit_parser: kunit.py, which qemu-run.sh parses the guest's KTAP with,
+# where it looks for it ($SNAPTRACE_CACHE/src/linux-source-*/tools/testing/
+# kunit/). make check has it from kernel_source's whole tree; without that,
+# only tools/testing/kunit/ (300 KiB) is taken out of linux-source-6.12's
+# tarball: from /usr/src when the package is installed, else from the
+# package fetched with apt-get download (never installed, removed after).
+# The directory gets no stamp of a whole unpack, so kernel_source still
+# unpacks the tree there when make check needs it.
+kunit_parser() {
+	local tarball=/usr/src/linux-source-6.12.tar.xz d=$SNAPTRACE_CACHE/debs srcver src deb
+	local member=linux-source-6.12/tools/testing/kunit
+	if ls "$SNAPTRACE_CACHE"/src/linux-source-*/tools/testing/kunit/kunit.py >/dev/null 2>&1; then
+		return 0
+	fi
+	if srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) &&
+		[ -f "$tarball" ]; then
+		src=$SNAPTRACE_CACHE/src/linux-source-$srcver
+		mkdir -p "$src"
+		stage "kunit.py: tools/testing/kunit of $tarball" "$SNAPTRACE_OUT/logs/kunit-py.log" \
+			tar -xJf "$tarball" -C "$src" --strip-components=1 "$member" >&2
+		return
+	fi
+	srcver=$(apt-cache policy linux-source-6.12 2>/dev/null | sed -n 's/^  Candidate: //p')
+	if [ -z "$srcver" ] || [ "$srcver" = "(none)" ]; then
+		die "no linux-source-6.12 in apt's lists (apt-get update?)"
+	fi
+	src=$SNAPTRACE_CACHE/src/linux-source-$srcver
+	mkdir -p "$src" "$d"
+	fetch_kunit() {
+		(cd "$d" && apt-get download "linux-source-6.12=$srcver") || return
+		deb=$(ls "$d"/linux-source-6.12_*.deb | head -n 1)
+		dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/src/linux-source-6.12.tar.xz |
+			tar -xJ -C "$src" --strip-components=1 "$member"
+		local rc=$?
+		rm -f "$deb"
+		return $rc
+	}
+	stage "kunit.py: tools/testing/kunit of linux-source-6.12 $srcver (apt-get download)" \
+		"$SNAPTRACE_OUT/logs/kunit-py.log" fetch_kunit >&2
+}
+
+# DEMO_PKGS: what make demo installs, not make deps' list (no test kernels,
+# cross compiler, static checkers or fuzzer): the module built against the
+# stock 6.12 headers, the x86 example firmware, the initramfs, QEMU, and
+# python3 for kunit.py.
+DEMO_PKGS="build-essential kmod cpio xz-utils busybox-static qemu-system-x86
+ python3 linux-headers-6.12-amd64"
+
+# demo_stock_kernel [PKG...]: what make demo and make demo-remote boot.
+# Installs DEMO_PKGS and PKGs, finds kunit.py, builds the module for
+# Debian's stock 6.12 kernel and fetches that kernel; sets DEMO_KVER,
+# DEMO_MODS (the modules) and DEMO_VMLINUZ.
 demo_stock_kernel() {
-	"$SNAPTRACE_TOP/scripts/deps.sh"
-	kernel_source >/dev/null # kunit.py, which the runner parses KTAP with
+	# shellcheck disable=SC2086 # lists of package names
+	"$SNAPTRACE_TOP/scripts/deps.sh" $DEMO_PKGS "$@"
+	kunit_parser
 	demo_stock_module
 }
 

@@ -45,7 +45,7 @@ done
 demo=0
 if [ -z "$kernel" ]; then
 	demo=1
-	demo_stock_kernel
+	demo_stock_kernel qemu-system-arm gcc-arm-none-eabi
 	moddir=$DEMO_MODS kernel=$DEMO_VMLINUZ
 fi
 [ -f "$kernel" ] && [ -d "$moddir" ] || die "remote-demo: need --kernel FILE and --modules DIR"
