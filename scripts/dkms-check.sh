@@ -6,7 +6,9 @@
 # /lib/modules of the host (checked before exiting). The installed module is
 # copied to OUTDIR, for booting with scripts/qemu-run.sh --modules OUTDIR,
 # with the snaptrace.symvers dkms.conf's hooks installed beside it (for
-# modules built against snaptrace), checked against the build's own.
+# modules built against snaptrace), checked against the build's own, and
+# snaptrace_example.ko: examples/ built by DKMS against that, with the
+# dkms.conf lines Documentation/install.rst gives.
 #
 # Usage: dkms-check.sh KVER OUTDIR    e.g. 6.12.117+deb12-amd64 out/build/dkms-6.12
 set -euo pipefail
@@ -117,3 +119,43 @@ grep -q '	snaptrace_write	' "$symvers" ||
 cp "$symvers" "$out/"
 say "dkms: snaptrace.symvers -> $out/snaptrace.symvers"
 
+# A module built against it by DKMS, as Documentation/install.rst says:
+# examples/ packaged with the dkms.conf lines shown there.
+doc=$SNAPTRACE_TOP/Documentation/install.rst
+lines=$(awk '/^    BUILD_DEPENDS\[0\]=/ {f = 1} f {print substr($0, 5)} f && /modules"$/ {exit}' "$doc")
+grep -q '^MAKE\[0\]=' <<<"$lines" || die "no BUILD_DEPENDS and MAKE lines in $doc"
+ex=$scratch/src/snaptrace-example-$ver
+mkdir -p "$ex"
+cp "$SNAPTRACE_TOP"/examples/{Kbuild,snaptrace_example.c} "$ex/"
+{
+	echo 'PACKAGE_NAME="snaptrace-example"'
+	echo "PACKAGE_VERSION=\"$ver\""
+	echo 'BUILT_MODULE_NAME[0]="snaptrace_example"'
+	echo 'DEST_MODULE_LOCATION[0]="/updates/dkms"'
+	echo "$lines"
+} >"$ex/dkms.conf"
+example() {
+	local rc=0
+	"$dkms" add -m snaptrace-example -v "$ver" "${tree[@]}" &&
+		"$dkms" build -m snaptrace-example -v "$ver" -k "$kver" "${tree[@]}" \
+			--kernelsourcedir "$kdir" &&
+		as_root "$dkms" install -m snaptrace-example -v "$ver" -k "$kver" "${tree[@]}" \
+			--kernelsourcedir "$kdir" --no-depmod --force || rc=$?
+	cat "$scratch/dkms/snaptrace-example/$ver/build/make.log" \
+		"$scratch/dkms/snaptrace-example/$ver/$kver"/*/log/make.log 2>/dev/null || true
+	return $rc
+}
+stage "dkms: examples/ built against it, as install.rst says" "$log-example.log" example
+ex_ko=$(find "$scratch/modules/$kver/updates/dkms" -name 'snaptrace_example.ko*' | head -n 1)
+[ -n "$ex_ko" ] || die "dkms install left no snaptrace_example.ko in updates/dkms"
+if grep -n 'warning:' "$log-example.log" >&2; then
+	die "examples/ builds with warnings under DKMS ($log-example.log)"
+fi
+case "$ex_ko" in
+*.ko) cp "$ex_ko" "$out/" ;;
+*.ko.xz) xz -dc "$ex_ko" >"$out/snaptrace_example.ko" ;;
+*.ko.gz) gzip -dc "$ex_ko" >"$out/snaptrace_example.ko" ;;
+*.ko.zst) zstd -qdc "$ex_ko" >"$out/snaptrace_example.ko" ;;
+*) die "unexpected module file $ex_ko" ;;
+esac
+say "dkms: $(basename "$ex_ko"), built against snaptrace.symvers -> $out/snaptrace_example.ko"

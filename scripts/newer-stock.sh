@@ -92,7 +92,7 @@ fi
 rm -rf "$root/build"
 mkdir -p "$root/build/src"
 (cd "$SNAPTRACE_TOP" && cp -r Kbuild Kconfig dkms.conf src include compat-include \
-	tests scripts "$root/build/src/")
+	tests scripts examples Documentation "$root/build/src/")
 case $what in
 build)
 	in_chroot env SNAPTRACE_CACHE=/build/cache SNAPTRACE_OUT=/build/out _t0="$_t0" \

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # dkms: the module as DKMS built and installed it (scripts/dkms-check.sh)
 # works on the kernel it was built for: it loads, reports its version and
-# parameters, records a marker, runs a remote and shows its trace, unloads.
+# parameters, records a marker, runs a remote and shows its trace, loads a
+# module DKMS built against it, unloads.
 . ./lib.sh
 st_begin dkms
 
@@ -36,6 +37,13 @@ st_check "trace0 can be read and shows the remote's log" \
 	grep -q 'hello from the remote' $R0/trace0
 st_check "remote 0: stop" sh -c "echo stop >$R0/state"
 st_expect_eq "remote 0 offline" "offline" "$(cat $R0/state)"
+
+# A module DKMS built against it (examples/, scripts/dkms-check.sh): its
+# named instance holds the two lines recorded before its snapshot.
+st_check "insmod the DKMS-built snaptrace_example.ko" insmod $ST_MOD/snaptrace_example.ko
+st_expect_eq "its instance's snapshot holds its two records" "2" \
+	"$(grep -c ': example: before the snapshot, [12]$' $ST_DIR/instances/example/snapshot)"
+st_check "rmmod snaptrace_example" rmmod snaptrace_example
 
 st_check "rmmod snaptrace" rmmod snaptrace
 st_check_fails "module is gone" test -e $M
