@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * snaptrace remote processors: a remoteproc-style core for simulated
- * remotes, on kernels without CONFIG_REMOTEPROC.
+ * snaptrace remote processors: a remoteproc-style core, on kernels without
+ * CONFIG_REMOTEPROC. It knows no platform: each one (rproc_sim.c, the
+ * simulated remote; rproc_attach.c, a remote that boots on its own) is
+ * behind &struct snaptrace_rproc_ops, as upstream's platform drivers are
+ * behind struct rproc_ops.
  *
  * A remote has platform memory (named regions, as a device tree's
  * reserved-memory or TCM nodes give), a firmware image loaded through the
@@ -49,30 +52,14 @@
 #include "fw.h"
 #include "rproc.h"
 
-/* Largest carveout or devmem the simulation backs with host memory. */
-#define ST_RPROC_MEM_MAX	SZ_16M
 /* Where carveouts with SNAPTRACE_FW_RSC_ADDR_ANY are placed. */
 #define ST_RPROC_ANY_BASE	0xc0000000U
-/* The simulated core writes a log line this often. */
-#define ST_RPROC_TICK_NS	(50 * NSEC_PER_MSEC)
 /* At most this many vdevs per remote. */
 #define ST_RPROC_MAX_VDEVS	8
 
 /* Every remote, for snaptrace_rproc_get_by_index(). */
 static DEFINE_MUTEX(st_rproc_list_lock);
 static LIST_HEAD(st_rproc_list);
-
-/* Platform memory layouts, as name:da:size regions joined by '+'. */
-static const struct {
-	const char *name;
-	const char *regions;
-} st_layouts[] = {
-	{ "default", "sram:0x10000000:0x40000" },
-	/* STM32MP157 Cortex-M4: RETRAM and MCUSRAM */
-	{ "stm32mp157", "retram:0x0:0x10000+mcusram:0x10000000:0x60000" },
-	/* ZynqMP Cortex-R5: ATCM and BTCM */
-	{ "zynqmp-r5", "atcm:0x0:0x10000+btcm:0x20000:0x10000" },
-};
 
 /**
  * snaptrace_rproc_state_name() - a state as debugfs "state" shows it
@@ -191,7 +178,16 @@ int snaptrace_rproc_read_da(struct snaptrace_rproc *rproc, u64 da, void *dst,
 }
 EXPORT_SYMBOL_GPL(snaptrace_rproc_read_da);
 
-static bool st_overlaps(struct snaptrace_rproc *rproc, u32 da, u32 len)
+/**
+ * snaptrace_rproc_mem_overlaps() - is a range already mapped?
+ * @rproc: the remote
+ * @da: device address
+ * @len: length in bytes
+ *
+ * Context: any; the remote's lock held, or the remote not yet shared.
+ * Return: true if [@da, @da + @len) overlaps any mapping of the remote.
+ */
+bool snaptrace_rproc_mem_overlaps(struct snaptrace_rproc *rproc, u32 da, u32 len)
 {
 	struct snaptrace_rproc_mem *m;
 
@@ -199,55 +195,6 @@ static bool st_overlaps(struct snaptrace_rproc *rproc, u32 da, u32 len)
 		if ((u64)da < (u64)m->da + m->len && (u64)m->da < (u64)da + len)
 			return true;
 	return false;
-}
-
-static int st_parse_layout(struct snaptrace_rproc *rproc, const char *layout)
-{
-	char *s, *p, *region;
-	int i, ret = 0;
-
-	for (i = 0; i < ARRAY_SIZE(st_layouts); i++)
-		if (!strcmp(layout, st_layouts[i].name))
-			layout = st_layouts[i].regions;
-
-	s = kstrdup(layout, GFP_KERNEL);
-	if (!s)
-		return -ENOMEM;
-	p = s;
-	while ((region = strsep(&p, "+")) && !ret) {
-		struct snaptrace_rproc_mem *m = &rproc->layout[rproc->nr_layout];
-		char *name = strsep(&region, ":");
-		char *da = strsep(&region, ":");
-		u32 len;
-
-		if (rproc->nr_layout == SNAPTRACE_RPROC_MAX_REGIONS || !name ||
-		    !*name || !da || !region || kstrtou32(da, 0, &m->da) ||
-		    kstrtou32(region, 0, &len) || !len || len > ST_RPROC_MEM_MAX ||
-		    (u64)m->da + len > BIT_ULL(32)) {
-			pr_err("remoteproc%d: bad memory layout \"%s\": want name:da:size[+...], size 1..%u, within 32 bits\n",
-			       rproc->index, layout, ST_RPROC_MEM_MAX);
-			ret = -EINVAL;
-			break;
-		}
-		strscpy(m->name, name, sizeof(m->name));
-		m->len = len;
-		m->kind = "region";
-		m->rsc_offset = -1;
-		m->va = vzalloc(len);
-		if (!m->va) {
-			ret = -ENOMEM;
-			break;
-		}
-		rproc->nr_layout++;
-		if (st_overlaps(rproc, m->da, m->len)) {
-			pr_err("remoteproc%d: layout region %s overlaps another\n",
-			       rproc->index, m->name);
-			ret = -EINVAL;
-		}
-		list_add_tail(&m->node, &rproc->mems);
-	}
-	kfree(s);
-	return ret;
 }
 
 /**
@@ -466,19 +413,75 @@ static void st_print_name(char *dst, const u8 *name)
 	dst[SNAPTRACE_RSC_NAME_LEN] = '\0';
 }
 
-static int st_add_view(struct snaptrace_rproc *rproc, const char *kind, u32 da,
-		       u32 len, const u8 *name, int offset);
+/**
+ * snaptrace_rproc_mem_view() - place a carveout or devmem in mapped memory
+ * @rproc: the remote
+ * @kind: "carveout" or "devmem", for messages and debugfs
+ * @da: the entry's device address
+ * @len: its length in bytes
+ * @name: its name, %SNAPTRACE_RSC_NAME_LEN bytes, maybe not NUL-terminated
+ * @offset: its offset in the resource table, for messages
+ *
+ * For a remote that already runs from its memory (&snaptrace_rproc_ops.add_mem
+ * of the attach platform): the entry must lie wholly in memory the remote
+ * has mapped (the memory it shares with the host), where it is recorded as
+ * a view; nothing is allocated (as upstream matches such an entry with a
+ * carveout the platform registered).
+ *
+ * Context: process context, may sleep; the remote's lock is held.
+ * Return: 0; -EINVAL if not inside the remote's memory or more than
+ * %SNAPTRACE_RPROC_MAX_MEMS entries; -ENOMEM.
+ */
+int snaptrace_rproc_mem_view(struct snaptrace_rproc *rproc, const char *kind,
+			     u32 da, u32 len, const u8 *name, int offset)
+{
+	struct snaptrace_rproc_mem *m, *in;
+	u32 off;
 
-static int st_add_mem(struct snaptrace_rproc *rproc, const char *kind, u32 da,
-		      u32 len, const u8 *name, int offset)
+	in = st_find_mem(rproc, da, len, &off);
+	if (!in) {
+		dev_err(rproc->dev, "%s at offset %d: da 0x%x len 0x%x is not inside the memory shared with the remote\n",
+			kind, offset, da, len);
+		return -EINVAL;
+	}
+	if (rproc->nr_mems == SNAPTRACE_RPROC_MAX_MEMS) {
+		dev_err(rproc->dev, "%s at offset %d: more than %d carveouts and devmems\n",
+			kind, offset, SNAPTRACE_RPROC_MAX_MEMS);
+		return -EINVAL;
+	}
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return -ENOMEM;
+	st_print_name(m->name, name);
+	m->da = da;
+	m->len = len;
+	if (in->is_iomem)
+		m->io = in->io + off;
+	else
+		m->va = in->va + off;
+	m->kind = kind;
+	m->is_iomem = in->is_iomem;
+	list_add_tail(&m->node, &rproc->mems);
+	rproc->nr_mems++;
+	return 0;
+}
+
+static int st_mem_free_va(struct snaptrace_rproc *rproc,
+			  struct snaptrace_rproc_mem *mem)
+{
+	vfree(mem->va);
+	return 0;
+}
+
+/* Host memory for a carveout or devmem no platform region holds. */
+static int st_mem_alloc(struct snaptrace_rproc *rproc, const char *kind, u32 da,
+			u32 len, const u8 *name, int offset)
 {
 	struct snaptrace_rproc_mem *m;
 
-	if (rproc->attached)	/* it is in the memory the remote runs from */
-		return st_add_view(rproc, kind, da, len, name, offset);
-	if (!len || len > ST_RPROC_MEM_MAX) {
+	if (!len || len > SNAPTRACE_RPROC_MEM_MAX) {
 		dev_err(rproc->dev, "%s at offset %d: len 0x%x not in 1..0x%x\n",
-			kind, offset, len, ST_RPROC_MEM_MAX);
+			kind, offset, len, SNAPTRACE_RPROC_MEM_MAX);
 		return -EINVAL;
 	}
 	if (rproc->nr_mems == SNAPTRACE_RPROC_MAX_MEMS) {
@@ -488,10 +491,11 @@ static int st_add_mem(struct snaptrace_rproc *rproc, const char *kind, u32 da,
 	}
 	if (da == (u32)SNAPTRACE_FW_RSC_ADDR_ANY) {
 		da = ST_RPROC_ANY_BASE;
-		while (st_overlaps(rproc, da, len) && (u64)da + 2 * (u64)len < BIT_ULL(32))
+		while (snaptrace_rproc_mem_overlaps(rproc, da, len) &&
+		       (u64)da + 2 * (u64)len < BIT_ULL(32))
 			da += ALIGN(len, PAGE_SIZE);
 	}
-	if ((u64)da + len > BIT_ULL(32) || st_overlaps(rproc, da, len)) {
+	if ((u64)da + len > BIT_ULL(32) || snaptrace_rproc_mem_overlaps(rproc, da, len)) {
 		dev_err(rproc->dev, "%s at offset %d: da 0x%x len 0x%x overlaps the remote's memory or passes 4 GiB\n",
 			kind, offset, da, len);
 		return -EINVAL;
@@ -508,9 +512,18 @@ static int st_add_mem(struct snaptrace_rproc *rproc, const char *kind, u32 da,
 	m->da = da;
 	m->len = len;
 	m->kind = kind;
+	m->release = st_mem_free_va;
 	list_add_tail(&m->node, &rproc->mems);
 	rproc->nr_mems++;
 	return 0;
+}
+
+static int st_add_mem(struct snaptrace_rproc *rproc, const char *kind, u32 da,
+		      u32 len, const u8 *name, int offset)
+{
+	if (rproc->ops->add_mem)
+		return rproc->ops->add_mem(rproc, kind, da, len, name, offset);
+	return st_mem_alloc(rproc, kind, da, len, name, offset);
 }
 
 /*
@@ -836,30 +849,6 @@ static int st_handle_other(void *priv, u32 type, void *rsc, int offset, int avai
 	}
 }
 
-static int st_check_segment(void *priv, u64 da, const u8 *data, u64 filesz,
-			    u64 memsz)
-{
-	struct snaptrace_rproc *rproc = priv;
-
-	if (memsz > SIZE_MAX || !snaptrace_rproc_da_to_va(rproc, da, memsz, NULL)) {
-		dev_err(rproc->dev, "segment at da 0x%llx, memsz 0x%llx is outside the remote's memory\n",
-			da, memsz);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int st_load_segment(void *priv, u64 da, const u8 *data, u64 filesz,
-			   u64 memsz)
-{
-	struct snaptrace_rproc *rproc = priv;
-	void *va = snaptrace_rproc_da_to_va(rproc, da, memsz, NULL);
-
-	memcpy(va, data, filesz);
-	memset(va + filesz, 0, memsz - filesz);
-	return 0;
-}
-
 /* Give back everything the firmware's resources took. Lock held, offline. */
 static void st_resources_free(struct snaptrace_rproc *rproc)
 {
@@ -889,9 +878,9 @@ static void st_resources_free(struct snaptrace_rproc *rproc)
 				m->release(rproc, m);
 		} else if (m < rproc->layout ||
 			   m >= rproc->layout + SNAPTRACE_RPROC_MAX_REGIONS) {
-			/* An attached remote's are views of its memory. */
-			if (!rproc->attached)
-				vfree(m->va);
+			/* Views of the remote's memory have no release. */
+			if (m->release)
+				m->release(rproc, m);
 			kfree(m);
 		}
 	}
@@ -903,10 +892,8 @@ static void st_resources_free(struct snaptrace_rproc *rproc)
 	kfree(rproc->table);
 	rproc->table = NULL;
 	rproc->table_sz = 0;
-	if (rproc->attached) {
-		kfree(rproc->attached->loaded);
-		rproc->attached->loaded = NULL;
-	}
+	if (rproc->ops->release)
+		rproc->ops->release(rproc);
 }
 
 /*
@@ -940,125 +927,6 @@ static int st_mems_add_layout(struct snaptrace_rproc *rproc)
 		}
 	}
 	return 0;
-}
-
-/* Every segment is checked before any is copied: no half-loaded remote. */
-static int st_load(struct snaptrace_rproc *rproc, const struct firmware *fw)
-{
-	int ret = snaptrace_elf_walk_segments(rproc->dev, fw->data, fw->size,
-					      st_check_segment, rproc);
-
-	return ret ? ret : snaptrace_elf_walk_segments(rproc->dev, fw->data,
-						       fw->size, st_load_segment,
-						       rproc);
-}
-
-/* ------------------------------------------------------------------ */
-/* The simulated core */
-
-/*
- * Append one log line to a trace buffer, as the firmware would: the buffer
- * is written from the start; a line that does not fit before the last byte
- * starts the buffer over from offset 0; a NUL always follows the last line,
- * so a reader sees the lines since the last wrap.
- */
-static void st_core_log(struct snaptrace_rproc *rproc,
-			struct snaptrace_rproc_trace *trace, u32 *cursor)
-{
-	char line[96];
-	u64 ns = ktime_get_mono_fast_ns();
-	u32 rem;
-	u64 s = div_u64_rem(ns, NSEC_PER_SEC, &rem);
-	char *va = snaptrace_rproc_da_to_va(rproc, trace->da, trace->len, NULL);
-	int n = scnprintf(line, sizeof(line), "[%08u] %llu.%06u %s: hello from the remote\n",
-			  rproc->seq, s, rem / (u32)NSEC_PER_USEC, rproc->name);
-
-	if (!va || trace->len < 2)
-		return;
-	n = min_t(int, n, trace->len - 1);
-	if (*cursor + n + 1 > trace->len)
-		*cursor = 0;
-	memcpy(va + *cursor, line, n);
-	*cursor += n;
-	va[*cursor] = '\0';
-}
-
-static enum hrtimer_restart st_core_tick(struct hrtimer *t)
-{
-	struct snaptrace_rproc *rproc = container_of(t, struct snaptrace_rproc, core);
-	struct snaptrace_rproc_trace *trace;
-	bool running;
-
-	raw_spin_lock(&rproc->core_lock);
-	running = rproc->core_running;
-	if (running) {
-		list_for_each_entry(trace, &rproc->traces, node)
-			st_core_log(rproc, trace, &trace->cursor);
-		rproc->seq++;
-	}
-	raw_spin_unlock(&rproc->core_lock);
-	if (!running)
-		return HRTIMER_NORESTART;
-	hrtimer_forward_now(t, ns_to_ktime(ST_RPROC_TICK_NS));
-	return HRTIMER_RESTART;
-}
-
-static void st_watchdog_start(struct snaptrace_rproc *rproc);
-
-static void st_core_start(struct snaptrace_rproc *rproc)
-{
-	struct snaptrace_rproc_trace *trace;
-	unsigned long flags;
-
-	if (rproc->attached) {	/* its core runs on its own: watch it */
-		st_watchdog_start(rproc);
-		return;
-	}
-	raw_spin_lock_irqsave(&rproc->core_lock, flags);
-	/*
-	 * The firmware logs as it boots, before it can crash: a crash right
-	 * after a (re)start captures that line rather than an empty buffer
-	 * over the last crash's copy.
-	 */
-	list_for_each_entry(trace, &rproc->traces, node) {
-		trace->cursor = 0;
-		st_core_log(rproc, trace, &trace->cursor);
-	}
-	rproc->seq++;
-	rproc->core_running = true;
-	WRITE_ONCE(rproc->state, SNAPTRACE_RPROC_RUNNING);
-	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
-	hrtimer_start(&rproc->core, 0, HRTIMER_MODE_REL_HARD);
-}
-
-/* Publish a new state to lockless readers and to crash reports. */
-static void st_set_state(struct snaptrace_rproc *rproc, int state)
-{
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&rproc->core_lock, flags);
-	WRITE_ONCE(rproc->state, state);
-	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
-}
-
-/* Stop the core and publish @state. Lock held. */
-static void st_core_halt(struct snaptrace_rproc *rproc, int state)
-{
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&rproc->core_lock, flags);
-	rproc->core_running = false;
-	WRITE_ONCE(rproc->state, state);
-	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
-	hrtimer_cancel(&rproc->core);
-	irq_work_sync(&rproc->crash_work);
-	/*
-	 * An attached remote's capture walks the traces, which stop frees and
-	 * detach hides: done (or cancelled, as the state is no longer
-	 * crashed) first. It takes no lock but the core lock.
-	 */
-	if (rproc->attached)
-		cancel_work_sync(&rproc->attached->capture_work);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1136,6 +1004,23 @@ static void st_subdevs_unprepare(struct snaptrace_rproc *rproc)
 	rproc->subdevs_prepared = false;
 }
 
+/* Publish a new state to lockless readers and to crash reports. */
+static void st_set_state(struct snaptrace_rproc *rproc, int state)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&rproc->core_lock, flags);
+	WRITE_ONCE(rproc->state, state);
+	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
+}
+
+/* Publish @state, then stop the remote's platform part. Lock held. */
+static void st_halt(struct snaptrace_rproc *rproc, int state)
+{
+	st_set_state(rproc, state);
+	rproc->ops->stop(rproc);
+}
+
 /*
  * Prepare the sub-devices, start the core, start the sub-devices, as
  * rproc_start(). On failure the core is stopped with @fail_state and the
@@ -1147,10 +1032,10 @@ static int st_go(struct snaptrace_rproc *rproc, int fail_state)
 
 	if (ret)
 		return ret;
-	st_core_start(rproc);
+	rproc->ops->start(rproc);
 	ret = st_subdevs_start(rproc);
 	if (ret) {
-		st_core_halt(rproc, fail_state);
+		st_halt(rproc, fail_state);
 		st_subdevs_unprepare(rproc);
 	}
 	return ret;
@@ -1159,11 +1044,48 @@ static int st_go(struct snaptrace_rproc *rproc, int fail_state)
 /* ------------------------------------------------------------------ */
 /* Life cycle */
 
-/* Boot an offline remote with its firmware, as rproc_fw_boot(). Lock held. */
+/*
+ * Boot an offline remote from an image, as rproc_fw_boot(): the platform
+ * finds the resource table, the platform memory is mapped, the resources
+ * are handled (memory first), the platform loads the image and the remote
+ * starts. On any error everything is given back. Lock held.
+ */
+static int st_boot_image(struct snaptrace_rproc *rproc, const u8 *elf,
+			 size_t size)
+{
+	const struct snaptrace_rproc_ops *ops = rproc->ops;
+	int ret;
+
+	ret = ops->parse_fw(rproc, elf, size);
+	if (!ret)
+		ret = st_mems_add_layout(rproc);
+	if (!ret && ops->get_loaded_rsc_table)
+		ret = ops->get_loaded_rsc_table(rproc, elf, size);
+	if (!ret)
+		ret = snaptrace_rsc_walk(rproc->dev, rproc->table, rproc->table_sz,
+					 st_handle_mem, rproc);
+	if (!ret)
+		ret = snaptrace_rsc_walk(rproc->dev, rproc->table, rproc->table_sz,
+					 st_handle_other, rproc);
+	if (!ret && ops->load)
+		ret = ops->load(rproc, elf, size);
+	if (!ret) {
+		rproc->fw_size = size;
+		rproc->fw_crc = crc32_le(~0, elf, size);
+		ret = st_go(rproc, SNAPTRACE_RPROC_OFFLINE);
+	}
+	if (ret) {
+		st_resources_free(rproc);
+		return ret;
+	}
+	rproc->ops->booted(rproc);
+	return 0;
+}
+
+/* Boot an offline remote with its firmware file. Lock held. */
 static int st_fw_boot(struct snaptrace_rproc *rproc)
 {
 	const struct firmware *fw;
-	size_t off, sz;
 	int ret;
 
 	if (!rproc->firmware[0]) {
@@ -1176,96 +1098,55 @@ static int st_fw_boot(struct snaptrace_rproc *rproc)
 		dev_err(rproc->dev, "cannot load firmware %s: %d\n", rproc->firmware, ret);
 		return ret;
 	}
-	ret = snaptrace_elf_find_rsc_table(rproc->dev, fw->data, fw->size, &off, &sz);
-	if (ret) {
-		if (ret == -ENOENT)
-			dev_err(rproc->dev, "firmware %s has no .resource_table section\n",
-				rproc->firmware);
-		goto release;
-	}
-	if (sz > SNAPTRACE_RSC_TABLE_MAX) {
-		dev_err(rproc->dev, "resource table of %zu bytes: more than %u\n",
-			sz, SNAPTRACE_RSC_TABLE_MAX);
-		ret = -EINVAL;
-		goto release;
-	}
-	rproc->table = kmemdup(fw->data + off, sz, GFP_KERNEL);
-	if (!rproc->table) {
-		ret = -ENOMEM;
-		goto release;
-	}
-	rproc->table_sz = sz;
-
-	ret = st_mems_add_layout(rproc);
-	if (!ret)
-		ret = snaptrace_rsc_walk(rproc->dev, rproc->table, sz,
-					 st_handle_mem, rproc);
-	if (!ret)
-		ret = snaptrace_rsc_walk(rproc->dev, rproc->table, sz,
-					 st_handle_other, rproc);
-	if (!ret)
-		ret = st_load(rproc, fw);
-	if (ret)
-		goto free;
-	rproc->fw_size = fw->size;
-	rproc->fw_crc = crc32_le(~0, fw->data, fw->size);
-	release_firmware(fw);
-	ret = st_go(rproc, SNAPTRACE_RPROC_OFFLINE);
-	if (ret) {
-		st_resources_free(rproc);
-		return ret;
-	}
-	dev_info(rproc->dev, "started %s: %d trace(s), %d vdev(s)\n",
-		 rproc->firmware, rproc->num_traces, rproc->vdevs);
-	return 0;
-
-free:
-	st_resources_free(rproc);
-release:
+	ret = st_boot_image(rproc, fw->data, fw->size);
 	release_firmware(fw);
 	return ret;
 }
 
-static int st_attach_check_loaded(struct snaptrace_rproc *rproc);
-
 /*
  * Attach to a detached remote, as rproc_attach(): it kept its memory,
- * resources and core; the host exports its traces and starts its
- * sub-devices again (and the watchdog of one that boots on its own).
- * Lock held.
+ * resources and core; the platform checks it runs what it ran (if not,
+ * everything is given back: offline), the host starts its sub-devices
+ * again (and the platform its watch of it) and exports its traces. Lock
+ * held.
  */
 static int st_attach(struct snaptrace_rproc *rproc)
 {
+	const struct snaptrace_rproc_ops *ops = rproc->ops;
 	struct snaptrace_rproc_trace *trace;
+	unsigned long flags;
 	int ret;
 
-	/* One that boots on its own may have been restarted meanwhile. */
-	if (rproc->attached) {
-		ret = st_attach_check_loaded(rproc);
-		if (ret)
+	if (ops->prepare) {
+		ret = ops->prepare(rproc);
+		if (ret) {
+			st_resources_free(rproc);
+			st_set_state(rproc, SNAPTRACE_RPROC_OFFLINE);
 			return ret;
+		}
 	}
 	ret = st_subdevs_prepare(rproc);
 	if (ret)
 		return ret;
-	if (rproc->attached)	/* state attached from here on, watched */
-		st_core_start(rproc);
+	if (ops->attach)
+		ops->attach(rproc);
 	ret = st_subdevs_start(rproc);
 	if (ret) {
-		if (rproc->attached)
-			st_core_halt(rproc, SNAPTRACE_RPROC_DETACHED);
+		if (ops->attach)
+			st_halt(rproc, SNAPTRACE_RPROC_DETACHED);
 		st_subdevs_unprepare(rproc);
 		return ret;
 	}
 	list_for_each_entry(trace, &rproc->traces, node)
 		snaptrace_rproc_debugfs_trace(trace);
-	if (!rproc->attached)	/* its watchdog may have seen a crash since */
-		st_set_state(rproc, SNAPTRACE_RPROC_ATTACHED);
+	/* Unless the platform's watch saw a crash since. */
+	raw_spin_lock_irqsave(&rproc->core_lock, flags);
+	if (rproc->state == SNAPTRACE_RPROC_DETACHED)
+		WRITE_ONCE(rproc->state, SNAPTRACE_RPROC_ATTACHED);
+	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
 	dev_info(rproc->dev, "attached\n");
 	return 0;
 }
-
-static int st_fw_attach(struct snaptrace_rproc *rproc);
 
 /* Boot or attach, taking the first reference. Lock held. */
 static int st_boot_locked(struct snaptrace_rproc *rproc)
@@ -1276,12 +1157,42 @@ static int st_boot_locked(struct snaptrace_rproc *rproc)
 		return -ENODEV;
 	if (READ_ONCE(rproc->state) == SNAPTRACE_RPROC_DETACHED)
 		ret = st_attach(rproc);
-	else if (rproc->attached)	/* it boots on its own: attach to it */
-		ret = st_fw_attach(rproc);
 	else
 		ret = st_fw_boot(rproc);
 	if (!ret)
 		rproc->power = 1;
+	return ret;
+}
+
+/**
+ * snaptrace_rproc_boot_image() - boot an offline remote from an image in memory
+ * @rproc: the remote
+ * @elf: the image (ELF32 or ELF64)
+ * @size: its size in bytes
+ *
+ * As snaptrace_rproc_boot() with an image the caller has rather than the
+ * firmware file: the first boot reference. For platforms that are given
+ * the image another way (snaptrace_rproc_attach_image()).
+ *
+ * Context: process context, may sleep. Takes the remote's lock.
+ * Return: 0; -EBUSY unless offline; -ENODEV while destroyed; otherwise as
+ * snaptrace_rproc_boot().
+ */
+int snaptrace_rproc_boot_image(struct snaptrace_rproc *rproc, const u8 *elf,
+			       size_t size)
+{
+	int ret;
+
+	mutex_lock(&rproc->lock);
+	if (rproc->deleting)
+		ret = -ENODEV;
+	else if (READ_ONCE(rproc->state) != SNAPTRACE_RPROC_OFFLINE)
+		ret = -EBUSY;
+	else
+		ret = st_boot_image(rproc, elf, size);
+	if (!ret)
+		rproc->power = 1;	/* the first boot reference, as boot() */
+	mutex_unlock(&rproc->lock);
 	return ret;
 }
 
@@ -1357,7 +1268,7 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_start);
 static void st_stop_locked(struct snaptrace_rproc *rproc)
 {
 	st_subdevs_stop(rproc, READ_ONCE(rproc->state) == SNAPTRACE_RPROC_CRASHED);
-	st_core_halt(rproc, SNAPTRACE_RPROC_OFFLINE);
+	st_halt(rproc, SNAPTRACE_RPROC_OFFLINE);
 	st_subdevs_unprepare(rproc);
 	st_resources_free(rproc);
 	rproc->power = 0;
@@ -1473,21 +1384,17 @@ int snaptrace_rproc_detach(struct snaptrace_rproc *rproc)
 	}
 	/* A crash reported since we looked wins: it is handled as a crash. */
 	raw_spin_lock_irqsave(&rproc->core_lock, flags);
-	if (READ_ONCE(rproc->state) == SNAPTRACE_RPROC_CRASHED) {
+	if (READ_ONCE(rproc->state) == SNAPTRACE_RPROC_CRASHED)
 		ret = -EINVAL;
-	} else {
+	else
 		WRITE_ONCE(rproc->state, SNAPTRACE_RPROC_DETACHED);
-		/* One that boots on its own: nobody watches it now. */
-		if (rproc->attached)
-			rproc->core_running = false;
-	}
 	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
 	if (ret) {
 		dev_err(rproc->dev, "detach: the remote crashed\n");
 		goto unlock;
 	}
-	if (rproc->attached)
-		hrtimer_cancel(&rproc->core);	/* the watchdog */
+	if (rproc->ops->detach)
+		rproc->ops->detach(rproc);
 	rproc->power = 0;
 	st_subdevs_stop(rproc, false);
 	st_subdevs_unprepare(rproc);
@@ -1517,22 +1424,6 @@ int snaptrace_rproc_get_state(struct snaptrace_rproc *rproc)
 	return READ_ONCE(rproc->state);
 }
 EXPORT_SYMBOL_GPL(snaptrace_rproc_get_state);
-
-static void st_attach_capture_wait(struct snaptrace_rproc *rproc);
-
-/*
- * Queue the capture of an attached remote's traces: on the system
- * workqueue, or on a KUnit test's, which it holds back to find the work
- * pending (&snaptrace_rproc_attached.capture_wq). Any context but NMI.
- */
-static void st_attach_capture_queue(struct snaptrace_rproc_attached *a)
-{
-	struct workqueue_struct *wq = NULL;
-
-	if (IS_ENABLED(CONFIG_KUNIT))
-		wq = READ_ONCE(a->capture_wq);	/* set by a test's thread */
-	queue_work(wq ?: system_wq, &a->capture_work);
-}
 
 /*
  * Copy one trace buffer into its last copy: the capture, atomic context.
@@ -1565,6 +1456,44 @@ static void st_capture(struct snaptrace_rproc *rproc,
 	for (i = nr; i-- > 0; )
 		snaptrace_commit(trace->last, &trace->res[i]);
 	if (!ret)
+		WRITE_ONCE(trace->has_last, true);
+}
+
+/**
+ * snaptrace_rproc_capture_trace_slow() - capture a trace in process context
+ * @rproc: the remote, crashed
+ * @trace: one of its traces
+ *
+ * Copies the trace into its last copy, as the crash path does, but from
+ * what may be I/O memory: up to %SNAPTRACE_RPROC_TRACE_MAX bytes, a record
+ * at a time with a chance to reschedule in between, on one CPU (the last
+ * copy's ring is sized for the whole trace on one CPU). For a platform
+ * whose &snaptrace_rproc_ops.coredump queues the capture.
+ *
+ * Context: process context, may sleep; the traces must not go meanwhile
+ * (stop waits for the caller).
+ */
+void snaptrace_rproc_capture_trace_slow(struct snaptrace_rproc *rproc,
+					struct snaptrace_rproc_trace *trace)
+{
+	struct snaptrace_reservation res;
+	u32 off, n;
+	void *p;
+
+	migrate_disable();
+	for (off = 0; off < trace->len; off += n) {
+		n = min_t(u32, trace->len - off, SNAPTRACE_MAX_PAYLOAD);
+		p = snaptrace_reserve(trace->last, n, &res);
+		if (!p)
+			break;
+		/* In the mapping since the trace was handled: cannot fail. */
+		if (snaptrace_rproc_read_da(rproc, (u64)trace->da + off, p, n))
+			memset(p, 0, n);
+		snaptrace_commit(trace->last, &res);
+		cond_resched();
+	}
+	migrate_enable();
+	if (off >= trace->len && !snaptrace_snapshot(trace->last))
 		WRITE_ONCE(trace->has_last, true);
 }
 
@@ -1610,6 +1539,7 @@ void snaptrace_rproc_report_crash(struct snaptrace_rproc *rproc,
 {
 	struct snaptrace_rproc_trace *trace;
 	unsigned long flags;
+	bool queued = false;
 	unsigned int cnt;
 
 	raw_spin_lock_irqsave(&rproc->core_lock, flags);
@@ -1618,27 +1548,23 @@ void snaptrace_rproc_report_crash(struct snaptrace_rproc *rproc,
 		raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
 		return;
 	}
-	rproc->core_running = false;
-	WRITE_ONCE(rproc->crash_type, type);	/* st_crash_work() reads it unlocked */
+	WRITE_ONCE(rproc->crash_type, type);	/* read unlocked */
 	cnt = ++rproc->crash_cnt;
+	/* The platform's timer sees it: the simulated core writes no more. */
 	WRITE_ONCE(rproc->state, SNAPTRACE_RPROC_CRASHED);
 	/* Queued under the lock: stop, which takes it, then cancels them. */
-	if (rproc->attached) {
-		WRITE_ONCE(rproc->attached->capture, true);
-		/* Only a heartbeat seen moving after this crash resumes it. */
-		WRITE_ONCE(rproc->attached->resumed, false);
-		st_attach_capture_queue(rproc->attached);
-	} else {
+	if (rproc->ops->coredump)
+		queued = rproc->ops->coredump(rproc);
+	else
 		list_for_each_entry(trace, &rproc->traces, node)
 			st_capture(rproc, trace);
-	}
 	if (READ_ONCE(rproc->recovery))
 		schedule_work(&rproc->recovery_work);
 	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
 
 	dev_err(rproc->dev, "crash #%u detected: type %s; %s\n", cnt,
 		st_crash_name(type),
-		rproc->attached ? "capturing the traces" : "traces captured");
+		queued ? "capturing the traces" : "traces captured");
 }
 EXPORT_SYMBOL_GPL(snaptrace_rproc_report_crash);
 
@@ -1660,8 +1586,8 @@ ssize_t snaptrace_rproc_read_last(struct snaptrace_rproc_trace *trace,
 	size_t len, n;
 	int ret;
 
-	if (trace->rproc->attached)
-		st_attach_capture_wait(trace->rproc);
+	if (trace->rproc->ops->coredump_wait)
+		trace->rproc->ops->coredump_wait(trace->rproc);
 	if (!READ_ONCE(trace->has_last))
 		return 0;
 	rec = kmalloc(sizeof(*rec), GFP_KERNEL);
@@ -1687,37 +1613,18 @@ ssize_t snaptrace_rproc_read_last(struct snaptrace_rproc_trace *trace,
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_read_last);
 
-static void st_crash_work(struct irq_work *work)
-{
-	struct snaptrace_rproc *rproc = container_of(work, struct snaptrace_rproc,
-						     crash_work);
-
-	snaptrace_rproc_report_crash(rproc, READ_ONCE(rproc->crash_type));
-}
-
-static int st_attach_recover_locked(struct snaptrace_rproc *rproc);
-
 /*
  * Recovery, as rproc_boot_recovery(): stop the sub-devices (crashed) and
  * unprepare them, keep the resources, reload the segments of the same
- * image, start everything again. Lock held.
+ * image, start everything again. Lock held, crashed.
  */
-static int st_recover_locked(struct snaptrace_rproc *rproc)
+static int st_boot_recovery(struct snaptrace_rproc *rproc)
 {
 	const struct firmware *fw;
 	int ret;
 
-	if (rproc->deleting)
-		return -ENODEV;
-	if (READ_ONCE(rproc->state) != SNAPTRACE_RPROC_CRASHED) {
-		dev_err(rproc->dev, "recovery: the remote is %s, not crashed\n",
-			snaptrace_rproc_state_name(READ_ONCE(rproc->state)));
-		return -EINVAL;
-	}
-	if (rproc->attached)	/* its platform restarts it: attach again */
-		return st_attach_recover_locked(rproc);
 	dev_err(rproc->dev, "recovering\n");
-	hrtimer_cancel(&rproc->core);
+	rproc->ops->stop(rproc);
 	st_subdevs_stop(rproc, true);
 	st_subdevs_unprepare(rproc);
 	ret = request_firmware_direct(&fw, rproc->firmware, rproc->dev);
@@ -1734,7 +1641,7 @@ static int st_recover_locked(struct snaptrace_rproc *rproc)
 		release_firmware(fw);
 		return -EINVAL;
 	}
-	ret = st_load(rproc, fw);
+	ret = rproc->ops->load ? rproc->ops->load(rproc, fw->data, fw->size) : 0;
 	release_firmware(fw);
 	if (ret) {
 		dev_err(rproc->dev, "recovery: cannot load segments: %d\n", ret);
@@ -1745,6 +1652,45 @@ static int st_recover_locked(struct snaptrace_rproc *rproc)
 		return ret;
 	dev_info(rproc->dev, "recovered\n");
 	return 0;
+}
+
+/*
+ * Recovery of a remote its platform restarts, as rproc_attach_recovery():
+ * once the platform finds it running what it ran, attach again keeping the
+ * resources, with the sub-devices stopped (crashed) and started again.
+ * Until then it stays crashed. Lock held, crashed.
+ */
+static int st_attach_recovery(struct snaptrace_rproc *rproc)
+{
+	int ret;
+
+	if (rproc->ops->prepare) {
+		ret = rproc->ops->prepare(rproc);
+		if (ret)
+			return ret;
+	}
+	rproc->ops->stop(rproc);
+	st_subdevs_stop(rproc, true);
+	st_subdevs_unprepare(rproc);
+	ret = st_go(rproc, SNAPTRACE_RPROC_CRASHED);
+	if (ret)
+		return ret;	/* still crashed: a trigger_recovery() tries again */
+	dev_info(rproc->dev, "recovered: attached again\n");
+	return 0;
+}
+
+static int st_recover_locked(struct snaptrace_rproc *rproc)
+{
+	if (rproc->deleting)
+		return -ENODEV;
+	if (READ_ONCE(rproc->state) != SNAPTRACE_RPROC_CRASHED) {
+		dev_err(rproc->dev, "recovery: the remote is %s, not crashed\n",
+			snaptrace_rproc_state_name(READ_ONCE(rproc->state)));
+		return -EINVAL;
+	}
+	if (rproc->ops->attach_on_recovery)
+		return st_attach_recovery(rproc);
+	return st_boot_recovery(rproc);
 }
 
 /* The crash handler's second half, as rproc_crash_handler_work(). */
@@ -1812,6 +1758,21 @@ int snaptrace_rproc_recover(struct snaptrace_rproc *rproc)
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_recover);
 
 /**
+ * snaptrace_rproc_resumed() - a crashed remote runs again
+ * @rproc: the remote, restarted by its platform after a crash
+ *
+ * Queues recovery if it is enabled, as a crash report does: for a platform
+ * that restarts its remote on its own (&snaptrace_rproc_ops.attach_on_recovery).
+ *
+ * Context: any but NMI.
+ */
+void snaptrace_rproc_resumed(struct snaptrace_rproc *rproc)
+{
+	if (READ_ONCE(rproc->recovery))
+		schedule_work(&rproc->recovery_work);
+}
+
+/**
  * snaptrace_rproc_set_firmware() - choose the firmware file
  * @rproc: the remote
  * @name: file name under /lib/firmware: 1..127 printable bytes without
@@ -1857,14 +1818,26 @@ int snaptrace_rproc_set_firmware(struct snaptrace_rproc *rproc, const char *name
 }
 EXPORT_SYMBOL_GPL(snaptrace_rproc_set_firmware);
 
-/* A remote with nothing yet: its locks, lists, works and timer. */
-static struct snaptrace_rproc *st_rproc_alloc(int index)
+/**
+ * snaptrace_rproc_alloc() - a remote with nothing yet
+ * @index: N of remoteprocN
+ * @ops: its platform's
+ *
+ * Its locks, lists and works; the platform sets its device, private data
+ * and timer, then snaptrace_rproc_add()s it. Mirrors rproc_alloc().
+ *
+ * Context: process context, may sleep.
+ * Return: the remote, or NULL if out of memory.
+ */
+struct snaptrace_rproc *snaptrace_rproc_alloc(int index,
+					      const struct snaptrace_rproc_ops *ops)
 {
 	struct snaptrace_rproc *rproc;
 
 	rproc = kzalloc(sizeof(*rproc), GFP_KERNEL);
 	if (!rproc)
 		return NULL;
+	rproc->ops = ops;
 	rproc->index = index;
 	snprintf(rproc->name, sizeof(rproc->name), "snaptrace-rproc%d", index);
 	mutex_init(&rproc->lock);
@@ -1876,60 +1849,38 @@ static struct snaptrace_rproc *st_rproc_alloc(int index)
 	INIT_LIST_HEAD(&rproc->carveouts);
 	INIT_LIST_HEAD(&rproc->node);
 	rproc->recovery = true;
-	rproc->crash_work = IRQ_WORK_INIT_HARD(st_crash_work);
 	INIT_WORK(&rproc->recovery_work, st_recovery_work);
-	hrtimer_setup(&rproc->core, st_core_tick, CLOCK_MONOTONIC,
-		      HRTIMER_MODE_REL_HARD);
 	return rproc;
 }
 
 /**
- * snaptrace_rproc_create() - create a simulated remote processor
- * @index: N of remoteprocN
- * @layout: its platform memory: "default", "stm32mp157", "zynqmp-r5", or
- *	regions as name:da:size joined by '+'
+ * snaptrace_rproc_add() - make a remote findable
+ * @rproc: from snaptrace_rproc_alloc(), set up by its platform
  *
- * Registers a platform device "snaptrace-rproc.N" for it and allocates its
- * platform memory. The caller creates its debugfs files.
+ * Mirrors rproc_add() (the caller creates its debugfs files).
  *
  * Context: process context, may sleep.
- * Return: the remote, or ERR_PTR(-EINVAL) for a bad layout, -ENOMEM, or
- * the platform device's registration error.
  */
-struct snaptrace_rproc *snaptrace_rproc_create(int index, const char *layout)
+void snaptrace_rproc_add(struct snaptrace_rproc *rproc)
 {
-	struct snaptrace_rproc *rproc;
-	int ret;
-
-	rproc = st_rproc_alloc(index);
-	if (!rproc)
-		return ERR_PTR(-ENOMEM);
-
-	ret = st_parse_layout(rproc, layout);
-	/* The layout regions only join the memory list while running. */
-	INIT_LIST_HEAD(&rproc->mems);
-	if (ret)
-		goto free;
-
-	rproc->pdev = platform_device_register_simple("snaptrace-rproc", index,
-						      NULL, 0);
-	if (IS_ERR(rproc->pdev)) {
-		ret = PTR_ERR(rproc->pdev);
-		goto free;
-	}
-	rproc->dev = &rproc->pdev->dev;
 	mutex_lock(&st_rproc_list_lock);
 	list_add_tail(&rproc->node, &st_rproc_list);
 	mutex_unlock(&st_rproc_list_lock);
-	return rproc;
-
-free:
-	while (rproc->nr_layout--)
-		vfree(rproc->layout[rproc->nr_layout].va);
-	kfree(rproc);
-	return ERR_PTR(ret);
 }
-EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_create);
+
+/**
+ * snaptrace_rproc_free() - free a remote that was never added
+ * @rproc: from snaptrace_rproc_alloc()
+ *
+ * For a platform's error path; mirrors rproc_free().
+ *
+ * Context: process context, may sleep.
+ */
+void snaptrace_rproc_free(struct snaptrace_rproc *rproc)
+{
+	mutex_destroy(&rproc->lock);
+	kfree(rproc);
+}
 
 /**
  * snaptrace_rproc_destroy() - stop and free a remote
@@ -1945,7 +1896,6 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_create);
 void snaptrace_rproc_destroy(struct snaptrace_rproc *rproc)
 {
 	struct snaptrace_rproc_mem *m, *mn;
-	int i;
 
 	if (IS_ERR_OR_NULL(rproc))
 		return;
@@ -1958,556 +1908,14 @@ void snaptrace_rproc_destroy(struct snaptrace_rproc *rproc)
 		st_stop_locked(rproc);
 	mutex_unlock(&rproc->lock);
 	cancel_work_sync(&rproc->recovery_work);
-	irq_work_sync(&rproc->crash_work);
-	if (rproc->attached)
-		cancel_work_sync(&rproc->attached->capture_work);
 	debugfs_remove(rproc->dir);
-	platform_device_unregister(rproc->pdev);
-	for (i = 0; i < rproc->nr_layout; i++)
-		vfree(rproc->layout[i].va);
+	rproc->ops->free(rproc);
 	list_for_each_entry_safe(m, mn, &rproc->carveouts, reg_node)
 		kfree(m);
-	mutex_destroy(&rproc->lock);
-	kfree(rproc->attached);
-	kfree(rproc);
+	snaptrace_rproc_free(rproc);
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_destroy);
 
-/* ------------------------------------------------------------------ */
-/* Remotes that boot on their own: the attach path */
-
-/*
- * A carveout or devmem of an attached remote: the remote already runs from
- * it, so it must lie wholly in the memory it shares with the host, where it
- * is recorded as a view; nothing is allocated (as upstream matches such an
- * entry with a carveout the platform registered).
- */
-static int st_add_view(struct snaptrace_rproc *rproc, const char *kind, u32 da,
-		       u32 len, const u8 *name, int offset)
-{
-	struct snaptrace_rproc_mem *m, *in;
-	u32 off;
-
-	in = st_find_mem(rproc, da, len, &off);
-	if (!in) {
-		dev_err(rproc->dev, "%s at offset %d: da 0x%x len 0x%x is not inside the memory shared with the remote\n",
-			kind, offset, da, len);
-		return -EINVAL;
-	}
-	if (rproc->nr_mems == SNAPTRACE_RPROC_MAX_MEMS) {
-		dev_err(rproc->dev, "%s at offset %d: more than %d carveouts and devmems\n",
-			kind, offset, SNAPTRACE_RPROC_MAX_MEMS);
-		return -EINVAL;
-	}
-	m = kzalloc(sizeof(*m), GFP_KERNEL);
-	if (!m)
-		return -ENOMEM;
-	st_print_name(m->name, name);
-	m->da = da;
-	m->len = len;
-	if (in->is_iomem)
-		m->io = in->io + off;
-	else
-		m->va = in->va + off;
-	m->kind = kind;
-	m->is_iomem = in->is_iomem;
-	list_add_tail(&m->node, &rproc->mems);
-	rproc->nr_mems++;
-	return 0;
-}
-
-/* Is the table at the remote's table_da still @want (@sz bytes)? */
-static int st_loaded_table_is(struct snaptrace_rproc *rproc, const void *want,
-			      size_t sz)
-{
-	u32 da = rproc->attached->table_da;
-	void *live = kmalloc(sz, GFP_KERNEL);
-	int ret;
-
-	if (!live)
-		return -ENOMEM;
-	ret = snaptrace_rproc_read_da(rproc, da, live, sz);
-	if (ret)
-		dev_err(rproc->dev, "resource table at da 0x%x (%zu bytes) is not inside the memory shared with the remote\n",
-			da, sz);
-	else if (memcmp(live, want, sz))
-		ret = -EINVAL;
-	kfree(live);
-	return ret;
-}
-
-/*
- * Before attaching again to a detached remote that boots on its own: is
- * the table it had still loaded? If not, another image runs there: give
- * everything back (offline) so that boot() attaches afresh. Lock held.
- */
-static int st_attach_check_loaded(struct snaptrace_rproc *rproc)
-{
-	int ret = st_loaded_table_is(rproc, rproc->attached->loaded,
-				     rproc->table_sz);
-
-	if (!ret)
-		return 0;
-	dev_err(rproc->dev, "attach: the remote's resource table changed while detached (%d): offline now, start attaches afresh\n",
-		ret);
-	st_resources_free(rproc);
-	st_set_state(rproc, SNAPTRACE_RPROC_OFFLINE);
-	return ret;
-}
-
-/*
- * The watchdog samples the heartbeat this many times per timeout, and at
- * least this often: with a long timeout, the restart of a crashed remote
- * is still seen within a fraction of a second.
- */
-#define ST_WATCHDOG_SAMPLES	8
-#define ST_WATCHDOG_PERIOD_MAX_MS	250U
-
-static ktime_t st_watchdog_period(struct snaptrace_rproc_attached *a)
-{
-	return ms_to_ktime(min(DIV_ROUND_UP(READ_ONCE(a->timeout_ms),
-					    ST_WATCHDOG_SAMPLES),
-			       ST_WATCHDOG_PERIOD_MAX_MS));
-}
-
-static void st_watchdog_start(struct snaptrace_rproc *rproc)
-{
-	struct snaptrace_rproc_attached *a = rproc->attached;
-	unsigned long flags;
-
-	/* The timer is not running: offline, detached, or in recovery. */
-	a->seen = SNAPTRACE_RPROC_OFFLINE;
-	WRITE_ONCE(a->resumed, false);
-	raw_spin_lock_irqsave(&rproc->core_lock, flags);
-	rproc->core_running = true;
-	WRITE_ONCE(rproc->state, SNAPTRACE_RPROC_ATTACHED);
-	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
-	hrtimer_start(&rproc->core, st_watchdog_period(a), HRTIMER_MODE_REL_HARD);
-}
-
-static int st_attach_locked(struct snaptrace_rproc *rproc, const u8 *elf,
-			    size_t size)
-{
-	struct snaptrace_rproc_attached *a = rproc->attached;
-	size_t off, sz;
-	u64 da;
-	int ret;
-
-	/* Where the remote has it: the section's address, as upstream. */
-	ret = snaptrace_elf_find_loaded_rsc_table(rproc->dev, elf, size, &off,
-						  &sz, &da);
-	if (ret) {
-		if (ret == -ENOENT)
-			dev_err(rproc->dev, "firmware %s has no .resource_table section\n",
-				rproc->firmware);
-		return ret;
-	}
-	if (sz > SNAPTRACE_RSC_TABLE_MAX) {
-		dev_err(rproc->dev, "resource table of %zu bytes: more than %u\n",
-			sz, SNAPTRACE_RSC_TABLE_MAX);
-		return -EINVAL;
-	}
-	if (da > U32_MAX) {
-		dev_err(rproc->dev, "the .resource_table of %s is at 0x%llx, past 4 GiB: the remote cannot have it there\n",
-			rproc->firmware, da);
-		return -EINVAL;
-	}
-	a->table_da = da;
-
-	/* The shared memory, and any other the platform registered. */
-	ret = st_mems_add_layout(rproc);
-	if (ret)
-		goto free;
-	/* The cached table: a private copy of the loaded one, checked. */
-	rproc->table = kmalloc(sz, GFP_KERNEL);
-	if (!rproc->table) {
-		ret = -ENOMEM;
-		goto free;
-	}
-	rproc->table_sz = sz;
-	ret = snaptrace_rproc_read_da(rproc, a->table_da, rproc->table, sz);
-	if (ret) {
-		dev_err(rproc->dev, "resource table at da 0x%x (%zu bytes) is not inside the memory shared with the remote\n",
-			a->table_da, sz);
-		goto free;
-	}
-	if (memcmp(rproc->table, elf + off, sz)) {
-		dev_err(rproc->dev, "the resource table at da 0x%x is not the one of %s: is another image running?\n",
-			a->table_da, rproc->firmware);
-		ret = -EINVAL;
-		goto free;
-	}
-	/* As loaded: the vdevs' notify ids only go into rproc->table. */
-	a->loaded = kmemdup(rproc->table, sz, GFP_KERNEL);
-	if (!a->loaded) {
-		ret = -ENOMEM;
-		goto free;
-	}
-	ret = snaptrace_rsc_walk(rproc->dev, rproc->table, sz, st_handle_mem, rproc);
-	if (!ret)
-		ret = snaptrace_rsc_walk(rproc->dev, rproc->table, sz,
-					 st_handle_other, rproc);
-	if (!ret)
-		ret = st_go(rproc, SNAPTRACE_RPROC_OFFLINE);
-	if (ret)
-		goto free;
-	dev_info(rproc->dev, "attached to %s: resource table at da 0x%x, %d trace(s), %d vdev(s)\n",
-		 rproc->firmware, a->table_da, rproc->num_traces, rproc->vdevs);
-	return 0;
-
-free:
-	st_resources_free(rproc);
-	return ret;
-}
-
-/**
- * snaptrace_rproc_attach_image() - attach to a remote that booted this image
- * @rproc: a remote made by snaptrace_rproc_create_attached(), offline
- * @elf: the image the remote runs (ELF32 or ELF64), as the firmware loader
- *	gives it
- * @size: its size in bytes
- *
- * Finds the image's resource table and the device address where the
- * remote has it loaded (the section's sh_addr, as upstream's
- * rproc_elf_find_loaded_rsc_table()), copies the loaded table out of the
- * shared memory, refuses it unless it is the image's, checks it and handles
- * its resources: carveouts and devmems must lie inside the shared memory
- * (views, nothing allocated), traces too. No segment is loaded: the remote
- * loaded itself. Then the sub-devices are prepared, the heartbeat watchdog
- * starts (state "attached") and the sub-devices start; this takes the
- * first boot reference, as snaptrace_rproc_boot(). Every device address
- * and length read from the image or the shared memory is checked against
- * the shared memory, without overflow.
- * Mirrors rproc_attach() with get_loaded_rsc_table().
- *
- * Context: process context, may sleep. Takes the remote's lock.
- * Return: 0; -EBUSY unless offline; -ENODEV while destroyed or for a
- * simulated remote; -ENOENT for no resource table; -EINVAL for a bad
- * image or table, a table not loaded in the shared memory or not the
- * image's, or a resource outside the shared memory; -ENOMEM; a
- * sub-device hook's error.
- */
-int snaptrace_rproc_attach_image(struct snaptrace_rproc *rproc, const u8 *elf,
-				 size_t size)
-{
-	int ret;
-
-	if (!rproc->attached)
-		return -ENODEV;
-	mutex_lock(&rproc->lock);
-	if (rproc->deleting)
-		ret = -ENODEV;
-	else if (READ_ONCE(rproc->state) != SNAPTRACE_RPROC_OFFLINE)
-		ret = -EBUSY;
-	else
-		ret = st_attach_locked(rproc, elf, size);
-	if (!ret)
-		rproc->power = 1;	/* the first boot reference, as boot() */
-	mutex_unlock(&rproc->lock);
-	return ret;
-}
-EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_attach_image);
-
-/*
- * The first boot() of a remote that boots on its own: attach, with the
- * image its firmware names, as st_fw_boot() boots a simulated one. Lock
- * held, offline.
- */
-static int st_fw_attach(struct snaptrace_rproc *rproc)
-{
-	const struct firmware *fw;
-	int ret;
-
-	if (!rproc->firmware[0]) {
-		dev_err(rproc->dev, "no firmware set: write the running image's file name to 'firmware'\n");
-		return -EINVAL;
-	}
-	ret = request_firmware_direct(&fw, rproc->firmware, rproc->dev);
-	if (ret) {
-		dev_err(rproc->dev, "cannot load firmware %s: %d\n", rproc->firmware, ret);
-		return ret;
-	}
-	ret = st_attach_locked(rproc, fw->data, fw->size);
-	release_firmware(fw);
-	return ret;
-}
-
-/*
- * Copy one trace of an attached remote into its last copy, in process
- * context: up to SNAPTRACE_RPROC_TRACE_MAX bytes of what may be I/O memory,
- * a record at a time with a chance to reschedule in between, on one CPU
- * (the last copy's ring is sized for the whole trace on one CPU).
- */
-static void st_attach_capture_trace(struct snaptrace_rproc *rproc,
-				    struct snaptrace_rproc_trace *trace)
-{
-	struct snaptrace_reservation res;
-	u32 off, n;
-	void *p;
-
-	migrate_disable();
-	for (off = 0; off < trace->len; off += n) {
-		n = min_t(u32, trace->len - off, SNAPTRACE_MAX_PAYLOAD);
-		p = snaptrace_reserve(trace->last, n, &res);
-		if (!p)
-			break;
-		/* In the mapping since the trace was handled: cannot fail. */
-		if (snaptrace_rproc_read_da(rproc, (u64)trace->da + off, p, n))
-			memset(p, 0, n);
-		snaptrace_commit(trace->last, &res);
-		cond_resched();
-	}
-	migrate_enable();
-	if (off >= trace->len && !snaptrace_snapshot(trace->last))
-		WRITE_ONCE(trace->has_last, true);
-}
-
-/*
- * The capture after a crash of an attached remote. The remote is hung (or
- * was reported crashed), so the traces are stable. Takes no lock but the
- * core lock: the traces cannot go meanwhile, as stopping waits for this
- * work (cancel_work_sync()) before it frees them, and recovery waits for it
- * before the remote runs again.
- */
-static void st_attach_capture_work(struct work_struct *work)
-{
-	struct snaptrace_rproc_attached *a =
-		container_of(work, struct snaptrace_rproc_attached, capture_work);
-	struct snaptrace_rproc *rproc = a->rproc;
-	struct snaptrace_rproc_trace *trace;
-	unsigned long flags;
-	bool capture;
-
-	raw_spin_lock_irqsave(&rproc->core_lock, flags);
-	capture = a->capture && rproc->state == SNAPTRACE_RPROC_CRASHED;
-	WRITE_ONCE(a->capture, false);	/* read unlocked by st_attach_capture_wait() */
-	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
-	if (!capture)
-		return;
-	list_for_each_entry(trace, &rproc->traces, node)
-		st_attach_capture_trace(rproc, trace);
-	dev_info(rproc->dev, "traces captured\n");
-}
-
-/*
- * Wait until the capture of the last crash reported is done: queue the
- * work if the report has not yet (it queues after dropping the core lock),
- * then flush it. Process context; the remote's lock may be held or not
- * (the work does not take it).
- */
-static void st_attach_capture_wait(struct snaptrace_rproc *rproc)
-{
-	struct snaptrace_rproc_attached *a = rproc->attached;
-
-	if (READ_ONCE(a->capture))
-		st_attach_capture_queue(a);
-	flush_work(&a->capture_work);
-}
-
-/*
- * The heartbeat watchdog of an attached remote, in hardirq context (a
- * watchdog interrupt on real hardware). Running: a heartbeat unchanged for
- * the timeout is a hung remote: report the crash here, which only marks it
- * crashed and queues the capture of its traces. Crashed: once the heartbeat moves again, its
- * platform restarted it: queue recovery (re-attach). Offline or detached:
- * stop.
- */
-static enum hrtimer_restart st_watchdog_tick(struct hrtimer *t)
-{
-	struct snaptrace_rproc *rproc = container_of(t, struct snaptrace_rproc, core);
-	struct snaptrace_rproc_attached *a = rproc->attached;
-	int state = READ_ONCE(rproc->state);
-	int seen = a->seen;
-	ktime_t now;
-	u32 hb;
-
-	if (state != SNAPTRACE_RPROC_ATTACHED && state != SNAPTRACE_RPROC_CRASHED)
-		return HRTIMER_NORESTART;
-	hb = a->ops->heartbeat(a->priv);
-	now = ktime_get();
-	a->seen = state;
-	if (state == SNAPTRACE_RPROC_ATTACHED) {
-		if (seen != state || hb != a->hb) {
-			a->hb = hb;
-			a->at = now;
-			WRITE_ONCE(a->resumed, false);
-		} else if (ktime_sub(now, a->at) >=
-			   ms_to_ktime(READ_ONCE(a->timeout_ms))) {
-			dev_err(rproc->dev, "watchdog: heartbeat stuck at %u for %lld ms\n",
-				hb, ktime_ms_delta(now, a->at));
-			snaptrace_rproc_report_crash(rproc, SNAPTRACE_RPROC_WATCHDOG);
-		}
-	} else if (seen != state) {
-		a->hb = hb;	/* crashed: wait for it to move */
-	} else if (hb != a->hb && !READ_ONCE(a->resumed)) {
-		WRITE_ONCE(a->resumed, true);
-		dev_info(rproc->dev, "watchdog: heartbeat resumed\n");
-		if (READ_ONCE(rproc->recovery))
-			schedule_work(&rproc->recovery_work);
-	}
-	hrtimer_forward_now(t, st_watchdog_period(a));
-	return HRTIMER_RESTART;
-}
-
-/*
- * Recovery of an attached remote: the host cannot restart it, its platform
- * does; once the heartbeat has resumed, check that the same table is
- * loaded and attach again, keeping the resources (as upstream's attach
- * recovery), with the sub-devices stopped (crashed) and started again.
- * Until then it stays crashed. Lock held, crashed. Returns 0 once
- * attached again; -EAGAIN while the heartbeat has not moved since the
- * crash (still stuck: its platform has not restarted it); -EINVAL if
- * another table is loaded; a sub-device hook's error; -ENOMEM.
- */
-static int st_attach_recover_locked(struct snaptrace_rproc *rproc)
-{
-	struct snaptrace_rproc_attached *a = rproc->attached;
-	unsigned long flags;
-	int ret;
-
-	if (!READ_ONCE(a->resumed)) {
-		dev_info(rproc->dev, "recovery: waiting for the heartbeat to resume (the platform restarts the remote)\n");
-		return -EAGAIN;
-	}
-	ret = st_loaded_table_is(rproc, a->loaded, rproc->table_sz);
-	if (ret) {
-		dev_err(rproc->dev, "recovery: the remote's resource table changed (%d): stop and start it\n",
-			ret);
-		return ret;
-	}
-	/* The traces of the crash are kept before the remote writes anew. */
-	st_attach_capture_wait(rproc);
-	/* The watchdog stops; st_go() starts it again as the remote's core. */
-	hrtimer_cancel(&rproc->core);
-	/* Used: the next crash needs a heartbeat seen moving after it. */
-	raw_spin_lock_irqsave(&rproc->core_lock, flags);
-	WRITE_ONCE(a->resumed, false);
-	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
-	st_subdevs_stop(rproc, true);
-	st_subdevs_unprepare(rproc);
-	ret = st_go(rproc, SNAPTRACE_RPROC_CRASHED);
-	if (ret) {
-		/* Still crashed, unwatched: a trigger_recovery() tries again. */
-		WRITE_ONCE(a->resumed, true);
-		return ret;
-	}
-	dev_info(rproc->dev, "recovered: attached again\n");
-	return 0;
-}
-
-/**
- * snaptrace_rproc_create_attached() - a remote that boots on its own
- * @index: N of remoteprocN
- * @name: its name (debugfs "name"), cut to 31 bytes
- * @dev: its device (messages, the firmware loader): the platform's, such
- *	as the ivshmem PCI device; it must outlive the remote
- * @shared: the memory it shares with the host: @shared->da, ->len, ->name
- *	(not empty), ->is_iomem and the mapping, ->io if it is I/O memory,
- *	else ->va (mapped by the caller for the remote's whole life);
- *	registered as a platform carveout of the remote
- *	(snaptrace_rproc_add_carveout()), so a firmware carveout of its name
- *	is placed in it
- * @ops: what the platform provides: the heartbeat
- * @priv: passed to @ops
- * @watchdog_ms: a heartbeat unchanged this long is a crash, in ms:
- *	%SNAPTRACE_RPROC_WATCHDOG_MIN_MS..%SNAPTRACE_RPROC_WATCHDOG_MAX_MS
- *
- * Such a remote is attached to rather than booted (upstream's
- * RPROC_DETACHED at registration): snaptrace_rproc_boot() ("start") reads
- * the image its firmware names only to find the resource table, loads no
- * segment, and finds the table loaded in @shared
- * (snaptrace_rproc_attach_image()). Its states: offline (the host holds
- * nothing; the remote may run all the same), attached (heartbeat moving,
- * watched), crashed (the watchdog found the heartbeat stuck, or a crash
- * was reported; the traces are captured in process context, traceN_last
- * waits for it), detached (snaptrace_rproc_detach():
- * the host keeps its resources but neither watches it nor shows its
- * traces); crashed goes back to attached once the heartbeat moves again
- * and the same table is loaded, with recovery enabled or on "recover".
- * boot() and shutdown() count references as for any remote; the last
- * shutdown() ("stop") only lets go of it (offline): the host cannot stop
- * this remote. The caller creates its debugfs files.
- *
- * Context: process context, may sleep.
- * Return: the remote, or ERR_PTR(-EINVAL) for unmapped or empty shared
- * memory, memory past 4 GiB or without a name, no heartbeat or a watchdog_ms out of
- * range; ERR_PTR(-ENOMEM).
- */
-struct snaptrace_rproc *
-snaptrace_rproc_create_attached(int index, const char *name, struct device *dev,
-				const struct snaptrace_rproc_mem *shared,
-				const struct snaptrace_rproc_attach_ops *ops,
-				void *priv, unsigned int watchdog_ms)
-{
-	struct snaptrace_rproc_attached *a;
-	struct snaptrace_rproc_mem *mem;
-	struct snaptrace_rproc *rproc;
-	int ret;
-
-	if (!shared->len || !(shared->is_iomem ? !!shared->io : !!shared->va) ||
-	    (u64)shared->da + shared->len > BIT_ULL(32)) {
-		dev_err(dev, "attached remote: shared memory at da 0x%x, 0x%x bytes: must be mapped, non-empty and below 4 GiB\n",
-			shared->da, shared->len);
-		return ERR_PTR(-EINVAL);
-	}
-	if (!ops || !ops->heartbeat) {
-		dev_err(dev, "attached remote: no heartbeat to watch\n");
-		return ERR_PTR(-EINVAL);
-	}
-	if (watchdog_ms < SNAPTRACE_RPROC_WATCHDOG_MIN_MS ||
-	    watchdog_ms > SNAPTRACE_RPROC_WATCHDOG_MAX_MS) {
-		dev_err(dev, "attached remote: watchdog of %u ms: want %u..%u\n",
-			watchdog_ms, SNAPTRACE_RPROC_WATCHDOG_MIN_MS,
-			SNAPTRACE_RPROC_WATCHDOG_MAX_MS);
-		return ERR_PTR(-EINVAL);
-	}
-	rproc = st_rproc_alloc(index);
-	if (!rproc)
-		return ERR_PTR(-ENOMEM);
-	a = kzalloc(sizeof(*a), GFP_KERNEL);
-	if (!a) {
-		mutex_destroy(&rproc->lock);
-		kfree(rproc);
-		return ERR_PTR(-ENOMEM);
-	}
-	a->ops = ops;
-	a->priv = priv;
-	a->rproc = rproc;
-	INIT_WORK(&a->capture_work, st_attach_capture_work);
-	a->timeout_ms = watchdog_ms;
-	strscpy(rproc->name, name, sizeof(rproc->name));
-	rproc->dev = dev;
-	rproc->attached = a;
-	hrtimer_update_function(&rproc->core, st_watchdog_tick);
-	/* Its platform's memory, registered as a driver registers its own. */
-	mem = snaptrace_rproc_mem_entry_init(dev, shared->va, shared->len,
-					     shared->da, NULL, NULL, "%s",
-					     shared->name);
-	if (!mem) {
-		ret = -ENOMEM;
-		goto free;
-	}
-	mem->kind = "region";
-	mem->io = shared->io;
-	mem->is_iomem = shared->is_iomem;
-	ret = snaptrace_rproc_add_carveout(rproc, mem);
-	if (ret) {
-		kfree(mem);
-		goto free;
-	}
-	a->shared = mem;
-	mutex_lock(&st_rproc_list_lock);
-	list_add_tail(&rproc->node, &st_rproc_list);
-	mutex_unlock(&st_rproc_list_lock);
-	return rproc;
-
-free:
-	mutex_destroy(&rproc->lock);
-	kfree(a);
-	kfree(rproc);
-	return ERR_PTR(ret);
-}
-EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_create_attached);
 /**
  * snaptrace_rproc_get_by_index() - find a remote by its number
  * @index: N of remoteprocN
@@ -2611,51 +2019,3 @@ int snaptrace_rproc_remove_subdev(struct snaptrace_rproc *rproc,
 	return ret;
 }
 EXPORT_SYMBOL_GPL(snaptrace_rproc_remove_subdev);
-
-/**
- * snaptrace_rproc_set_watchdog() - change an attached remote's watchdog
- * @rproc: a remote made by snaptrace_rproc_create_attached()
- * @watchdog_ms: a heartbeat unchanged this long is a crash, in ms:
- *	%SNAPTRACE_RPROC_WATCHDOG_MIN_MS..%SNAPTRACE_RPROC_WATCHDOG_MAX_MS
- *
- * Takes effect at once: a watching timer (attached or crashed) is stopped
- * and started again at the new pace, and the heartbeat is timed from its
- * next sample, so neither the old period nor the time already spent counts.
- * What the heartbeat must do to mean a crash does not change.
- *
- * Context: process context, may sleep. Takes the remote's lock.
- * Return: 0; -ENODEV for a simulated remote; -EINVAL for @watchdog_ms out
- * of range (the watchdog unchanged).
- */
-int snaptrace_rproc_set_watchdog(struct snaptrace_rproc *rproc,
-				 unsigned int watchdog_ms)
-{
-	struct snaptrace_rproc_attached *a = rproc->attached;
-
-	if (!a)
-		return -ENODEV;
-	if (watchdog_ms < SNAPTRACE_RPROC_WATCHDOG_MIN_MS ||
-	    watchdog_ms > SNAPTRACE_RPROC_WATCHDOG_MAX_MS) {
-		dev_err(rproc->dev, "watchdog of %u ms: want %u..%u\n", watchdog_ms,
-			SNAPTRACE_RPROC_WATCHDOG_MIN_MS,
-			SNAPTRACE_RPROC_WATCHDOG_MAX_MS);
-		return -EINVAL;
-	}
-	mutex_lock(&rproc->lock);
-	/*
-	 * Not hrtimer_start() alone: the callback forwards the timer. Only a
-	 * watching timer (attached or crashed) starts again; offline or
-	 * detached, the new timeout is used from the next attach.
-	 */
-	if (hrtimer_cancel(&rproc->core)) {
-		WRITE_ONCE(a->timeout_ms, watchdog_ms);
-		a->seen = SNAPTRACE_RPROC_OFFLINE;	/* sample afresh */
-		hrtimer_start(&rproc->core, st_watchdog_period(a),
-			      HRTIMER_MODE_REL_HARD);
-	} else {
-		WRITE_ONCE(a->timeout_ms, watchdog_ms);
-	}
-	mutex_unlock(&rproc->lock);
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_set_watchdog);

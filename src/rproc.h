@@ -32,12 +32,77 @@ struct snaptrace_buffer;
 /* At most this many traces, of at most this many bytes in all. */
 #define SNAPTRACE_RPROC_MAX_TRACES	8
 #define SNAPTRACE_RPROC_TRACES_TOTAL	SZ_1M
+/* Largest carveout, devmem or layout region backed with host memory. */
+#define SNAPTRACE_RPROC_MEM_MAX		SZ_16M
 /* At most this many carveouts and devmems. */
 #define SNAPTRACE_RPROC_MAX_MEMS	32
 
 /* Bounds of an attached remote's watchdog timeout, in ms. */
 #define SNAPTRACE_RPROC_WATCHDOG_MIN_MS	100U
 #define SNAPTRACE_RPROC_WATCHDOG_MAX_MS	600000U
+
+struct snaptrace_rproc;
+
+/**
+ * struct snaptrace_rproc_ops - what a platform does for the core
+ * @parse_fw: find the image's resource table and make rproc->table a
+ *	private copy of it, or note where the remote has it loaded
+ *	(@get_loaded_rsc_table copies it then); mirrors ops->parse_fw
+ * @get_loaded_rsc_table: once the platform memory is mapped, copy the
+ *	table the remote has loaded into rproc->table (may be NULL: the
+ *	image's table is the one used); mirrors ops->get_loaded_rsc_table
+ * @add_mem: place a firmware carveout or devmem that no platform region
+ *	holds; NULL allocates host memory for it (snaptrace_rproc_mem_alloc())
+ * @load: load the image into the remote's memory (may be NULL: the remote
+ *	loaded itself); mirrors ops->load
+ * @start: start the remote and publish its state (running, or attached
+ *	for one that boots on its own); lock held; mirrors ops->start
+ * @stop: stop what @start started, after the core published the new state
+ *	(offline, crashed or detached); lock held; mirrors ops->stop
+ * @prepare: before the host attaches again to a remote that ran without
+ *	it (detached, or crashed and restarted by its platform): check it runs
+ *	what it ran (may be NULL); lock held; mirrors ops->prepare
+ * @attach: start watching a detached remote again (may be NULL); lock
+ *	held; mirrors ops->attach
+ * @detach: stop watching a remote that runs on without the host (may be
+ *	NULL: nothing to do); lock held; mirrors ops->detach
+ * @coredump: capture the traces after a crash (may be NULL: the core
+ *	copies them at once, snaptrace_rproc_capture_traces()); called with
+ *	the core lock held, IRQs off; returns true if the capture was queued;
+ *	mirrors ops->coredump
+ * @coredump_wait: wait for a capture @coredump queued (may be NULL);
+ *	process context
+ * @booted: say that the remote booted (or was attached to) from its image
+ * @release: the firmware's resources were given back: drop what the
+ *	platform kept of them (may be NULL); lock held
+ * @free: the remote is being freed: give back the platform's part
+ * @attach_on_recovery: recovery attaches again (its platform restarts the
+ *	remote) instead of reloading the image; as RPROC_FEAT_ATTACH_ON_RECOVERY
+ *
+ * Mirrors struct rproc_ops, without da_to_va (a platform registers all
+ * its memory, as layout regions or carveouts: snaptrace_rproc_da_to_va()
+ * finds it there, for remotes of any platform, even KUnit's bare ones)
+ * and kick (no virtio transport to notify a vring).
+ */
+struct snaptrace_rproc_ops {
+	int (*parse_fw)(struct snaptrace_rproc *rproc, const u8 *elf, size_t size);
+	int (*get_loaded_rsc_table)(struct snaptrace_rproc *rproc, const u8 *elf,
+				    size_t size);
+	int (*add_mem)(struct snaptrace_rproc *rproc, const char *kind, u32 da,
+		       u32 len, const u8 *name, int offset);
+	int (*load)(struct snaptrace_rproc *rproc, const u8 *elf, size_t size);
+	void (*start)(struct snaptrace_rproc *rproc);
+	void (*stop)(struct snaptrace_rproc *rproc);
+	int (*prepare)(struct snaptrace_rproc *rproc);
+	void (*attach)(struct snaptrace_rproc *rproc);
+	void (*detach)(struct snaptrace_rproc *rproc);
+	bool (*coredump)(struct snaptrace_rproc *rproc);
+	void (*coredump_wait)(struct snaptrace_rproc *rproc);
+	void (*booted)(struct snaptrace_rproc *rproc);
+	void (*release)(struct snaptrace_rproc *rproc);
+	void (*free)(struct snaptrace_rproc *rproc);
+	bool attach_on_recovery;
+};
 
 /**
  * struct snaptrace_rproc_attach_ops - what a platform provides for a remote
@@ -51,12 +116,15 @@ struct snaptrace_rproc_attach_ops {
 };
 
 /**
- * struct snaptrace_rproc_attached - state of an attached remote
+ * struct snaptrace_rproc_attached - the attach platform's private data
+ *	(rproc_attach.c; &snaptrace_rproc.priv), here for KUnit
  * @ops: what its platform provides
  * @priv: for @ops
  * @shared: the memory it shares with the host, at its device address:
  *	one of the remote's registered carveouts (&snaptrace_rproc.carveouts)
  * @table_da: where its resource table lies (in @shared), found at attach
+ * @table_off: its offset in the image, found at attach
+ * @table_sz: its size, found at attach
  * @loaded: the table as the remote has it loaded, copied at attach (the
  *	host's copy, &snaptrace_rproc.table, gets the vdevs' notify ids);
  *	recovery checks that it is still what is loaded
@@ -85,6 +153,8 @@ struct snaptrace_rproc_attached {
 	void *priv;
 	struct snaptrace_rproc_mem *shared;
 	u32 table_da;
+	size_t table_off;
+	size_t table_sz;
 	void *loaded;
 	u32 timeout_ms;
 	u32 hb;
@@ -177,17 +247,17 @@ struct snaptrace_rproc_vdev {
 };
 
 /**
- * struct snaptrace_rproc - one remote processor: simulated, or attached to
- *	(@attached)
- * @pdev: a simulated remote's platform device (names it in messages, loads
- *	its firmware); NULL for an attached one
- * @dev: &pdev->dev; for an attached remote, its platform's device
+ * struct snaptrace_rproc - one remote processor, of any platform
+ * @ops: its platform's
+ * @priv: its platform's private data
+ * @dev: its device (messages, the firmware loader): the platform's
  * @index: N of remoteprocN
  * @name: its name
  * @lock: serialises start, stop, recovery and firmware changes
  * @state: an &enum snaptrace_rproc_state; read locklessly
  * @firmware: firmware file name, under /lib/firmware
- * @layout: the platform's memory: regions that are always there
+ * @layout: the platform's memory: regions that are always there (the
+ *	simulated platform's layout)
  * @nr_layout: entries in @layout
  * @mems: regions, carveouts and devmems, as da_to_va() searches them
  * @traces: the firmware's trace buffers
@@ -206,26 +276,25 @@ struct snaptrace_rproc_vdev {
  * @table_sz: size of @table
  * @recovery: recover automatically after a crash
  * @crash_type: type of the last crash
- * @crash_work: hardirq work reporting a crash written to debugfs "crash"
  * @recovery_work: stops and restarts the remote after a crash
- * @core: the simulated core: writes its log into the trace buffers
- * @core_lock: the core's log writes against the crash capture
- * @core_running: the core may write
- * @seq: log line counter of the core
+ * @core: the platform's timer: the simulated core's tick, which writes its
+ *	log into the trace buffers, or the attached remote's watchdog
+ * @core_lock: state changes against the crash capture and the platform's
+ *	timer (the simulated core's log writes)
+ * @seq: log line counter of the simulated core
  * @nr_mems: carveouts and devmems in @mems
  * @traces_len: bytes of all traces
  * @fw_size: size of the image started, so recovery reloads the same one
  * @fw_crc: its CRC32
  * @deleting: being destroyed: no start or recovery any more
  * @dir: debugfs remoteprocN
- * @attached: NULL for a simulated remote; for one that boots on its own
- *	(snaptrace_rproc_create_attached()), its shared memory and watchdog.
- *	Then @core is the watchdog's timer, and booting is attaching (state
- *	%SNAPTRACE_RPROC_ATTACHED, which a simulated remote also reaches when
- *	booted again after a detach).
+ * @attached: @priv of a remote that boots on its own
+ *	(snaptrace_rproc_create_attached()), for KUnit; NULL for others. The
+ *	core never reads it.
  */
 struct snaptrace_rproc {
-	struct platform_device *pdev;
+	const struct snaptrace_rproc_ops *ops;
+	void *priv;
 	struct device *dev;
 	int index;
 	char name[32];
@@ -250,11 +319,9 @@ struct snaptrace_rproc {
 	size_t table_sz;
 	bool recovery;
 	int crash_type;
-	struct irq_work crash_work;
 	struct work_struct recovery_work;
 	struct hrtimer core;
 	raw_spinlock_t core_lock;
-	bool core_running;
 	u32 seq;
 	int nr_mems;
 	size_t traces_len;
@@ -265,8 +332,21 @@ struct snaptrace_rproc {
 	struct snaptrace_rproc_attached *attached;
 };
 
+/* rproc.c: for platforms */
+struct snaptrace_rproc *snaptrace_rproc_alloc(int index,
+					      const struct snaptrace_rproc_ops *ops);
+void snaptrace_rproc_add(struct snaptrace_rproc *rproc);
+void snaptrace_rproc_free(struct snaptrace_rproc *rproc);
+int snaptrace_rproc_boot_image(struct snaptrace_rproc *rproc, const u8 *elf,
+			       size_t size);
+void snaptrace_rproc_resumed(struct snaptrace_rproc *rproc);
+bool snaptrace_rproc_mem_overlaps(struct snaptrace_rproc *rproc, u32 da, u32 len);
+int snaptrace_rproc_mem_view(struct snaptrace_rproc *rproc, const char *kind,
+			     u32 da, u32 len, const u8 *name, int offset);
+void snaptrace_rproc_capture_trace_slow(struct snaptrace_rproc *rproc,
+					struct snaptrace_rproc_trace *trace);
+
 /* rproc.c */
-struct snaptrace_rproc *snaptrace_rproc_create(int index, const char *layout);
 void snaptrace_rproc_destroy(struct snaptrace_rproc *rproc);
 int snaptrace_rproc_start(struct snaptrace_rproc *rproc);
 int snaptrace_rproc_stop(struct snaptrace_rproc *rproc);
@@ -278,6 +358,11 @@ int snaptrace_rproc_handle_vdev(struct snaptrace_rproc *rproc, void *ptr,
 ssize_t snaptrace_rproc_read_last(struct snaptrace_rproc_trace *trace,
 				  char *buf, size_t size);
 const char *snaptrace_rproc_state_name(int state);
+
+/* rproc_sim.c: the simulated platform */
+struct snaptrace_rproc *snaptrace_rproc_create(int index, const char *layout);
+
+/* rproc_attach.c: the attach platform */
 struct snaptrace_rproc *
 snaptrace_rproc_create_attached(int index, const char *name, struct device *dev,
 				const struct snaptrace_rproc_mem *shared,

@@ -184,6 +184,20 @@ static const struct file_operations st_state_fops = {
 	.llseek = default_llseek,
 };
 
+/* A crash written to "crash", reported from hardirq context. */
+struct st_crash_irq {
+	struct irq_work work;
+	struct snaptrace_rproc *rproc;
+	enum snaptrace_rproc_crash_type type;
+};
+
+static void st_crash_irq(struct irq_work *work)
+{
+	struct st_crash_irq *c = container_of(work, struct st_crash_irq, work);
+
+	snaptrace_rproc_report_crash(c->rproc, c->type);
+}
+
 /*
  * "crash": upstream's integer codes (0 mmu fault, 1 watchdog, 2 fatal
  * error) or their words. The report runs from a hardirq irq_work, as a
@@ -195,6 +209,10 @@ static ssize_t st_crash_write(struct file *filp, const char __user *ubuf,
 	static const char * const words[] = { "mmufault", "watchdog", "fatal" };
 	struct snaptrace_rproc *rproc = filp->private_data;
 	char *word = st_get_word(filp, ubuf, cnt, ppos, 16);
+	struct st_crash_irq crash = {
+		.work = IRQ_WORK_INIT_HARD(st_crash_irq),
+		.rproc = rproc,
+	};
 	unsigned int type;
 	int ret, state;
 
@@ -225,9 +243,9 @@ static ssize_t st_crash_write(struct file *filp, const char __user *ubuf,
 		return -EINVAL;
 	}
 	kfree(word);
-	WRITE_ONCE(rproc->crash_type, type);
-	irq_work_queue(&rproc->crash_work);
-	irq_work_sync(&rproc->crash_work);
+	crash.type = type;
+	irq_work_queue(&crash.work);
+	irq_work_sync(&crash.work);
 	return cnt;
 }
 

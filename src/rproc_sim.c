@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snaptrace remote processors: the simulated platform. A remote with no
+ * hardware behind it: its memory is a layout of named regions in host
+ * memory (as a device tree's reserved-memory or TCM nodes give), its image
+ * is loaded by the host, and its "core" is an hrtimer that writes log lines
+ * into the trace buffers as firmware does, until the remote stops or
+ * crashes. A platform driver of the core behind &struct snaptrace_rproc_ops,
+ * as upstream's stm32_rproc.c is one of remoteproc_core.c.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/hrtimer.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/platform_device.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+#include <kunit/visibility.h>
+
+#include <snaptrace/rproc.h>
+#include "fw.h"
+#include "rproc.h"
+
+/* The simulated core writes a log line this often. */
+#define ST_SIM_TICK_NS	(50 * NSEC_PER_MSEC)
+
+/* Platform memory layouts, as name:da:size regions joined by '+'. */
+static const struct {
+	const char *name;
+	const char *regions;
+} st_layouts[] = {
+	{ "default", "sram:0x10000000:0x40000" },
+	/* STM32MP157 Cortex-M4: RETRAM and MCUSRAM */
+	{ "stm32mp157", "retram:0x0:0x10000+mcusram:0x10000000:0x60000" },
+	/* ZynqMP Cortex-R5: ATCM and BTCM */
+	{ "zynqmp-r5", "atcm:0x0:0x10000+btcm:0x20000:0x10000" },
+};
+
+static int st_sim_parse_layout(struct snaptrace_rproc *rproc, const char *layout)
+{
+	char *s, *p, *region;
+	int i, ret = 0;
+
+	for (i = 0; i < ARRAY_SIZE(st_layouts); i++)
+		if (!strcmp(layout, st_layouts[i].name))
+			layout = st_layouts[i].regions;
+
+	s = kstrdup(layout, GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	p = s;
+	while ((region = strsep(&p, "+")) && !ret) {
+		struct snaptrace_rproc_mem *m = &rproc->layout[rproc->nr_layout];
+		char *name = strsep(&region, ":");
+		char *da = strsep(&region, ":");
+		u32 len;
+
+		if (rproc->nr_layout == SNAPTRACE_RPROC_MAX_REGIONS || !name ||
+		    !*name || !da || !region || kstrtou32(da, 0, &m->da) ||
+		    kstrtou32(region, 0, &len) || !len ||
+		    len > SNAPTRACE_RPROC_MEM_MAX || (u64)m->da + len > BIT_ULL(32)) {
+			pr_err("remoteproc%d: bad memory layout \"%s\": want name:da:size[+...], size 1..%u, within 32 bits\n",
+			       rproc->index, layout, SNAPTRACE_RPROC_MEM_MAX);
+			ret = -EINVAL;
+			break;
+		}
+		strscpy(m->name, name, sizeof(m->name));
+		m->len = len;
+		m->kind = "region";
+		m->rsc_offset = -1;
+		m->va = vzalloc(len);
+		if (!m->va) {
+			ret = -ENOMEM;
+			break;
+		}
+		rproc->nr_layout++;
+		if (snaptrace_rproc_mem_overlaps(rproc, m->da, m->len)) {
+			pr_err("remoteproc%d: layout region %s overlaps another\n",
+			       rproc->index, m->name);
+			ret = -EINVAL;
+		}
+		list_add_tail(&m->node, &rproc->mems);
+	}
+	kfree(s);
+	return ret;
+}
+
+/*
+ * Append one log line to a trace buffer, as the firmware would: the buffer
+ * is written from the start; a line that does not fit before the last byte
+ * starts the buffer over from offset 0; a NUL always follows the last line,
+ * so a reader sees the lines since the last wrap.
+ */
+static void st_sim_log(struct snaptrace_rproc *rproc,
+		       struct snaptrace_rproc_trace *trace, u32 *cursor)
+{
+	char line[96];
+	u64 ns = ktime_get_mono_fast_ns();
+	u32 rem;
+	u64 s = div_u64_rem(ns, NSEC_PER_SEC, &rem);
+	char *va = snaptrace_rproc_da_to_va(rproc, trace->da, trace->len, NULL);
+	int n = scnprintf(line, sizeof(line), "[%08u] %llu.%06u %s: hello from the remote\n",
+			  rproc->seq, s, rem / (u32)NSEC_PER_USEC, rproc->name);
+
+	if (!va || trace->len < 2)
+		return;
+	n = min_t(int, n, trace->len - 1);
+	if (*cursor + n + 1 > trace->len)
+		*cursor = 0;
+	memcpy(va + *cursor, line, n);
+	*cursor += n;
+	va[*cursor] = '\0';
+}
+
+/*
+ * The core runs from start until it crashes or stops; detached, it runs
+ * on. Core lock held.
+ */
+static bool st_sim_running(struct snaptrace_rproc *rproc)
+{
+	return rproc->state != SNAPTRACE_RPROC_OFFLINE &&
+	       rproc->state != SNAPTRACE_RPROC_CRASHED;
+}
+
+static enum hrtimer_restart st_sim_tick(struct hrtimer *t)
+{
+	struct snaptrace_rproc *rproc = container_of(t, struct snaptrace_rproc, core);
+	struct snaptrace_rproc_trace *trace;
+	bool running;
+
+	raw_spin_lock(&rproc->core_lock);
+	running = st_sim_running(rproc);
+	if (running) {
+		list_for_each_entry(trace, &rproc->traces, node)
+			st_sim_log(rproc, trace, &trace->cursor);
+		rproc->seq++;
+	}
+	raw_spin_unlock(&rproc->core_lock);
+	if (!running)
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(t, ns_to_ktime(ST_SIM_TICK_NS));
+	return HRTIMER_RESTART;
+}
+
+static void st_sim_start(struct snaptrace_rproc *rproc)
+{
+	struct snaptrace_rproc_trace *trace;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&rproc->core_lock, flags);
+	/*
+	 * The firmware logs as it boots, before it can crash: a crash right
+	 * after a (re)start captures that line rather than an empty buffer
+	 * over the last crash's copy.
+	 */
+	list_for_each_entry(trace, &rproc->traces, node) {
+		trace->cursor = 0;
+		st_sim_log(rproc, trace, &trace->cursor);
+	}
+	rproc->seq++;
+	WRITE_ONCE(rproc->state, SNAPTRACE_RPROC_RUNNING);
+	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
+	hrtimer_start(&rproc->core, 0, HRTIMER_MODE_REL_HARD);
+}
+
+/* The state says the core no longer runs: wait for its last tick. */
+static void st_sim_stop(struct snaptrace_rproc *rproc)
+{
+	hrtimer_cancel(&rproc->core);
+}
+
+static int st_sim_parse_fw(struct snaptrace_rproc *rproc, const u8 *elf,
+			   size_t size)
+{
+	size_t off, sz;
+	int ret;
+
+	ret = snaptrace_elf_find_rsc_table(rproc->dev, elf, size, &off, &sz);
+	if (ret) {
+		if (ret == -ENOENT)
+			dev_err(rproc->dev, "firmware %s has no .resource_table section\n",
+				rproc->firmware);
+		return ret;
+	}
+	if (sz > SNAPTRACE_RSC_TABLE_MAX) {
+		dev_err(rproc->dev, "resource table of %zu bytes: more than %u\n",
+			sz, SNAPTRACE_RSC_TABLE_MAX);
+		return -EINVAL;
+	}
+	rproc->table = kmemdup(elf + off, sz, GFP_KERNEL);
+	if (!rproc->table)
+		return -ENOMEM;
+	rproc->table_sz = sz;
+	return 0;
+}
+
+static int st_sim_check_segment(void *priv, u64 da, const u8 *data, u64 filesz,
+				u64 memsz)
+{
+	struct snaptrace_rproc *rproc = priv;
+
+	if (memsz > SIZE_MAX || !snaptrace_rproc_da_to_va(rproc, da, memsz, NULL)) {
+		dev_err(rproc->dev, "segment at da 0x%llx, memsz 0x%llx is outside the remote's memory\n",
+			da, memsz);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int st_sim_load_segment(void *priv, u64 da, const u8 *data, u64 filesz,
+			       u64 memsz)
+{
+	struct snaptrace_rproc *rproc = priv;
+	void *va = snaptrace_rproc_da_to_va(rproc, da, memsz, NULL);
+
+	memcpy(va, data, filesz);
+	memset(va + filesz, 0, memsz - filesz);
+	return 0;
+}
+
+/* Every segment is checked before any is copied: no half-loaded remote. */
+static int st_sim_load(struct snaptrace_rproc *rproc, const u8 *elf, size_t size)
+{
+	int ret = snaptrace_elf_walk_segments(rproc->dev, elf, size,
+					      st_sim_check_segment, rproc);
+
+	return ret ? ret : snaptrace_elf_walk_segments(rproc->dev, elf, size,
+						       st_sim_load_segment,
+						       rproc);
+}
+
+static void st_sim_booted(struct snaptrace_rproc *rproc)
+{
+	dev_info(rproc->dev, "started %s: %d trace(s), %d vdev(s)\n",
+		 rproc->firmware, rproc->num_traces, rproc->vdevs);
+}
+
+static void st_sim_free(struct snaptrace_rproc *rproc)
+{
+	int i;
+
+	platform_device_unregister(rproc->priv);
+	for (i = 0; i < rproc->nr_layout; i++)
+		vfree(rproc->layout[i].va);
+}
+
+static const struct snaptrace_rproc_ops st_sim_ops = {
+	.parse_fw = st_sim_parse_fw,
+	.load = st_sim_load,
+	.start = st_sim_start,
+	.stop = st_sim_stop,
+	.booted = st_sim_booted,
+	.free = st_sim_free,
+};
+
+/**
+ * snaptrace_rproc_create() - create a simulated remote processor
+ * @index: N of remoteprocN
+ * @layout: its platform memory: "default", "stm32mp157", "zynqmp-r5", or
+ *	regions as name:da:size joined by '+'
+ *
+ * Registers a platform device "snaptrace-rproc.N" for it and allocates its
+ * platform memory. The caller creates its debugfs files. As a platform
+ * driver's probe calls rproc_alloc() and rproc_add().
+ *
+ * Context: process context, may sleep.
+ * Return: the remote, or ERR_PTR(-EINVAL) for a bad layout, -ENOMEM, or
+ * the platform device's registration error.
+ */
+struct snaptrace_rproc *snaptrace_rproc_create(int index, const char *layout)
+{
+	struct platform_device *pdev;
+	struct snaptrace_rproc *rproc;
+	int ret;
+
+	rproc = snaptrace_rproc_alloc(index, &st_sim_ops);
+	if (!rproc)
+		return ERR_PTR(-ENOMEM);
+	hrtimer_setup(&rproc->core, st_sim_tick, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_HARD);
+
+	ret = st_sim_parse_layout(rproc, layout);
+	/* The layout regions only join the memory list while running. */
+	INIT_LIST_HEAD(&rproc->mems);
+	if (ret)
+		goto free;
+
+	pdev = platform_device_register_simple("snaptrace-rproc", index, NULL, 0);
+	if (IS_ERR(pdev)) {
+		ret = PTR_ERR(pdev);
+		goto free;
+	}
+	rproc->priv = pdev;
+	rproc->dev = &pdev->dev;
+	snaptrace_rproc_add(rproc);
+	return rproc;
+
+free:
+	while (rproc->nr_layout--)
+		vfree(rproc->layout[rproc->nr_layout].va);
+	snaptrace_rproc_free(rproc);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_create);
