@@ -800,53 +800,60 @@ static int st_match_carveout(struct snaptrace_rproc *rproc,
 	return 0;
 }
 
-/* Memory first: a trace is checked against carveouts wherever they are. */
-static int st_handle_mem(void *priv, u32 type, void *rsc, int offset, int avail)
+/**
+ * snaptrace_rproc_handle_carveout() - handle a carveout resource entry
+ * @rproc: the remote
+ * @ptr: the entry's body (a &struct snaptrace_fw_rsc_carveout)
+ * @offset: its offset in the resource table, for messages
+ * @avail: bytes left in the table from @ptr
+ *
+ * A carveout named like a platform region is placed in it; any other is
+ * placed by the platform (&snaptrace_rproc_ops.add_mem) or given host
+ * memory. Mirrors rproc_handle_carveout().
+ *
+ * Context: process context, may sleep; the remote's lock is held.
+ * Return: 0; -EINVAL for a bad entry or one that does not fit the
+ * remote's memory; -ENOMEM (also a registered region that does not fit).
+ */
+int snaptrace_rproc_handle_carveout(struct snaptrace_rproc *rproc, void *ptr,
+				    int offset, int avail)
 {
-	struct snaptrace_rproc *rproc = priv;
-	struct snaptrace_fw_rsc_carveout *c = rsc;
-	struct snaptrace_fw_rsc_devmem *d = rsc;
+	struct snaptrace_fw_rsc_carveout *c = ptr;
 	int ret;
 
-	switch (type) {
-	case SNAPTRACE_RSC_CARVEOUT:
-		ret = snaptrace_rsc_check_carveout(rproc->dev, c, offset, avail);
-		if (ret)
-			return ret;
-		ret = st_match_carveout(rproc, c, offset);
-		if (ret <= 0)
-			return ret;
-		return st_add_mem(rproc, "carveout", c->da, c->len, c->name, offset);
-	case SNAPTRACE_RSC_DEVMEM:
-		ret = snaptrace_rsc_check_devmem(rproc->dev, d, offset, avail);
-		return ret ? ret : st_add_mem(rproc, "devmem", d->da, d->len,
-					      d->name, offset);
-	default:
-		return 0;
-	}
+	ret = snaptrace_rsc_check_carveout(rproc->dev, c, offset, avail);
+	if (ret)
+		return ret;
+	ret = st_match_carveout(rproc, c, offset);
+	if (ret <= 0)
+		return ret;
+	return st_add_mem(rproc, "carveout", c->da, c->len, c->name, offset);
 }
 
-static int st_handle_other(void *priv, u32 type, void *rsc, int offset, int avail)
+/**
+ * snaptrace_rproc_handle_devmem() - handle a devmem resource entry
+ * @rproc: the remote
+ * @ptr: the entry's body (a &struct snaptrace_fw_rsc_devmem)
+ * @offset: its offset in the resource table, for messages
+ * @avail: bytes left in the table from @ptr
+ *
+ * Placed by the platform (&snaptrace_rproc_ops.add_mem) or given host
+ * memory: the simulation has no device memory to map. Mirrors
+ * rproc_handle_devmem().
+ *
+ * Context: process context, may sleep; the remote's lock is held.
+ * Return: 0; -EINVAL for a bad entry or one that does not fit the
+ * remote's memory; -ENOMEM.
+ */
+int snaptrace_rproc_handle_devmem(struct snaptrace_rproc *rproc, void *ptr,
+				  int offset, int avail)
 {
-	struct snaptrace_rproc *rproc = priv;
+	struct snaptrace_fw_rsc_devmem *d = ptr;
+	int ret;
 
-	switch (type) {
-	case SNAPTRACE_RSC_CARVEOUT:
-	case SNAPTRACE_RSC_DEVMEM:
-		return 0;
-	case SNAPTRACE_RSC_TRACE:
-		return snaptrace_rproc_handle_trace(rproc, rsc, offset, avail);
-	case SNAPTRACE_RSC_VDEV:
-		return snaptrace_rproc_handle_vdev(rproc, rsc, offset, avail);
-	default:
-		if (type >= SNAPTRACE_RSC_VENDOR_START && type <= SNAPTRACE_RSC_VENDOR_END)
-			dev_warn(rproc->dev, "vendor resource type %u at offset %d skipped\n",
-				 type, offset);
-		else
-			dev_warn(rproc->dev, "unsupported resource type %u at offset %d skipped\n",
-				 type, offset);
-		return 0;
-	}
+	ret = snaptrace_rsc_check_devmem(rproc->dev, d, offset, avail);
+	return ret ? ret : st_add_mem(rproc, "devmem", d->da, d->len, d->name,
+				      offset);
 }
 
 /* Give back everything the firmware's resources took. Lock held, offline. */
@@ -1045,6 +1052,62 @@ static int st_go(struct snaptrace_rproc *rproc, int fail_state)
 /* Life cycle */
 
 /*
+ * Resource handlers by type, as upstream's rproc_loading_handlers[]: the
+ * memory first, in a walk of its own, so that a trace is checked against
+ * carveouts wherever they are in the table, then the rest.
+ */
+typedef int (*st_rsc_handler_t)(struct snaptrace_rproc *rproc, void *rsc,
+				int offset, int avail);
+
+static const st_rsc_handler_t st_mem_handlers[SNAPTRACE_RSC_LAST] = {
+	[SNAPTRACE_RSC_CARVEOUT] = snaptrace_rproc_handle_carveout,
+	[SNAPTRACE_RSC_DEVMEM] = snaptrace_rproc_handle_devmem,
+};
+
+static const st_rsc_handler_t st_loading_handlers[SNAPTRACE_RSC_LAST] = {
+	[SNAPTRACE_RSC_TRACE] = snaptrace_rproc_handle_trace,
+	[SNAPTRACE_RSC_VDEV] = snaptrace_rproc_handle_vdev,
+};
+
+struct st_rsc_walk {
+	struct snaptrace_rproc *rproc;
+	const st_rsc_handler_t *handlers;
+	bool warn;	/* say what is skipped (in one of the walks) */
+};
+
+static int st_handle_rsc(void *priv, u32 type, void *rsc, int offset, int avail)
+{
+	const struct st_rsc_walk *w = priv;
+
+	if (type < SNAPTRACE_RSC_LAST)
+		return w->handlers[type] ?
+		       w->handlers[type](w->rproc, rsc, offset, avail) : 0;
+	if (!w->warn)
+		return 0;
+	if (type >= SNAPTRACE_RSC_VENDOR_START && type <= SNAPTRACE_RSC_VENDOR_END)
+		dev_warn(w->rproc->dev, "vendor resource type %u at offset %d skipped\n",
+			 type, offset);
+	else
+		dev_warn(w->rproc->dev, "unsupported resource type %u at offset %d skipped\n",
+			 type, offset);
+	return 0;
+}
+
+/* Walk the table with @handlers, as rproc_handle_resources(). */
+static int st_handle_resources(struct snaptrace_rproc *rproc,
+			       const st_rsc_handler_t *handlers, bool warn)
+{
+	struct st_rsc_walk w = {
+		.rproc = rproc,
+		.handlers = handlers,
+		.warn = warn,
+	};
+
+	return snaptrace_rsc_walk(rproc->dev, rproc->table, rproc->table_sz,
+				  st_handle_rsc, &w);
+}
+
+/*
  * Boot an offline remote from an image, as rproc_fw_boot(): the platform
  * finds the resource table, the platform memory is mapped, the resources
  * are handled (memory first), the platform loads the image and the remote
@@ -1062,11 +1125,9 @@ static int st_boot_image(struct snaptrace_rproc *rproc, const u8 *elf,
 	if (!ret && ops->get_loaded_rsc_table)
 		ret = ops->get_loaded_rsc_table(rproc, elf, size);
 	if (!ret)
-		ret = snaptrace_rsc_walk(rproc->dev, rproc->table, rproc->table_sz,
-					 st_handle_mem, rproc);
+		ret = st_handle_resources(rproc, st_mem_handlers, false);
 	if (!ret)
-		ret = snaptrace_rsc_walk(rproc->dev, rproc->table, rproc->table_sz,
-					 st_handle_other, rproc);
+		ret = st_handle_resources(rproc, st_loading_handlers, true);
 	if (!ret && ops->load)
 		ret = ops->load(rproc, elf, size);
 	if (!ret) {

@@ -351,6 +351,10 @@ void snaptrace_rproc_destroy(struct snaptrace_rproc *rproc);
 int snaptrace_rproc_start(struct snaptrace_rproc *rproc);
 int snaptrace_rproc_stop(struct snaptrace_rproc *rproc);
 int snaptrace_rproc_recover(struct snaptrace_rproc *rproc);
+int snaptrace_rproc_handle_carveout(struct snaptrace_rproc *rproc, void *ptr,
+				    int offset, int avail);
+int snaptrace_rproc_handle_devmem(struct snaptrace_rproc *rproc, void *ptr,
+				  int offset, int avail);
 int snaptrace_rproc_handle_trace(struct snaptrace_rproc *rproc, void *ptr,
 				 int offset, int avail);
 int snaptrace_rproc_handle_vdev(struct snaptrace_rproc *rproc, void *ptr,
