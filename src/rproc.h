@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * snaptrace remote processors: a remoteproc-style core for simulated
- * remotes on kernels without CONFIG_REMOTEPROC.
+ * snaptrace remote processors: the internal header of the rproc_*.c files
+ * (upstream's remoteproc_internal.h): the remote, the platforms' ops and
+ * what each file offers the others.
  */
 #ifndef _SNAPTRACE_RPROC_H
 #define _SNAPTRACE_RPROC_H
@@ -13,6 +14,7 @@
 #include <linux/mutex.h>
 #include <linux/sizes.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
@@ -289,8 +291,8 @@ struct snaptrace_rproc_vdev {
  * @deleting: being destroyed: no start or recovery any more
  * @dir: debugfs remoteprocN
  * @attached: @priv of a remote that boots on its own
- *	(snaptrace_rproc_create_attached()), for KUnit; NULL for others. The
- *	core never reads it.
+ *	(snaptrace_rproc_create_attached()), typed, for its bus glue
+ *	(rproc_ivshmem.c) and KUnit; NULL for others. The core never reads it.
  */
 struct snaptrace_rproc {
 	const struct snaptrace_rproc_ops *ops;
@@ -332,7 +334,51 @@ struct snaptrace_rproc {
 	struct snaptrace_rproc_attached *attached;
 };
 
-/* rproc.c: for platforms */
+/**
+ * snaptrace_rproc_state_name() - a state as debugfs "state" shows it
+ * @state: an &enum snaptrace_rproc_state
+ *
+ * Context: any.
+ * Return: "offline", "running", "crashed", "attached" or "detached", as
+ * upstream's sysfs "state" names them.
+ */
+static inline const char *snaptrace_rproc_state_name(int state)
+{
+	switch (state) {
+	case SNAPTRACE_RPROC_RUNNING:
+		return "running";
+	case SNAPTRACE_RPROC_CRASHED:
+		return "crashed";
+	case SNAPTRACE_RPROC_ATTACHED:
+		return "attached";
+	case SNAPTRACE_RPROC_DETACHED:
+		return "detached";
+	default:
+		return "offline";
+	}
+}
+
+/**
+ * snaptrace_rproc_rsc_name() - a resource entry's name as a string
+ * @dst: %SNAPTRACE_RSC_NAME_LEN + 1 bytes
+ * @name: the entry's %SNAPTRACE_RSC_NAME_LEN bytes, maybe not NUL-terminated
+ *
+ * Context: any.
+ */
+static inline void snaptrace_rproc_rsc_name(char *dst, const u8 *name)
+{
+	memcpy(dst, name, SNAPTRACE_RSC_NAME_LEN);
+	dst[SNAPTRACE_RSC_NAME_LEN] = '\0';
+}
+
+/*
+ * The files, in layers: the platforms (rproc_sim.c, rproc_attach.c, and
+ * rproc_ivshmem.c, the PCI driver of the attach platform) and debugfs call
+ * the core; the core calls memory, traces and vdevs; nothing calls upward
+ * but through &struct snaptrace_rproc_ops.
+ */
+
+/* rproc_core.c: the life cycle (and, for platforms, alloc/add/free) */
 struct snaptrace_rproc *snaptrace_rproc_alloc(int index,
 					      const struct snaptrace_rproc_ops *ops);
 void snaptrace_rproc_add(struct snaptrace_rproc *rproc);
@@ -340,28 +386,44 @@ void snaptrace_rproc_free(struct snaptrace_rproc *rproc);
 int snaptrace_rproc_boot_image(struct snaptrace_rproc *rproc, const u8 *elf,
 			       size_t size);
 void snaptrace_rproc_resumed(struct snaptrace_rproc *rproc);
-bool snaptrace_rproc_mem_overlaps(struct snaptrace_rproc *rproc, u32 da, u32 len);
-int snaptrace_rproc_mem_view(struct snaptrace_rproc *rproc, const char *kind,
-			     u32 da, u32 len, const u8 *name, int offset);
-void snaptrace_rproc_capture_trace_slow(struct snaptrace_rproc *rproc,
-					struct snaptrace_rproc_trace *trace);
-
-/* rproc.c */
 void snaptrace_rproc_destroy(struct snaptrace_rproc *rproc);
 int snaptrace_rproc_start(struct snaptrace_rproc *rproc);
 int snaptrace_rproc_stop(struct snaptrace_rproc *rproc);
 int snaptrace_rproc_recover(struct snaptrace_rproc *rproc);
+
+/* rproc_mem.c: the remote's memory */
+struct snaptrace_rproc_mem *snaptrace_rproc_find_mem(struct snaptrace_rproc *rproc,
+						     u64 da, size_t len, u32 *off);
+bool snaptrace_rproc_mem_overlaps(struct snaptrace_rproc *rproc, u32 da, u32 len);
+int snaptrace_rproc_mem_view(struct snaptrace_rproc *rproc, const char *kind,
+			     u32 da, u32 len, const u8 *name, int offset);
+int snaptrace_rproc_mem_add_layout(struct snaptrace_rproc *rproc);
+void snaptrace_rproc_mem_free(struct snaptrace_rproc *rproc);
 int snaptrace_rproc_handle_carveout(struct snaptrace_rproc *rproc, void *ptr,
 				    int offset, int avail);
 int snaptrace_rproc_handle_devmem(struct snaptrace_rproc *rproc, void *ptr,
 				  int offset, int avail);
+
+/* rproc_trace.c: traces, their files and the crash capture */
 int snaptrace_rproc_handle_trace(struct snaptrace_rproc *rproc, void *ptr,
 				 int offset, int avail);
-int snaptrace_rproc_handle_vdev(struct snaptrace_rproc *rproc, void *ptr,
-				int offset, int avail);
+void snaptrace_rproc_capture_traces(struct snaptrace_rproc *rproc);
+void snaptrace_rproc_capture_trace_slow(struct snaptrace_rproc *rproc,
+					struct snaptrace_rproc_trace *trace);
 ssize_t snaptrace_rproc_read_last(struct snaptrace_rproc_trace *trace,
 				  char *buf, size_t size);
-const char *snaptrace_rproc_state_name(int state);
+void snaptrace_rproc_trace_files_add(struct snaptrace_rproc *rproc);
+void snaptrace_rproc_trace_files_remove(struct snaptrace_rproc *rproc);
+void snaptrace_rproc_trace_free(struct snaptrace_rproc *rproc);
+
+/* rproc_vdev.c: sub-devices and vdevs */
+int snaptrace_rproc_handle_vdev(struct snaptrace_rproc *rproc, void *ptr,
+				int offset, int avail);
+int snaptrace_rproc_subdevs_prepare(struct snaptrace_rproc *rproc);
+int snaptrace_rproc_subdevs_start(struct snaptrace_rproc *rproc);
+void snaptrace_rproc_subdevs_stop(struct snaptrace_rproc *rproc, bool crashed);
+void snaptrace_rproc_subdevs_unprepare(struct snaptrace_rproc *rproc);
+void snaptrace_rproc_vdev_free(struct snaptrace_rproc *rproc);
 
 /* rproc_sim.c: the simulated platform */
 struct snaptrace_rproc *snaptrace_rproc_create(int index, const char *layout);
@@ -380,7 +442,6 @@ int snaptrace_rproc_set_watchdog(struct snaptrace_rproc *rproc,
 /* rproc_debugfs.c */
 int snaptrace_rproc_debugfs_create(struct snaptrace_rproc *rproc,
 				   struct dentry *parent);
-void snaptrace_rproc_debugfs_trace(struct snaptrace_rproc_trace *trace);
 
 /* rproc_ivshmem.c */
 #if IS_ENABLED(CONFIG_PCI)

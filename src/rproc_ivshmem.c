@@ -11,14 +11,14 @@
  * remote's debugfs "firmware") is read through the firmware loader only to
  * find the resource table, which is then found loaded in BAR2; no segment
  * is loaded. A heartbeat word the firmware bumps (in its control block at
- * ivshmem_ctl) is sampled by an hrtimer watchdog in rproc.c; a stuck
+ * ivshmem_ctl) is sampled by an hrtimer watchdog in rproc_attach.c; a stuck
  * heartbeat is reported as a crash from the timer (hardirq), which only
  * marks the remote crashed: traceN_last is captured from BAR2 in process
  * context (a work item), the hung remote no longer writing it; once the
  * heartbeat moves again (the
  * platform, here the script, restarted the remote) the remote is attached
  * again (state "attached" once more). "start", "stop" and "detach" are
- * the lifecycle API's (rproc.c, snaptrace_rproc_create_attached()).
+ * the lifecycle API's (rproc_attach.c, snaptrace_rproc_create_attached()).
  *
  * Only an ivshmem device whose BAR2 holds the firmware's control block
  * (its magic word, written as the firmware boots) is taken: ivshmem is
@@ -29,7 +29,7 @@
  * as normal memory (ivshmem_map=wb: memremap(MEMREMAP_WB)) for memory the
  * host and remote share coherently. Everything in BAR2 is written by the
  * remote and untrusted: every device address and length taken from it is
- * checked against the BAR's size (rproc.c), without overflow.
+ * checked against the BAR's size (rproc_attach.c, rproc_mem.c), without overflow.
  *
  * debugfs, in the remote's remoteprocN directory beside upstream's files:
  * "heartbeat" (the word, read now), "command" (write "hang" or "reset"

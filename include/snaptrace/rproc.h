@@ -3,7 +3,8 @@
  * snaptrace remote processors: the kernel API other modules use, mirroring
  * include/linux/remoteproc.h (rproc_boot(), rproc_shutdown(),
  * rproc_report_crash(), rproc_add_carveout(), rproc_add_subdev(), ...).
- * The kernel-doc of each function is in src/rproc.c.
+ * The kernel-doc of each function is in src/rproc_core.c (life cycle),
+ * src/rproc_mem.c (memory) and src/rproc_vdev.c (sub-devices).
  *
  * A remote is found with snaptrace_rproc_get_by_index(); it lives as long
  * as snaptrace.ko, which a module calling these functions keeps loaded.
