@@ -54,6 +54,36 @@ static void st_format_stack(const struct snaptrace_record *rec,
 	}
 }
 
+/*
+ * A piece of a longer text (%SNAPTRACE_REC_TEXT) as the text itself, up to
+ * its first NUL, bytes other than printable ASCII, tabs and newlines shown
+ * as '.', one byte for one: the pieces of a text read as the text. Where
+ * the text ends (a NUL) without a newline, one is added, so that the next
+ * record starts a line.
+ */
+static void st_format_text(const struct snaptrace_record *rec,
+			   struct seq_buf *s)
+{
+	const u8 *nul = memchr(rec->data, 0, rec->len);
+	size_t len = nul ? nul - rec->data : rec->len, i, n = 0;
+	char chunk[64];
+	u8 c;
+
+	/* seq_buf_printf() only: Linux 6.1 exports no other seq_buf writer. */
+	for (i = 0; i < len; i++) {
+		c = rec->data[i];
+		if ((c < 0x20 || c > 0x7e) && c != '\t' && c != '\n')
+			c = '.';
+		chunk[n++] = c;
+		if (n == sizeof(chunk) || i + 1 == len) {
+			seq_buf_printf(s, "%.*s", (int)n, chunk);
+			n = 0;
+		}
+	}
+	if (nul && (!len || rec->data[len - 1] != '\n'))
+		seq_buf_printf(s, "\n");
+}
+
 /**
  * snaptrace_format_record() - one record as a line of text
  * @rec: the record
@@ -66,7 +96,12 @@ static void st_format_stack(const struct snaptrace_record *rec,
  * payload as ``hex:`` and the bytes in hex. A stack record
  * (%SNAPTRACE_REC_STACK, from snaptrace_dump_stack()) is the one exception:
  * ``<stack trace>`` and then one `` => function+off/len`` line per return
- * address, as ftrace's trace file shows a kernel stack.
+ * address, as ftrace's trace file shows a kernel stack. A piece of text
+ * (%SNAPTRACE_REC_TEXT, a remote's trace captured at a crash) is shown as
+ * the text itself, without the line's head, so that its pieces read as the
+ * trace did: lines that span two pieces, and a piece without a newline,
+ * are shown as they are, and a newline is added where the text ends
+ * (its first NUL) without one.
  *
  * Context: any. Never sleeps.
  * Return: 0, or -EOVERFLOW if @s was too small (it then holds a cut line).
@@ -79,6 +114,10 @@ int snaptrace_format_record(const struct snaptrace_record *rec,
 	u64 secs = div_u64_rem(rec->ts, NSEC_PER_SEC, &ns);
 	size_t len = rec->len, i;
 
+	if (rec->type == SNAPTRACE_REC_TEXT) {
+		st_format_text(rec, s);
+		return seq_buf_has_overflowed(s) ? -EOVERFLOW : 0;
+	}
 	seq_buf_printf(s, "[%03u] %5llu.%06u: ", rec->cpu, secs,
 		       (u32)(ns / NSEC_PER_USEC));
 	if (rec->type == SNAPTRACE_REC_STACK && len &&

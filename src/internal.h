@@ -46,6 +46,8 @@ void snaptrace_instances_exit(void);
 struct snaptrace_buffer *snaptrace_default_buffer(void);
 
 /* ring_write.c, ring.c */
+void *snaptrace_reserve_type(struct snaptrace_buffer *buf, u16 type,
+			     size_t len, struct snaptrace_reservation *res);
 int snaptrace_write_type(struct snaptrace_buffer *buf, u16 type,
 			 const void *data, size_t len);
 void snaptrace_record_disable(struct snaptrace_buffer *buf);

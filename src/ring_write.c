@@ -483,6 +483,28 @@ void *snaptrace_reserve(struct snaptrace_buffer *buf, size_t len,
 EXPORT_SYMBOL_GPL(snaptrace_reserve);
 
 /**
+ * snaptrace_reserve_type() - reserve room for one record of a given type
+ * @buf: the buffer
+ * @type: an &enum snaptrace_rec_type
+ * @len: payload length in bytes, 1..%SNAPTRACE_MAX_PAYLOAD
+ * @res: filled in; pass it to snaptrace_commit()
+ *
+ * snaptrace_reserve() for the module's own record types (the text of a
+ * remote's trace captured at a crash); snaptrace_reserve() is this with
+ * %SNAPTRACE_REC_DATA.
+ *
+ * Context: any, NMI included. Never sleeps, never allocates.
+ * Return: as snaptrace_reserve().
+ */
+void *snaptrace_reserve_type(struct snaptrace_buffer *buf, u16 type,
+			     size_t len, struct snaptrace_reservation *res)
+{
+	enum st_reserve_err err;
+
+	return st_reserve(buf, len, type, res, &err);
+}
+
+/**
  * snaptrace_commit() - make a reserved record visible
  * @buf: the buffer given to snaptrace_reserve()
  * @res: the reservation snaptrace_reserve() filled in

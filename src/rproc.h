@@ -407,6 +407,7 @@ int snaptrace_rproc_handle_devmem(struct snaptrace_rproc *rproc, void *ptr,
 /* rproc_trace.c: traces, their files and the crash capture */
 int snaptrace_rproc_handle_trace(struct snaptrace_rproc *rproc, void *ptr,
 				 int offset, int avail);
+const char *snaptrace_rproc_crash_name(unsigned int type);
 void snaptrace_rproc_capture_traces(struct snaptrace_rproc *rproc);
 void snaptrace_rproc_capture_trace_slow(struct snaptrace_rproc *rproc,
 					struct snaptrace_rproc_trace *trace);

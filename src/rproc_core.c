@@ -517,17 +517,6 @@ int snaptrace_rproc_get_state(struct snaptrace_rproc *rproc)
 }
 EXPORT_SYMBOL_GPL(snaptrace_rproc_get_state);
 
-static const char *st_crash_name(unsigned int type)
-{
-	static const char * const names[] = {
-		[SNAPTRACE_RPROC_MMUFAULT] = "mmufault",
-		[SNAPTRACE_RPROC_WATCHDOG] = "watchdog",
-		[SNAPTRACE_RPROC_FATAL_ERROR] = "fatal error",
-	};
-
-	return type < ARRAY_SIZE(names) ? names[type] : "unknown";
-}
-
 /**
  * snaptrace_rproc_report_crash() - report that a remote crashed
  * @rproc: the remote
@@ -581,7 +570,7 @@ void snaptrace_rproc_report_crash(struct snaptrace_rproc *rproc,
 	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
 
 	dev_err(rproc->dev, "crash #%u detected: type %s; %s\n", cnt,
-		st_crash_name(type),
+		snaptrace_rproc_crash_name(type),
 		queued ? "capturing the traces" : "traces captured");
 }
 EXPORT_SYMBOL_GPL(snaptrace_rproc_report_crash);

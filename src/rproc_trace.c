@@ -28,6 +28,7 @@
 #include <snaptrace/rproc.h>
 #include <snaptrace/snaptrace.h>
 #include "fw.h"
+#include "internal.h"
 #include "rproc.h"
 
 /*
@@ -278,8 +279,11 @@ int snaptrace_rproc_handle_trace(struct snaptrace_rproc *rproc, void *ptr,
 	trace = kzalloc(sizeof(*trace), GFP_KERNEL);
 	if (!trace)
 		return -ENOMEM;
-	/* The capture holds a reservation per record until its snapshot. */
-	trace->res = kcalloc(DIV_ROUND_UP(rsc->len, SNAPTRACE_MAX_PAYLOAD),
+	/*
+	 * The capture holds a reservation per record until its snapshot:
+	 * the head, the text, and a NUL if the text has none.
+	 */
+	trace->res = kcalloc(DIV_ROUND_UP(rsc->len, SNAPTRACE_MAX_PAYLOAD) + 2,
 			     sizeof(*trace->res), GFP_KERNEL);
 	if (!trace->res) {
 		kfree(trace);
@@ -318,34 +322,93 @@ int snaptrace_rproc_handle_trace(struct snaptrace_rproc *rproc, void *ptr,
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_handle_trace);
 
+/**
+ * snaptrace_rproc_crash_name() - a crash type's name, as messages show it
+ * @type: an &enum snaptrace_rproc_crash_type; others are "unknown"
+ *
+ * Context: any. Mirrors rproc_crash_to_string().
+ * Return: a static string.
+ */
+const char *snaptrace_rproc_crash_name(unsigned int type)
+{
+	static const char * const names[] = {
+		[SNAPTRACE_RPROC_MMUFAULT] = "mmufault",
+		[SNAPTRACE_RPROC_WATCHDOG] = "watchdog",
+		[SNAPTRACE_RPROC_FATAL_ERROR] = "fatal error",
+	};
+
+	return type < ARRAY_SIZE(names) ? names[type] : "unknown";
+}
+
+/*
+ * The head of a capture: one marker line, "<remote> trace<N>: crash #<n>
+ * (<type>)", reserved in @res. The text follows it as %SNAPTRACE_REC_TEXT
+ * records, so that the instance's snapshot reads as the trace did.
+ */
+static bool st_capture_head(struct snaptrace_rproc *rproc,
+			    struct snaptrace_rproc_trace *trace,
+			    struct snaptrace_reservation *res)
+{
+	char head[sizeof(rproc->name) + 64];
+	int n;
+	void *p;
+
+	n = scnprintf(head, sizeof(head), "%s trace%d: crash #%u (%s)",
+		      rproc->name, trace->index, READ_ONCE(rproc->crash_cnt),
+		      snaptrace_rproc_crash_name(READ_ONCE(rproc->crash_type)));
+	p = snaptrace_reserve_type(trace->last, SNAPTRACE_REC_MARKER, n, res);
+	if (!p)
+		return false;
+	memcpy(p, head, n);
+	return true;
+}
+
 /*
  * Copy one trace buffer into its last copy: the capture, atomic context.
- * Every record is reserved and filled before the snapshot and committed
- * after it: the snapshot's cut puts them all in the snapshot (records
- * reserved before the cut), and none is ever visible in the live half, so
- * a reader of the instance's trace_pipe cannot take part of the capture.
+ * The head, then the trace's text up to its first NUL, as upstream shows
+ * it; a text without one gets a one-byte NUL record, so that every
+ * capture's text ends. Every record is reserved and filled before the
+ * snapshot and committed after it: the snapshot's cut puts them all in the
+ * snapshot (records reserved before the cut), and none is ever visible in
+ * the live half, so a reader of the instance's trace_pipe cannot take part
+ * of the capture.
  */
 static void st_capture(struct snaptrace_rproc *rproc,
 		       struct snaptrace_rproc_trace *trace)
 {
 	const u8 *va = snaptrace_rproc_da_to_va(rproc, trace->da, trace->len, NULL);
 	unsigned int i, nr = 0;
-	u32 off, n;
-	void *p;
-	int ret;
+	bool ended = false;
+	u32 off = 0, n;
+	int ret = -ENOSPC;
+	u8 *p;
 
 	if (!va)
 		return;
-	for (off = 0; off < trace->len; off += n) {
+	if (!st_capture_head(rproc, trace, &trace->res[nr]))
+		goto commit;
+	nr++;
+	for (; off < trace->len && !ended; off += n) {
 		n = min_t(u32, trace->len - off, SNAPTRACE_MAX_PAYLOAD);
-		p = snaptrace_reserve(trace->last, n, &trace->res[nr]);
+		p = snaptrace_reserve_type(trace->last, SNAPTRACE_REC_TEXT, n,
+					   &trace->res[nr]);
 		if (!p)
-			break;
+			goto commit;
 		nr++;
 		memcpy(p, va + off, n);
+		ended = memchr(p, 0, n);
+	}
+	if (!ended) {
+		p = snaptrace_reserve_type(trace->last, SNAPTRACE_REC_TEXT, 1,
+					   &trace->res[nr]);
+		if (!p)
+			goto commit;
+		nr++;
+		*p = 0;
 	}
 	/* The spare was allocated when the trace was handled: no -ENOENT. */
-	ret = off < trace->len ? -ENOSPC : snaptrace_snapshot(trace->last);
+	ret = snaptrace_snapshot(trace->last);
+commit:
 	for (i = nr; i-- > 0; )
 		snaptrace_commit(trace->last, &trace->res[i]);
 	if (!ret)
@@ -389,24 +452,41 @@ void snaptrace_rproc_capture_trace_slow(struct snaptrace_rproc *rproc,
 					struct snaptrace_rproc_trace *trace)
 {
 	struct snaptrace_reservation res;
-	u32 off, n;
-	void *p;
+	bool ended = false;
+	u32 off = 0, n;
+	u8 *p;
 
 	migrate_disable();
-	for (off = 0; off < trace->len; off += n) {
+	if (!st_capture_head(rproc, trace, &res))
+		goto out;
+	snaptrace_commit(trace->last, &res);
+	for (; off < trace->len && !ended; off += n) {
 		n = min_t(u32, trace->len - off, SNAPTRACE_MAX_PAYLOAD);
-		p = snaptrace_reserve(trace->last, n, &res);
+		p = snaptrace_reserve_type(trace->last, SNAPTRACE_REC_TEXT, n,
+					   &res);
 		if (!p)
-			break;
+			goto out;
 		/* In the mapping since the trace was handled: cannot fail. */
 		if (snaptrace_rproc_read_da(rproc, (u64)trace->da + off, p, n))
 			memset(p, 0, n);
+		ended = memchr(p, 0, n);
 		snaptrace_commit(trace->last, &res);
 		cond_resched();
 	}
+	if (!ended) {
+		p = snaptrace_reserve_type(trace->last, SNAPTRACE_REC_TEXT, 1,
+					   &res);
+		if (!p)
+			goto out;
+		*p = 0;
+		snaptrace_commit(trace->last, &res);
+	}
 	migrate_enable();
-	if (off >= trace->len && !snaptrace_snapshot(trace->last))
+	if (!snaptrace_snapshot(trace->last))
 		WRITE_ONCE(trace->has_last, true);
+	return;
+out:
+	migrate_enable();
 }
 
 /**
@@ -443,6 +523,8 @@ ssize_t snaptrace_rproc_read_last(struct snaptrace_rproc_trace *trace,
 		}
 		len = 0;
 		while (len < size && !(ret = snaptrace_iter_next(iter, rec))) {
+			if (rec->type != SNAPTRACE_REC_TEXT)
+				continue;	/* the capture's head */
 			n = min_t(size_t, rec->len, size - len);
 			memcpy(buf + len, rec->data, n);
 			len += n;

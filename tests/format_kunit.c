@@ -74,6 +74,60 @@ static void format_binary_as_hex(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, line, "[012]     0.000000: hex: 62 00 ff 7f\n");
 }
 
+/*
+ * A piece of text (a remote's trace captured at a crash) is shown as the
+ * text itself: no line head, inner newlines as they are, what is not
+ * printable as '.', one for one; a piece cut in the middle of a line gets
+ * no newline, and the text's end (its first NUL) gets one where it has
+ * none. Each case: the payload, and the exact text shown.
+ */
+static void format_text_piece_as_text(struct kunit *test)
+{
+	static const struct {
+		const char *data;
+		size_t len;
+		const char *want;
+	} cases[] = {
+		{ "boot\ntick 1\n", 12, "boot\ntick 1\n" },	/* whole lines */
+		{ "boot\ntic", 8, "boot\ntic" },		/* cut in a line */
+		{ "k 1\n\0\0old", 9, "k 1\n" },		/* ends with a newline */
+		{ "k 1\0old", 7, "k 1\n" },			/* ends without one */
+		{ "\0", 1, "\n" },				/* an empty text's end */
+		{ "a\tb\x01\xff\x7f\n", 7, "a\tb...\n" },	/* not printable */
+	};
+	struct snaptrace_record *rec;
+	unsigned int i;
+	char *line;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		rec = make_rec(test, 3, 5 * NSEC_PER_SEC, cases[i].data,
+			       cases[i].len);
+		rec->type = SNAPTRACE_REC_TEXT;
+		line = format(test, rec, SNAPTRACE_LINE_MAX, &ret);
+		KUNIT_EXPECT_EQ_MSG(test, ret, 0, "case %u", i);
+		KUNIT_EXPECT_STREQ_MSG(test, line, cases[i].want, "case %u", i);
+	}
+}
+
+/* A full piece of text, every byte shown, fits in SNAPTRACE_LINE_MAX. */
+static void format_text_piece_max_fits(struct kunit *test)
+{
+	struct snaptrace_record *rec;
+	u8 *text = kunit_kzalloc(test, SNAPTRACE_MAX_PAYLOAD, GFP_KERNEL);
+	char *line;
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, text);
+	memset(text, 'x', SNAPTRACE_MAX_PAYLOAD);
+	rec = make_rec(test, 0, 0, text, SNAPTRACE_MAX_PAYLOAD);
+	rec->type = SNAPTRACE_REC_TEXT;
+	line = format(test, rec, SNAPTRACE_LINE_MAX, &ret);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, strlen(line), SNAPTRACE_MAX_PAYLOAD);
+	KUNIT_EXPECT_EQ(test, memcmp(line, text, SNAPTRACE_MAX_PAYLOAD), 0);
+}
+
 /* The longest line, a full binary payload, fits in SNAPTRACE_LINE_MAX. */
 static void format_line_max_suffices(struct kunit *test)
 {
@@ -150,6 +204,8 @@ static struct kunit_case snaptrace_format_cases[] = {
 	KUNIT_CASE(format_inner_newline_escaped),
 	KUNIT_CASE(format_binary_as_hex),
 	KUNIT_CASE(format_line_max_suffices),
+	KUNIT_CASE(format_text_piece_as_text),
+	KUNIT_CASE(format_text_piece_max_fits),
 	KUNIT_CASE(format_overflow_reported),
 	KUNIT_CASE(trace_pipe_nonblock_eagain),
 	KUNIT_CASE(empty_writes_refused),

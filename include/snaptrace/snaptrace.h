@@ -78,11 +78,15 @@ enum snaptrace_which {
  *	snapshot was asked for but no spare buffer was allocated.
  * @SNAPTRACE_REC_STACK: written by snaptrace_dump_stack(): an array of
  *	kernel return addresses (unsigned long), innermost first.
+ * @SNAPTRACE_REC_TEXT: a piece of a longer text (a remote's trace captured
+ *	at a crash), cut at any byte: the text goes on in the next record of
+ *	this type of the same CPU, and ends at its first NUL.
  */
 enum snaptrace_rec_type {
 	SNAPTRACE_REC_DATA = 1,
 	SNAPTRACE_REC_MARKER = 2,
 	SNAPTRACE_REC_STACK = 3,
+	SNAPTRACE_REC_TEXT = 4,
 };
 
 /**

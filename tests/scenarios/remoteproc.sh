@@ -61,8 +61,13 @@ st_check "the log stopped with the crash" sh -c \
 st_check "trace0_last holds the trace at the crash" sh -c \
 	"cat $R0/trace0_last | cmp -s - /tmp/at-crash"
 st_check "trace0_last is not empty" test -s /tmp/at-crash
-st_check "the crash is in trace0's instance's snapshot too" sh -c \
-	"grep -v '^#' $ST_DIR/instances/snaptrace-rproc0-trace0/snapshot | grep -q ."
+grep -v '^#' $ST_DIR/instances/snaptrace-rproc0-trace0/snapshot >/tmp/snap-crash
+st_check "trace0's instance's snapshot starts with the crash" \
+	grep -qE '^\[[0-9]{3}\] +[0-9]+\.[0-9]{6}: snaptrace-rproc0 trace0: crash #1 \(watchdog\)$' \
+	/tmp/snap-crash
+st_expect_eq "and holds one line of head" "1" "$(grep -c 'trace0: crash #' /tmp/snap-crash)"
+st_check "then the trace at the crash, as text" sh -c \
+	"tail -n +2 /tmp/snap-crash | cmp -s - /tmp/at-crash"
 st_check "recover" sh -c "echo recover >$R0/recovery"
 st_expect_eq "running again" "running" "$(cat $R0/state)"
 sleep 0.3
