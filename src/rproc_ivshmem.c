@@ -73,15 +73,15 @@ module_param(ivshmem_firmware, charp, 0444);
 MODULE_PARM_DESC(ivshmem_firmware,
 		 "Image the ivshmem remote runs, under /lib/firmware: its resource table is found in it, then in the shared memory (default snaptrace/arm-remote.elf)");
 
-static unsigned int ivshmem_da = 0x40000000;
+static unsigned int ivshmem_da = SNAPTRACE_IVSHMEM_RAM_DA;
 module_param(ivshmem_da, uint, 0444);
 MODULE_PARM_DESC(ivshmem_da,
 		 "Device address of the start of the ivshmem BAR2 as the remote sees it (default 0x40000000, QEMU virt's RAM)");
 
-static unsigned int ivshmem_ctl = 0x40108000;
+static unsigned int ivshmem_ctl = SNAPTRACE_IVSHMEM_CTL_DA;
 module_param(ivshmem_ctl, uint, 0444);
 MODULE_PARM_DESC(ivshmem_ctl,
-		 "Device address of the firmware's control block: magic 0x4d524e53 at +0 (a device without it is not taken), heartbeat at +4, command at +8 (default 0x40108000)");
+		 "Device address of the firmware's control block, laid out in include/snaptrace/ivshmem.h: a device without its magic is not taken (default 0x40108000)");
 
 static unsigned int ivshmem_watchdog_ms = 2000;
 module_param(ivshmem_watchdog_ms, uint, 0444);
