@@ -85,16 +85,16 @@ static void st_format_text(const struct snaptrace_record *rec,
 }
 
 /**
- * snaptrace_format_record() - one record as a line of text
+ * snaptrace_format_record() - one record as text
  * @rec: the record
  * @s: where the line goes; %SNAPTRACE_LINE_MAX bytes always suffice
  *
  * The line is ``[CPU] SECONDS.MICROSECONDS: PAYLOAD\n``, CPU in three
  * digits, as ftrace's ``trace`` file shows it. A text payload (printable
  * bytes, tabs, newlines) is shown as text, one trailing newline dropped and
- * the others shown as ``\n``, so a record is always one line; any other
- * payload as ``hex:`` and the bytes in hex. A stack record
- * (%SNAPTRACE_REC_STACK, from snaptrace_dump_stack()) is the one exception:
+ * the others shown as ``\n``, so such a record is one line; any other
+ * payload as ``hex:`` and the bytes in hex. Two kinds are not one line. A
+ * stack record (%SNAPTRACE_REC_STACK, from snaptrace_dump_stack()):
  * ``<stack trace>`` and then one `` => function+off/len`` line per return
  * address, as ftrace's trace file shows a kernel stack. A piece of text
  * (%SNAPTRACE_REC_TEXT, a remote's trace captured at a crash) is shown as

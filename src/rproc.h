@@ -29,8 +29,12 @@ struct snaptrace_buffer;
 #define SNAPTRACE_RPROC_MAX		8
 #define SNAPTRACE_RPROC_FW_NAME_MAX	128
 #define SNAPTRACE_RPROC_MAX_REGIONS	8
-/* Largest trace buffer we keep a last copy of, in bytes. */
-#define SNAPTRACE_RPROC_TRACE_MAX	SZ_1M
+/*
+ * Largest trace buffer we keep a last copy of, in bytes. A capture in
+ * atomic context holds one reservation, so one level of preempt_count
+ * (8 bits), per 2 KiB piece until its snapshot: 128 pieces at most.
+ */
+#define SNAPTRACE_RPROC_TRACE_MAX	SZ_256K
 /* At most this many traces, of at most this many bytes in all. */
 #define SNAPTRACE_RPROC_MAX_TRACES	8
 #define SNAPTRACE_RPROC_TRACES_TOTAL	SZ_1M
@@ -63,18 +67,23 @@ struct snaptrace_rproc;
  *	(offline, crashed or detached); lock held; mirrors ops->stop
  * @prepare: before the host attaches again to a remote that ran without
  *	it (detached, or crashed and restarted by its platform): check it runs
- *	what it ran (may be NULL); lock held; mirrors ops->prepare
+ *	what it ran (may be NULL); lock held. Unlike upstream's ops->prepare,
+ *	not called before a boot from an image
  * @attach: start watching a detached remote again (may be NULL); lock
  *	held; mirrors ops->attach
  * @detach: stop watching a remote that runs on without the host (may be
  *	NULL: nothing to do); lock held; mirrors ops->detach
  * @coredump: capture the traces after a crash (may be NULL: the core
  *	copies them at once, snaptrace_rproc_capture_traces()); called with
- *	the core lock held, IRQs off; returns true if the capture was queued;
- *	mirrors ops->coredump
+ *	the core lock held, IRQs off, so it must not sleep: it may only queue
+ *	the capture to process context, and returns true if it did. Unlike
+ *	upstream's ops->coredump, which runs in process context at recovery
  * @coredump_wait: wait for a capture @coredump queued (may be NULL);
  *	process context
  * @booted: say that the remote booted (or was attached to) from its image
+ *
+ * @parse_fw, @start, @stop, @booted and @free are required
+ * (snaptrace_rproc_alloc() refuses ops without them).
  * @release: the firmware's resources were given back: drop what the
  *	platform kept of them (may be NULL); lock held
  * @free: the remote is being freed: give back the platform's part

@@ -789,12 +789,17 @@ EXPORT_SYMBOL_GPL(snaptrace_rproc_set_firmware);
  * and timer, then snaptrace_rproc_add()s it. Mirrors rproc_alloc().
  *
  * Context: process context, may sleep.
- * Return: the remote, or NULL if out of memory.
+ * Return: the remote, or NULL if out of memory or if @ops lacks one of
+ * the ops the core calls unconditionally (a platform's bug: warns).
  */
 struct snaptrace_rproc *snaptrace_rproc_alloc(int index,
 					      const struct snaptrace_rproc_ops *ops)
 {
 	struct snaptrace_rproc *rproc;
+
+	if (WARN_ON(!ops || !ops->parse_fw || !ops->start || !ops->stop ||
+		    !ops->booted || !ops->free))
+		return NULL;
 
 	rproc = kzalloc(sizeof(*rproc), GFP_KERNEL);
 	if (!rproc)

@@ -246,9 +246,9 @@ static struct snaptrace_buffer *st_trace_instance_get(struct snaptrace_rproc *rp
  *
  * Context: process context, may sleep; the remote's lock is held.
  * Return: 0; -EINVAL if truncated (sizeof(*rsc) > @avail), reserved not
- * zero, len 0 or too large, da + len past 32 bits, or outside the remote's
- * memory; -EBUSY if the instance's name is taken by a smaller buffer;
- * -ENOMEM.
+ * zero, len 0 or above %SNAPTRACE_RPROC_TRACE_MAX (256 KiB), da + len
+ * past 32 bits, or outside the remote's memory; -EBUSY if the instance's
+ * name is taken by a smaller buffer; -ENOMEM.
  */
 int snaptrace_rproc_handle_trace(struct snaptrace_rproc *rproc, void *ptr,
 				 int offset, int avail)
@@ -365,30 +365,40 @@ static bool st_capture_head(struct snaptrace_rproc *rproc,
 
 /*
  * Copy one trace buffer into its last copy: the capture, atomic context.
- * The head, then the trace's text up to its first NUL, as upstream shows
- * it; a text without one gets a one-byte NUL record, so that every
- * capture's text ends. Every record is reserved and filled before the
- * snapshot and committed after it: the snapshot's cut puts them all in the
- * snapshot (records reserved before the cut), and none is ever visible in
- * the live half, so a reader of the instance's trace_pipe cannot take part
- * of the capture.
+ * The live half is emptied first (what a capture that failed part-way
+ * left there must not join this one); then the head, then the trace's
+ * text as pieces of up to %SNAPTRACE_MAX_PAYLOAD bytes, the last one
+ * holding its first NUL, as upstream shows the text. A text whose end
+ * falls at the end of a piece, or that has no NUL, and does not end with
+ * a newline gets a one-byte NUL piece, so that the snapshot shows its end
+ * on a line of its own and nothing more (st_format_text() adds the
+ * newline at a NUL). Every record is reserved and filled before the
+ * snapshot and committed after it: the snapshot's cut puts them all in
+ * the snapshot (records reserved before the cut), and none is ever
+ * visible in the live half, so a reader of the instance's trace_pipe
+ * cannot take part of the capture. Each open reservation is a level of
+ * preempt_count: %SNAPTRACE_RPROC_TRACE_MAX bounds them.
  */
+/* The head, the pieces and a NUL, well below PREEMPT_MASK - 10. */
+static_assert(DIV_ROUND_UP(SNAPTRACE_RPROC_TRACE_MAX, SNAPTRACE_MAX_PAYLOAD) + 2 <= 160);
+
 static void st_capture(struct snaptrace_rproc *rproc,
 		       struct snaptrace_rproc_trace *trace)
 {
 	const u8 *va = snaptrace_rproc_da_to_va(rproc, trace->da, trace->len, NULL);
 	unsigned int i, nr = 0;
 	bool ended = false;
+	u8 *p, last = '\n';	/* an empty text needs no end */
 	u32 off = 0, n;
 	int ret = -ENOSPC;
-	u8 *p;
 
 	if (!va)
 		return;
+	snaptrace_reset(trace->last);
 	if (!st_capture_head(rproc, trace, &trace->res[nr]))
 		goto commit;
 	nr++;
-	for (; off < trace->len && !ended; off += n) {
+	for (; off < trace->len && va[off]; off += n) {
 		n = min_t(u32, trace->len - off, SNAPTRACE_MAX_PAYLOAD);
 		p = snaptrace_reserve_type(trace->last, SNAPTRACE_REC_TEXT, n,
 					   &trace->res[nr]);
@@ -396,9 +406,13 @@ static void st_capture(struct snaptrace_rproc *rproc,
 			goto commit;
 		nr++;
 		memcpy(p, va + off, n);
-		ended = memchr(p, 0, n);
+		last = p[n - 1];
+		if (memchr(p, 0, n)) {
+			ended = true;
+			break;
+		}
 	}
-	if (!ended) {
+	if (!ended && last != '\n') {
 		p = snaptrace_reserve_type(trace->last, SNAPTRACE_REC_TEXT, 1,
 					   &trace->res[nr]);
 		if (!p)
@@ -433,6 +447,7 @@ void snaptrace_rproc_capture_traces(struct snaptrace_rproc *rproc)
 	list_for_each_entry(trace, &rproc->traces, node)
 		st_capture(rproc, trace);
 }
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_capture_traces);
 
 /**
  * snaptrace_rproc_capture_trace_slow() - capture a trace in process context
@@ -453,27 +468,34 @@ void snaptrace_rproc_capture_trace_slow(struct snaptrace_rproc *rproc,
 {
 	struct snaptrace_reservation res;
 	bool ended = false;
+	u8 *p, c, last = '\n';	/* an empty text needs no end */
 	u32 off = 0, n;
-	u8 *p;
 
 	migrate_disable();
+	snaptrace_reset(trace->last);
 	if (!st_capture_head(rproc, trace, &res))
 		goto out;
 	snaptrace_commit(trace->last, &res);
-	for (; off < trace->len && !ended; off += n) {
+	for (; off < trace->len; off += n) {
+		/* In the mapping since the trace was handled: cannot fail. */
+		if (snaptrace_rproc_read_da(rproc, (u64)trace->da + off, &c, 1) ||
+		    !c)
+			break;	/* the text ended with the last piece */
 		n = min_t(u32, trace->len - off, SNAPTRACE_MAX_PAYLOAD);
 		p = snaptrace_reserve_type(trace->last, SNAPTRACE_REC_TEXT, n,
 					   &res);
 		if (!p)
 			goto out;
-		/* In the mapping since the trace was handled: cannot fail. */
 		if (snaptrace_rproc_read_da(rproc, (u64)trace->da + off, p, n))
 			memset(p, 0, n);
+		last = p[n - 1];
 		ended = memchr(p, 0, n);
 		snaptrace_commit(trace->last, &res);
 		cond_resched();
+		if (ended)
+			break;
 	}
-	if (!ended) {
+	if (!ended && last != '\n') {
 		p = snaptrace_reserve_type(trace->last, SNAPTRACE_REC_TEXT, 1,
 					   &res);
 		if (!p)
@@ -507,7 +529,7 @@ ssize_t snaptrace_rproc_read_last(struct snaptrace_rproc_trace *trace,
 	size_t len, n;
 	int ret;
 
-	if (trace->rproc->ops->coredump_wait)
+	if (trace->rproc->ops && trace->rproc->ops->coredump_wait)
 		trace->rproc->ops->coredump_wait(trace->rproc);
 	if (!READ_ONCE(trace->has_last))
 		return 0;
@@ -523,8 +545,10 @@ ssize_t snaptrace_rproc_read_last(struct snaptrace_rproc_trace *trace,
 		}
 		len = 0;
 		while (len < size && !(ret = snaptrace_iter_next(iter, rec))) {
+			if (rec->type == SNAPTRACE_REC_MARKER)
+				len = 0;	/* a capture's head: only the last counts */
 			if (rec->type != SNAPTRACE_REC_TEXT)
-				continue;	/* the capture's head */
+				continue;
 			n = min_t(size_t, rec->len, size - len);
 			memcpy(buf + len, rec->data, n);
 			len += n;

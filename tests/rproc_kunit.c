@@ -10,6 +10,7 @@
 #include <linux/firmware.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
+#include <linux/seq_buf.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
@@ -18,6 +19,7 @@
 #include <snaptrace/rsc_table.h>
 #include <snaptrace/snaptrace.h>
 #include "../src/fw.h"
+#include "../src/internal.h"
 #include "../src/rproc.h"
 #include "st_kunit.h"
 
@@ -56,6 +58,7 @@ static void free_traces(struct snaptrace_rproc *rproc)
 	list_for_each_entry_safe(t, tn, &rproc->traces, node) {
 		list_del(&t->node);
 		snaptrace_put(t->last);
+		kfree(t->res);
 		kfree(t);
 	}
 	rproc->num_traces = 0;
@@ -194,6 +197,107 @@ static void trace_limits(struct kunit *test)
 	rproc->traces_len = SNAPTRACE_RPROC_TRACES_TOTAL - 0x40;
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_handle_trace(rproc, &rsc, 0, sizeof(rsc)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, rproc->num_traces, 0);
+	rproc->traces_len = 0;
+	rsc.len = SNAPTRACE_RPROC_TRACE_MAX + 1;
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_handle_trace(rproc, &rsc, 0, sizeof(rsc)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rproc->num_traces, 0);
+}
+
+/*
+ * A capture shows the trace's text and nothing more. The capture
+ * instance's snapshot, formatted, is one head line, then the text up to
+ * its first NUL, with a newline added only where the text ends without
+ * one: a text whose end falls at the end of a 2 KiB piece, or that fills
+ * the whole buffer, gets no blank line. traceN_last is the text itself.
+ * Each capture runs with IRQs off, as from a crash; the last case is the
+ * largest trace, the most reservations held open at once.
+ */
+static void capture_text_ends(struct kunit *test)
+{
+	static const struct {
+		u32 len;	/* the trace buffer */
+		u32 text;	/* bytes before its first NUL */
+		char end;	/* the text's last byte */
+	} cases[] = {
+		{ 3 * SNAPTRACE_MAX_PAYLOAD, 12, '\n' },
+		{ 3 * SNAPTRACE_MAX_PAYLOAD, 11, 'd' },
+		{ 3 * SNAPTRACE_MAX_PAYLOAD, SNAPTRACE_MAX_PAYLOAD, '\n' },
+		{ 3 * SNAPTRACE_MAX_PAYLOAD, SNAPTRACE_MAX_PAYLOAD, 'x' },
+		{ 3 * SNAPTRACE_MAX_PAYLOAD, 3 * SNAPTRACE_MAX_PAYLOAD, '\n' },
+		{ 3 * SNAPTRACE_MAX_PAYLOAD, 3 * SNAPTRACE_MAX_PAYLOAD, 'x' },
+		{ 3 * SNAPTRACE_MAX_PAYLOAD, 0, 0 },
+		{ SNAPTRACE_RPROC_TRACE_MAX, SNAPTRACE_RPROC_TRACE_MAX, '\n' },
+	};
+	static const char head[] = " trace0: crash #1 (watchdog)\n";
+	struct snaptrace_fw_rsc_trace rsc = { .da = 0x10000 };
+	struct snaptrace_record *rec;
+	struct snaptrace_iter *iter;
+	struct snaptrace_rproc_trace *t;
+	struct snaptrace_rproc *rproc;
+	char *shown, *text, *last, *nl;
+	unsigned long flags;
+	struct seq_buf s;
+	size_t size;
+	unsigned int c;
+	u32 i;
+
+	rec = kunit_kzalloc(test, sizeof(*rec), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	for (c = 0; c < ARRAY_SIZE(cases); c++) {
+		rproc = bare_rproc(test);
+		rproc->crash_cnt = 1;
+		rproc->crash_type = SNAPTRACE_RPROC_WATCHDOG;
+		add_mem(test, rproc, rsc.da, cases[c].len);
+		rsc.len = cases[c].len;
+		KUNIT_ASSERT_EQ(test, snaptrace_rproc_handle_trace(rproc, &rsc, 0,
+								   sizeof(rsc)), 0);
+		t = list_first_entry(&rproc->traces, struct snaptrace_rproc_trace, node);
+		text = snaptrace_rproc_da_to_va(rproc, t->da, t->len, NULL);
+		KUNIT_ASSERT_NOT_NULL(test, text);
+		for (i = 0; i < cases[c].text; i++)
+			text[i] = i % 16 == 15 ? '\n' : 'a' + i % 26;
+		if (cases[c].text)
+			text[cases[c].text - 1] = cases[c].end;
+
+		local_irq_save(flags);
+		snaptrace_rproc_capture_traces(rproc);
+		local_irq_restore(flags);
+		KUNIT_EXPECT_TRUE_MSG(test, t->has_last, "case %u", c);
+
+		size = cases[c].len + SNAPTRACE_LINE_MAX;
+		shown = kunit_kzalloc(test, size + 1, GFP_KERNEL);
+		last = kunit_kzalloc(test, cases[c].len + 1, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, shown);
+		KUNIT_ASSERT_NOT_NULL(test, last);
+		seq_buf_init(&s, shown, size);
+		iter = snaptrace_iter_start(t->last, SNAPTRACE_SNAPSHOT,
+					    SNAPTRACE_ALL_CPUS);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(iter));
+		while (!snaptrace_iter_next(iter, rec))
+			KUNIT_ASSERT_EQ(test, snaptrace_format_record(rec, &s), 0);
+		snaptrace_iter_stop(iter);
+		shown[seq_buf_used(&s)] = '\0';
+
+		/* The head line, then exactly the text and its end. */
+		nl = strchr(shown, '\n');
+		KUNIT_ASSERT_NOT_NULL_MSG(test, nl, "case %u", c);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(nl + 1 - strlen(head), head,
+						 strlen(head)), 0, "case %u", c);
+		KUNIT_EXPECT_EQ_MSG(test, strlen(nl + 1),
+				    cases[c].text + (cases[c].text && cases[c].end != '\n'),
+				    "case %u", c);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(nl + 1, text, cases[c].text), 0,
+				    "case %u", c);
+		if (cases[c].text && cases[c].end != '\n')
+			KUNIT_EXPECT_EQ_MSG(test, nl[1 + cases[c].text], '\n',
+					    "case %u", c);
+
+		KUNIT_EXPECT_EQ_MSG(test, snaptrace_rproc_read_last(t, last, t->len),
+				    (ssize_t)cases[c].text, "case %u", c);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(last, text, cases[c].text), 0,
+				    "case %u", c);
+		free_traces(rproc);
+	}
 }
 
 /* Tables with too many entries, or too large, are refused before any work. */
@@ -851,6 +955,7 @@ static struct kunit_case snaptrace_rproc_cases[] = {
 	KUNIT_CASE_PARAM(handle_trace_contract, trace_gen_params),
 	KUNIT_CASE(handle_trace_numbering_and_name),
 	KUNIT_CASE(trace_limits),
+	KUNIT_CASE(capture_text_ends),
 	KUNIT_CASE(table_limits),
 	KUNIT_CASE(start_errors_leave_nothing),
 	KUNIT_CASE(crash_capture_from_hardirq),
