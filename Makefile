@@ -66,7 +66,7 @@ check-quick:
 	SNAPTRACE_QUICK=1 scripts/check.sh
 
 kunit-kernel: deps
-	scripts/kernel-kunit.sh
+	tests/qemu/kernel-kunit.sh
 
 firmware: deps
 	scripts/firmware.sh out/firmware

@@ -5,7 +5,7 @@
 #
 #  1. builds snaptrace.ko (scripts/build-module.sh) and bench/snaptrace_bench.ko
 #     against its Module.symvers, both with W=1 and no warning allowed
-#  2. boots the stock kernel with both (scripts/qemu-run.sh) and runs
+#  2. boots the stock kernel with both (tests/qemu/qemu-run.sh) and runs
 #     tests/scenarios/bench.sh, which loads the bench module once per test
 #  3. collects the "BENCH {json}" lines of out/runs/bench/console.log into
 #     out/bench/results.json, out/bench/results.md and out/bench/bench.png
@@ -114,7 +114,7 @@ else
 	# the fast local_clock() path either.)
 	append="tsc=reliable BENCH_RUNS=$runs BENCH_RECORDS=$records BENCH_PAYLOADS=$payloads"
 	append+=" BENCH_SIZES_KB=$sizes BENCH_PIPE_RECORDS=$pipe_records"
-	"$SNAPTRACE_TOP/scripts/qemu-run.sh" --name bench --kernel "$vmlinuz" \
+	"$SNAPTRACE_TOP/tests/qemu/qemu-run.sh" --name bench --kernel "$vmlinuz" \
 		--modules "$bdir/modules" --scenario "$SNAPTRACE_TOP/tests/scenarios/bench.sh" \
 		--timeout "$timeout" --append "$append" --accel "$accel" >"$logs/bench-run.log" || rc=$?
 	console=$SNAPTRACE_OUT/runs/bench/console.log

@@ -47,7 +47,7 @@ run_qemu() {
 		scens+=(--scenario "$SNAPTRACE_TOP/tests/scenarios/$s.sh")
 	done
 	shift 4
-	run_bg "$name" "$SNAPTRACE_TOP/scripts/qemu-run.sh" --name "$name" \
+	run_bg "$name" "$SNAPTRACE_TOP/tests/qemu/qemu-run.sh" --name "$name" \
 		--kernel "$kernel" --modules "$mods" "${scens[@]}" \
 		--firmware "$SNAPTRACE_OUT/firmware" "${allow[@]}" "$@"
 }
@@ -108,7 +108,7 @@ if [ "$quick" = 0 ]; then
 		>"$SNAPTRACE_OUT/fuzz.out" 2>&1; echo $? >"$SNAPTRACE_OUT/fuzz.rc") &
 fi
 # The runner's judgement of a console, on made-up ones.
-if "$SNAPTRACE_TOP/scripts/runner-selftest.sh" >"$SNAPTRACE_OUT/logs/runner-selftest.log" 2>&1; then
+if "$SNAPTRACE_TOP/tests/qemu/runner-selftest.sh" >"$SNAPTRACE_OUT/logs/runner-selftest.log" 2>&1; then
 	count 0 "runner self-test"
 else
 	cat "$SNAPTRACE_OUT/logs/runner-selftest.log"
@@ -155,7 +155,7 @@ for variant in $variants; do
 		frags=("$frag/kunit.config" "$frag/clang.config")
 		scens="" extra=(--allow-skip 'no CONFIG_FAILSLAB') ;;
 	esac
-	kdir=$(SNAPTRACE_KSERIES=$series "$SNAPTRACE_TOP/scripts/kernel-kunit.sh" "${frags[@]}" |
+	kdir=$(SNAPTRACE_KSERIES=$series "$SNAPTRACE_TOP/tests/qemu/kernel-kunit.sh" "${frags[@]}" |
 		tail -n 1)
 	if [ ! -f "$kdir/arch/x86/boot/bzImage" ]; then
 		count 1 "$variant kernel"

@@ -16,7 +16,7 @@ fw=()
 command -v arm-none-eabi-gcc >/dev/null || fw=(--x86-only)
 "$SNAPTRACE_TOP/scripts/firmware.sh" "${fw[@]}" "$SNAPTRACE_OUT/firmware"
 rc=0
-"$SNAPTRACE_TOP/scripts/qemu-run.sh" --name demo --kernel "$vmlinuz" \
+"$SNAPTRACE_TOP/tests/qemu/qemu-run.sh" --name demo --kernel "$vmlinuz" \
 	--modules "$mods" --scenario "$SNAPTRACE_TOP/tests/scenarios/demo.sh" \
 	--firmware "$SNAPTRACE_OUT/firmware" \
 	--timeout 180 >"$SNAPTRACE_OUT/logs/demo-run.log" || rc=$?

@@ -4,7 +4,7 @@
 # `dkms add && dkms install` would, but in a scratch DKMS tree, source tree
 # and install tree: nothing is written to /var/lib/dkms, /usr/src or
 # /lib/modules of the host (checked before exiting). The installed module is
-# copied to OUTDIR, for booting with scripts/qemu-run.sh --modules OUTDIR,
+# copied to OUTDIR, for booting with tests/qemu/qemu-run.sh --modules OUTDIR,
 # with the snaptrace.symvers dkms.conf's hooks installed beside it (for
 # modules built against snaptrace), checked against the build's own, and
 # snaptrace_example.ko: examples/ built by DKMS against that, with the

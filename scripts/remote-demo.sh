@@ -3,7 +3,7 @@
 # A real remote core beside the x86 guest. qemu-system-arm runs
 # fw/arm-remote/ (snaptrace/arm-remote.elf) on the virt machine, its RAM a
 # file in /dev/shm shared with the x86 guest as an ivshmem-plain PCI device
-# (BAR2); the guest (scripts/qemu-run.sh, stock Debian 6.12 kernel) runs
+# (BAR2); the guest (tests/qemu/qemu-run.sh, stock Debian 6.12 kernel) runs
 # tests/scenarios/remote.sh against snaptrace's ivshmem remote.
 #
 # This script also plays the remote's platform: when the command word of
@@ -204,7 +204,7 @@ say "remote-demo[$name]: ARM emulator running $(basename "$elf"), RAM $shm"
 # The guest in a session of its own too, waited for in the background so
 # that a signal is handled at once, not when the guest is done.
 rc=0
-in_session "$armdir/guest.pid" "$SNAPTRACE_TOP/scripts/qemu-run.sh" --name "$name" \
+in_session "$armdir/guest.pid" "$SNAPTRACE_TOP/tests/qemu/qemu-run.sh" --name "$name" \
 	--kernel "$kernel" --modules "$moddir" --firmware "$fwdir" \
 	--scenario "$SNAPTRACE_TOP/tests/scenarios/remote.sh" --timeout "$timeout" \
 	--qemu-arg -object \

@@ -31,11 +31,11 @@ case " $* " in
 esac
 [ ! -d "$SNAPTRACE_OUT/firmware/snaptrace" ] ||
 	args+=(--firmware "$SNAPTRACE_OUT/firmware")
-args=(--name shell --append quiet --scenario "$SNAPTRACE_TOP/scripts/guest/shell.sh"
+args=(--name shell --append quiet --scenario "$SNAPTRACE_TOP/tests/qemu/guest/shell.sh"
 	"${args[@]}" --interactive "$@")
-[ ! -t 0 ] || exec "$SNAPTRACE_TOP/scripts/qemu-run.sh" "${args[@]}"
+[ ! -t 0 ] || exec "$SNAPTRACE_TOP/tests/qemu/qemu-run.sh" "${args[@]}"
 # The status is qemu-run.sh's, not that of the writer it may outlive.
 rc=0
-{ cat; echo exit; } | "$SNAPTRACE_TOP/scripts/qemu-run.sh" "${args[@]}" ||
+{ cat; echo exit; } | "$SNAPTRACE_TOP/tests/qemu/qemu-run.sh" "${args[@]}" ||
 	rc=${PIPESTATUS[1]}
 exit "$rc"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Static checks of the module's C, with the tools of Debian's
-# linux-source-6.12 (unpacked in the cache as scripts/kernel-kunit.sh does):
+# linux-source-6.12 (unpacked in the cache as tests/qemu/kernel-kunit.sh does):
 #
 #   checkpatch  checkpatch.pl --strict on src/, include/, tests/ and
 #               examples/ (not fw/, which is the remote's user-space C): no

@@ -27,7 +27,7 @@
 
 #include <snaptrace/snaptrace.h>
 
-/* Where the guest mounts debugfs (scripts/guest/init). */
+/* Where the guest mounts debugfs (tests/qemu/guest/init). */
 #define ST_DEBUGFS "/sys/kernel/debug"
 /* The loaded module's directory, and its error_log. */
 #define ST_ROOT			ST_DEBUGFS "/" SNAPTRACE_DEBUGFS_NAME

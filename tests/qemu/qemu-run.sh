@@ -11,7 +11,7 @@
 # The initramfs holds busybox-static, the *.ko files of DIR under /modules,
 # the files of the firmware DIR under /lib/firmware, the scenario as
 # /scenario/run.sh with tests/scenarios/lib.sh beside it, and
-# scripts/guest/init. The console log goes to out/runs/NAME/console.log.
+# tests/qemu/guest/init. The console log goes to out/runs/NAME/console.log.
 # --scenario may be repeated: the scenarios then share one boot, in order
 # (each its own KTAP document), which saves a boot per scenario; each one
 # must leave the module unloaded, as they all check.
@@ -52,7 +52,8 @@
 # a terminal is held back until /init runs: the serial port drops what
 # comes before the kernel opens it. For scripts/shell.sh (make shell).
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/lib.sh"
+. "$(dirname "$0")/judge.sh"
 
 name="" kernel="" moddir="" fwdir="" timeout=300 append="" kcsan=0 faults=0
 interactive=0
@@ -112,7 +113,7 @@ mkinitramfs() {
 	for a in $(/bin/busybox --list); do
 		[ "$a" = busybox ] || ln -sf busybox "$r/bin/$a" || return
 	done
-	install -m 0755 "$SNAPTRACE_TOP/scripts/guest/init" "$r/init" || return
+	install -m 0755 "$SNAPTRACE_TOP/tests/qemu/guest/init" "$r/init" || return
 	ls "$moddir"/*.ko >/dev/null || return
 	cp "$moddir"/*.ko "$r/modules/" || return
 	if [ -n "$fwdir" ]; then
@@ -261,7 +262,7 @@ fi
 
 passed=0 failed=0 skipped=0
 kunit_py=$(ls "$SNAPTRACE_CACHE"/src/linux-source-*/tools/testing/kunit/kunit.py 2>/dev/null | head -n 1)
-[ -n "$kunit_py" ] || die "kunit.py not found: run scripts/kernel-kunit.sh first"
+[ -n "$kunit_py" ] || die "kunit.py not found: run tests/qemu/kernel-kunit.sh first"
 # Cut the KTAP documents out of the console log: one file each.
 awk -v dir="$run" '
 	/@@SNAPTRACE-KTAP-BEGIN / { f = $2; sub(/@@.*/, "", f); out = dir "/" f ".ktap"; next }

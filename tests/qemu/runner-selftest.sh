@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The runner's console judgement on made-up consoles: what --faults drops
-# (drop_fault_reports in lib.sh) and what it must keep; and which skips
+# (drop_fault_reports in judge.sh) and what it must keep; and which skips
 # fail a run (unexpected_skips); whether /init ran (init_started) and
 # what of the console is judged (split_at_init). One line per case;
 # exit status 1 if any case fails. Run by check.sh, on the host.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/lib.sh"
+. "$(dirname "$0")/judge.sh"
 
 fails=0
 tmp=$(mktemp -d)

@@ -11,7 +11,7 @@
 # Prints the build directory (a kernel tree for `make -C ... M=`) on stdout's
 # last line.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/lib.sh"
 
 frags=("$@")
 [ ${#frags[@]} -gt 0 ] || frags=("$SNAPTRACE_TOP/kconfig/kunit.config")
