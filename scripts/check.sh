@@ -9,8 +9,9 @@
 #  3. static checks (checkpatch --strict, sparse, kernel-doc); build the
 #     module with W=1 against each kernel, no warnings allowed, and with DKMS
 #  4. boot each kernel in QEMU and run the scenarios, SNAPTRACE_JOBS (2) at a
-#     time; KUnit suites on the test kernels; the ARM remote over ivshmem
-#     beside the stock 6.12 kernel, and make shell typed into on it;
+#     time, as the table MATRIX below says (tests/qemu/, its README.md):
+#     KUnit suites on the test kernels; the ARM remote over ivshmem beside
+#     the stock 6.12 and 7.3 kernels, and make shell typed into on 6.12;
 #     meanwhile libFuzzer on the parsers for SNAPTRACE_FUZZ_SECONDS (60)
 #
 # SNAPTRACE_QUICK=1 (make check-quick): the edit loop's subset, the debug
@@ -21,6 +22,67 @@
 # one "console clean" check per boot). Exit status 1 on any failure.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+
+# The kernel x scenario matrix: one line a run (one boot), started in this
+# order (what each costs: Documentation/kernels.rst). Shell words:
+#
+#   KERNEL SOURCE SCENARIOS [OPTIONS...]
+#
+# KERNEL  a test kernel's name (its module: out/build/KERNEL), built from
+#         SOURCE, SERIES:FRAGMENT+FRAGMENT... (tests/qemu/kernel-kunit.sh
+#         on linux-source-SERIES with kconfig/FRAGMENT.config); or "stock",
+#         Debian's kernel of headers package SOURCE (lib.sh STOCK_METAS,
+#         which make deps installs; module out/build/<kver>); or "newer",
+#         the same from trixie-backports, built in a trixie chroot
+#         (scripts/newer-stock.sh). Each kernel and its module is made
+#         ready, and counted as a build, on its first line.
+# SCENARIOS  tests/scenarios/ names joined by "+", sharing one boot in
+#         that order (each leaves the module unloaded); or "remote" (the
+#         ARM remote beside the guest, scripts/remote-demo.sh), "shell"
+#         (make shell typed into, scripts/shell-check.sh), "dkms" (the
+#         module as DKMS builds and installs it, booted).
+# OPTIONS for tests/qemu/qemu-run.sh (or remote-demo.sh, shell-check.sh).
+#
+# The debug kernels (KASAN, UBSAN, lockdep, kmemleak, fault injection) run
+# everything; snaptrace_faults and the faults scenario fail allocations,
+# so vmalloc's reports are expected there (--faults). The PREEMPT_RT one
+# runs the KUnit suites and the remote processors (raw paths, hardirq
+# capture); the KCSAN one the KUnit suites (their stress cases) looking
+# for data races in our code; the clang one (LLVM=1) builds the module
+# with clang, W=1, and runs the KUnit suites. These three have no
+# failslab: snaptrace_faults says so. The stock kernels run the scenarios
+# that share the module in one boot, and on 6.12 and 7.3 what make demo
+# shows, so a broken demo fails the check too.
+SKIP_NOFAILSLAB='no CONFIG_FAILSLAB'
+SKIP_RT="$SKIP_NOFAILSLAB|PREEMPT_RT: |ok [0-9]+ inject_chain_task_softirq_hardirq_nmi # SKIP"
+MATRIX=(
+	# KERNEL   SOURCE                    SCENARIOS                OPTIONS
+	"debug     6.12:kunit+faults         kunit                    --faults --timeout 900"
+	"debug     6.12:kunit+faults         tracefs                  --timeout 600"
+	"debug     6.12:kunit+faults         remoteproc               --timeout 600"
+	"debug     6.12:kunit+faults         faults                   --faults --timeout 2400"
+	"debug     6.12:kunit+faults         cycle                    --timeout 600"
+	"debug-7.3 7.3:kunit+faults          kunit                    --faults --timeout 900"
+	"debug-7.3 7.3:kunit+faults          tracefs                  --timeout 600"
+	"debug-7.3 7.3:kunit+faults          remoteproc               --timeout 600"
+	"debug-7.3 7.3:kunit+faults          faults                   --faults --timeout 2400"
+	"debug-7.3 7.3:kunit+faults          cycle                    --timeout 600"
+	"rt        6.12:kunit+rt             kunit                    --timeout 900 --allow-skip '$SKIP_RT'"
+	"rt        6.12:kunit+rt             remoteproc               --timeout 600"
+	"kcsan     6.12:kunit+kcsan          kunit                    --timeout 900 --kcsan --allow-skip '$SKIP_NOFAILSLAB'"
+	"clang     6.12:kunit+clang          kunit                    --timeout 900 --allow-skip '$SKIP_NOFAILSLAB'"
+	"stock     linux-headers-amd64       smoke+tracefs+remoteproc --timeout 900"
+	"stock     linux-headers-amd64       dkms                     --timeout 300"
+	"stock     linux-headers-6.12-amd64  smoke+tracefs+remoteproc+demo --timeout 900"
+	"stock     linux-headers-6.12-amd64  remote                   --timeout 300"
+	"stock     linux-headers-6.12-amd64  shell"
+	"stock     linux-headers-6.12-amd64  dkms                     --timeout 300"
+	"stock     linux-headers-6.12-rt-amd64 smoke+tracefs+remoteproc --timeout 900"
+	"stock     linux-headers-6.12-rt-amd64 dkms                   --timeout 300"
+	"newer     linux-headers-amd64/trixie-backports smoke+tracefs+remoteproc+demo --timeout 900"
+	"newer     linux-headers-amd64/trixie-backports remote    --timeout 300"
+	"newer     linux-headers-amd64/trixie-backports dkms      --timeout 300"
+)
 
 jobs_max=${SNAPTRACE_JOBS:-2}
 quick=${SNAPTRACE_QUICK:-0}
@@ -61,18 +123,75 @@ run_bg() {
 	runs+=("$name")
 	say "check: started $name"
 }
-# run_remote NAME KERNEL MODDIR: the ARM remote beside a guest
+# run_remote NAME KERNEL MODDIR [args]: the ARM remote beside a guest
 # (scripts/remote-demo.sh: two emulators, the ARM one mostly idle in WFI),
 # counted as one run.
 run_remote() {
-	run_bg "$1" "$SNAPTRACE_TOP/scripts/remote-demo.sh" --name "$1" --kernel "$2" \
-		--modules "$3" --firmware "$SNAPTRACE_OUT/firmware" --timeout 300
+	local name=$1 kernel=$2 mods=$3
+	shift 3
+	run_bg "$name" "$SNAPTRACE_TOP/scripts/remote-demo.sh" --name "$name" \
+		--kernel "$kernel" --modules "$mods" --firmware "$SNAPTRACE_OUT/firmware" "$@"
 }
-# run_shell NAME KERNEL MODDIR: make shell's script, typed into by a pipe
-# (scripts/shell-check.sh), counted as one run.
+# run_shell NAME KERNEL MODDIR [args]: make shell's script, typed into by a
+# pipe (scripts/shell-check.sh), counted as one run.
 run_shell() {
-	run_bg "$1" "$SNAPTRACE_TOP/scripts/shell-check.sh" --name "$1" --kernel "$2" \
-		--modules "$3"
+	local name=$1 kernel=$2 mods=$3
+	shift 3
+	run_bg "$name" "$SNAPTRACE_TOP/scripts/shell-check.sh" --name "$name" \
+		--kernel "$kernel" --modules "$mods" "$@"
+}
+# prepare_kernel KERNEL SOURCE: a matrix line's kernel and its module, made
+# ready once (and counted: "build NAME"); sets k_image, k_mods, k_name (what
+# its runs are named after) and k_ver (its release) under "KERNEL SOURCE".
+# Returns 1 when either is missing.
+declare -A k_image=() k_mods=() k_name=() k_ver=() k_bad=()
+prepare_kernel() {
+	local key="$1 $2" series frags=() f kdir v mods
+	[ -z "${k_bad[$key]:-}" ] || return 1
+	[ -z "${k_image[$key]:-}" ] || return 0
+	k_bad[$key]=1
+	case $1 in
+	stock | newer)
+		if [ "$1" = newer ]; then
+			v=$(NEWER_STOCK_META=$2 newer_stock_kver)
+		else
+			case " $STOCK_METAS " in
+			*" $2 "*) ;;
+			*) die "check: $2 is not in lib.sh's STOCK_METAS (make deps installs those)" ;;
+			esac
+			v=$(stock_kver "$2")
+		fi
+		[ -n "$v" ] || die "cannot resolve $2 (apt-get update?)"
+		mods=$SNAPTRACE_OUT/build/$v
+		if [ "$1" = newer ]; then
+			"$SNAPTRACE_TOP/scripts/newer-stock.sh" build "$v" "$mods"
+		else
+			"$SNAPTRACE_TOP/scripts/build-module.sh" "/usr/src/linux-headers-$v" "$mods"
+		fi || { count 1 "build $v"; return 1; }
+		count 0 "build $v"
+		k_image[$key]=$("$SNAPTRACE_TOP/scripts/stock-kernel.sh" "$v" | tail -n 1)
+		k_name[$key]=$v ;;
+	*)
+		series=${2%%:*}
+		for f in $(echo "${2#*:}" | tr + ' '); do
+			frags+=("$SNAPTRACE_TOP/kconfig/$f.config")
+		done
+		kdir=$(SNAPTRACE_KSERIES=$series "$SNAPTRACE_TOP/tests/qemu/kernel-kunit.sh" \
+			"${frags[@]}" | tail -n 1)
+		if [ ! -f "$kdir/arch/x86/boot/bzImage" ]; then
+			count 1 "$1 kernel"
+			return 1
+		fi
+		mods=$SNAPTRACE_OUT/build/$1
+		"$SNAPTRACE_TOP/scripts/build-module.sh" "$kdir" "$mods" ||
+			{ count 1 "build $1"; return 1; }
+		count 0 "build $1"
+		k_image[$key]=$kdir/arch/x86/boot/bzImage
+		v=$(basename "$kdir")
+		k_name[$key]=$1 ;;
+	esac
+	k_mods[$key]=$mods k_ver[$key]=$v
+	unset "k_bad[$key]"
 }
 # Wait for every run, print their reports in order, add their counts.
 collect() {
@@ -122,142 +241,36 @@ for c in checkpatch sparse kernel-doc; do
 	fi
 done
 
-# Test kernels from Debian's linux-source-6.12 and linux-source-7.3 (from
-# trixie-backports, scripts/lib.sh newer_apt): the debug kernels (KASAN,
-# UBSAN, lockdep, kmemleak, fault injection) run everything; the
-# PREEMPT_RT one runs the KUnit suites and the remote processors (raw
-# paths, hardirq capture); the KCSAN one runs the KUnit suites (their
-# stress cases) looking for data races in our code; the clang one (LLVM=1)
-# builds the module with clang, W=1, and runs the KUnit suites.
-frag=$SNAPTRACE_TOP/kconfig
-variants="debug debug-7.3 rt kcsan clang"
-[ "$quick" = 0 ] || variants=debug
-for variant in $variants; do
-	extra=()
-	series=6.12
-	case $variant in
-	*-7.3) series=7.3 ;;
-	esac
-	case ${variant%-"$series"} in
-	debug)
-		frags=("$frag/kunit.config" "$frag/faults.config")
-		scens="tracefs remoteproc faults cycle"
-		# snaptrace_faults fails allocations: warn_alloc() reports.
-		extra=(--faults) ;;
-	# No failslab in these: snaptrace_faults says so.
-	rt)
-		frags=("$frag/kunit.config" "$frag/rt.config")
-		scens="remoteproc" extra=(--allow-skip 'no CONFIG_FAILSLAB|PREEMPT_RT: |ok [0-9]+ inject_chain_task_softirq_hardirq_nmi # SKIP') ;;
-	kcsan)
-		frags=("$frag/kunit.config" "$frag/kcsan.config")
-		scens="" extra=(--kcsan --allow-skip 'no CONFIG_FAILSLAB') ;;
-	clang)
-		frags=("$frag/kunit.config" "$frag/clang.config")
-		scens="" extra=(--allow-skip 'no CONFIG_FAILSLAB') ;;
-	esac
-	kdir=$(SNAPTRACE_KSERIES=$series "$SNAPTRACE_TOP/tests/qemu/kernel-kunit.sh" "${frags[@]}" |
-		tail -n 1)
-	if [ ! -f "$kdir/arch/x86/boot/bzImage" ]; then
-		count 1 "$variant kernel"
-		continue
-	fi
-	mods=$SNAPTRACE_OUT/build/$variant
-	if ! "$SNAPTRACE_TOP/scripts/build-module.sh" "$kdir" "$mods"; then
-		count 1 "build $variant"
-		continue
-	fi
-	count 0 "build $variant"
-	run_qemu "kunit-$variant" "$kdir/arch/x86/boot/bzImage" "$mods" kunit \
-		--timeout 900 "${extra[@]}"
-	for scen in $scens; do
-		opts=(--timeout 600)
-		# Hundreds of insmods under KASAN: 15 min on 6.12 and 22 on
-		# 7.3 while the machine is shared.
-		[ "$scen" = faults ] && opts=(--faults --timeout 2400)
-		run_qemu "$scen-$variant" "$kdir/arch/x86/boot/bzImage" "$mods" "$scen" \
-			"${opts[@]}"
-	done
-done
-
-# Stock Debian kernels: build against the headers, boot the image.
-stock_metas=$STOCK_METAS
-[ "$quick" = 0 ] || stock_metas=""
-for meta in $stock_metas; do
-	kver=$(stock_kver "$meta")
-	[ -n "$kver" ] || die "cannot resolve $meta (apt-get update?)"
-	kdir=/usr/src/linux-headers-$kver
-	mods=$SNAPTRACE_OUT/build/$kver
-	if ! "$SNAPTRACE_TOP/scripts/build-module.sh" "$kdir" "$mods"; then
-		count 1 "build $kver"
-		continue
-	fi
-	count 0 "build $kver"
-	vmlinuz=$("$SNAPTRACE_TOP/scripts/stock-kernel.sh" "$kver" | tail -n 1)
-	# One boot for the scenarios that share the module: smoke, tracefs,
-	# remoteproc and, on 6.12, what make demo shows, so a broken demo
-	# fails the check too. The real ARM remote over ivshmem (make
-	# demo-remote) and make shell, typed into, need a boot each.
-	case "$meta" in
-	linux-headers-6.12-amd64)
-		run_qemu "stock-$kver" "$vmlinuz" "$mods" "smoke tracefs remoteproc demo" \
-			--timeout 900
-		run_remote "remote-$kver" "$vmlinuz" "$mods"
-		run_shell "shell-$kver" "$vmlinuz" "$mods" ;;
-	*)
-		run_qemu "stock-$kver" "$vmlinuz" "$mods" "smoke tracefs remoteproc" \
-			--timeout 900 ;;
-	esac
-	# The module as DKMS builds and installs it, booted.
-	d=$SNAPTRACE_OUT/build/dkms-$kver
-	if "$SNAPTRACE_TOP/scripts/dkms-check.sh" "$kver" "$d"; then
-		count 0 "dkms $kver"
-		run_qemu "dkms-$kver" "$vmlinuz" "$d" dkms --timeout 300
-	else
-		count 1 "dkms $kver"
-	fi
-done
-
-# --- README.md's "Building your own module against the API", as a new user
-# follows it (scripts/readme-module.sh): make install into a staging tree,
-# the README's module built against what it installed, both loaded on the
-# stock 6.12 image by tests/scenarios/readme-module.sh. One line to move.
-readme_module() {
-	local kver=$1 d=$SNAPTRACE_OUT/build/readme-$1
-	if "$SNAPTRACE_TOP/scripts/readme-module.sh" "/usr/src/linux-headers-$kver" "$d"; then
-		count 0 "readme module $kver"
-		run_qemu "readme-$kver" "$("$SNAPTRACE_TOP/scripts/stock-kernel.sh" "$kver" |
-			tail -n 1)" "$d" readme-module --timeout 300
-	else
-		count 1 "readme module $kver"
-	fi
-}
-[ "$quick" != 0 ] || readme_module "$(stock_kver linux-headers-6.12-amd64)"
-# --- end of README.md's module
-
-# Debian's stock kernel from trixie-backports (7.3): its headers want
-# gcc-14 and trixie's kbuild, so the module and DKMS build in a cached
-# trixie chroot (scripts/newer-stock.sh); booted as the 6.12 one is.
-if [ "$quick" = 0 ]; then
-	kver=$(newer_stock_kver)
-	[ -n "$kver" ] || die "cannot resolve $NEWER_STOCK_META"
-	mods=$SNAPTRACE_OUT/build/$kver
-	if "$SNAPTRACE_TOP/scripts/newer-stock.sh" build "$kver" "$mods"; then
-		count 0 "build $kver"
-		vmlinuz=$("$SNAPTRACE_TOP/scripts/stock-kernel.sh" "$kver" | tail -n 1)
-		run_qemu "stock-$kver" "$vmlinuz" "$mods" "smoke tracefs remoteproc demo" \
-			--timeout 900
-		run_remote "remote-$kver" "$vmlinuz" "$mods"
+# One run of the matrix: its kernel (made ready on first use), then its
+# boot, in the background when a slot is free.
+for row in "${MATRIX[@]}"; do
+	eval "set -- $row"
+	kernel=$1 source=$2 boot=$3
+	shift 3
+	[ "$quick" = 0 ] || [ "$kernel" = debug ] || continue
+	prepare_kernel "$kernel" "$source" || continue
+	k=${k_image[$kernel $source]} mods=${k_mods[$kernel $source]}
+	kname=${k_name[$kernel $source]} kver=${k_ver[$kernel $source]}
+	case $boot in
+	remote) run_remote "remote-$kname" "$k" "$mods" "$@" ;;
+	shell) run_shell "shell-$kname" "$k" "$mods" "$@" ;;
+	dkms)
+		# The module as DKMS builds and installs it, booted.
 		d=$SNAPTRACE_OUT/build/dkms-$kver
-		if "$SNAPTRACE_TOP/scripts/newer-stock.sh" dkms "$kver" "$d"; then
+		if [ "$kernel" = newer ]; then
+			"$SNAPTRACE_TOP/scripts/newer-stock.sh" dkms "$kver" "$d"
+		else
+			"$SNAPTRACE_TOP/scripts/dkms-check.sh" "$kver" "$d"
+		fi && dkms_ok=0 || dkms_ok=1
+		if [ "$dkms_ok" = 0 ]; then
 			count 0 "dkms $kver"
-			run_qemu "dkms-$kver" "$vmlinuz" "$d" dkms --timeout 300
+			run_qemu "dkms-$kver" "$k" "$d" dkms "$@"
 		else
 			count 1 "dkms $kver"
-		fi
-	else
-		count 1 "build $kver"
-	fi
-fi
+		fi ;;
+	*) run_qemu "$boot-$kname" "$k" "$mods" "${boot//+/ }" "$@" ;;
+	esac
+done
 collect
 if [ "$quick" = 0 ]; then
 	cat "$SNAPTRACE_OUT/fuzz.out"
