@@ -21,7 +21,9 @@
 # before anything of ours is loaded, is shown but not judged), a kmemleak report, or a failed KTAP step
 # (scenario steps and KUnit cases, parsed with the kernel's kunit.py).
 # Writes "PASSED FAILED SKIPPED" to out/runs/NAME/counts; the run itself
-# counts as one more check ("console clean").
+# counts as one more check ("console clean"), and so does each scenario's
+# KTAP document (scenario-NAME.ktap, NAME the file's name without .sh:
+# the scenario ran to its st_end).
 #
 # A skip nobody expected fails the run: a KUnit case or scenario step that
 # reports "# SKIP" counts as failed (and the run as not clean) unless its
@@ -293,6 +295,19 @@ for doc in "$run"/*.ktap; do
 	fi
 done
 [ $ndocs -gt 0 ] || problems+=("no KTAP results in the console log")
+# Each scenario of the boot reported: its st_end wrote its document
+# (scenario-NAME.ktap, NAME its file's name), so one that died or exited
+# early in a shared boot cannot go unnoticed beside the others. One check
+# each.
+for scenario in "${scenarios[@]}"; do
+	doc=scenario-$(basename "$scenario" .sh)
+	if [ -f "$run/$doc.ktap" ]; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		problems+=("$(basename "$scenario"): no $doc KTAP document (it ended early?)")
+	fi
+done
 
 # Every skip, test by test; those --allow-skip does not expect fail.
 unexpected_skips "$allow_skip" "$run"/*.ktap >"$run/skips.unexpected"
