@@ -2,17 +2,22 @@
 # SPDX-License-Identifier: GPL-2.0
 # faults: the module's sleepable entry points under allocation failure. For N = 1,
 # 2, ... the Nth allocation of the command fails (/proc/self/fail-nth:
-# failslab and fail_page_alloc, GFP_KERNEL included); a command that fails
-# must say "Cannot allocate memory" (or its own error) and leave everything
-# as it was; one that succeeds is undone. The harness scans for leaks at the
-# end (kmemleak), and the module must work once faults stop.
+# failslab and fail_page_alloc, GFP_KERNEL included), up to the first N
+# past the command's last allocation; a command that fails must say
+# "Cannot allocate memory" (or its own error) and leave everything as it
+# was; one that succeeds is undone. The harness scans for leaks at the end
+# (kmemleak), and the module must work once faults stop.
 . ./lib.sh
 st_begin faults
 
 D=$ST_DIR
 R=$D/remoteproc/remoteproc0
 F=/sys/kernel/debug
+# The walk of each command ends FI_PAST (3) Ns in a row after its last
+# allocation, or at MAXN (80), as far as every walk went before: a remote
+# start allocates more than that.
 MAXN=${MAXN:-80}
+FI_PAST=${FI_PAST:-3}
 
 if [ ! -e /proc/self/fail-nth ] || [ ! -d $F/failslab ]; then
 	st_skip "fault injection" "this kernel has no FAILSLAB / fail-nth"
@@ -22,10 +27,15 @@ fi
 st_fault_arm
 
 # faulty N CMD: run CMD (shell code) in a task whose Nth allocation fails;
-# prints CMD's output, then "rc=STATUS" (the output comes back through the
-# caller's pipe, made before the fault was armed).
+# prints CMD's output, then "rc=STATUS left=LEFT" (the output comes back
+# through the caller's pipe, made before the fault was armed). LEFT is what
+# the task's fail-nth holds after CMD: 0 once the fault was injected, the
+# allocations still to go when CMD made fewer than N (no fault). Reading it
+# opens a file, which allocates too: a count that ran out there reads 0 or
+# nothing, and counts as a fault in CMD, which only makes the walk longer.
+# (read is the shell's own: a child would have a fail-nth of its own.)
 faulty() {
-	sh -c "echo $1 >/proc/self/fail-nth && { $2; } 2>&1; echo rc=\$?" 2>&1
+	sh -c "echo $1 >/proc/self/fail-nth && { $2; } 2>&1; rc=\$?; read l </proc/self/fail-nth; echo rc=\$rc left=\$l" 2>&1
 }
 
 # --- insmod under fault injection ------------------------------------
@@ -269,16 +279,23 @@ fi_walk_pages ${FI_PAGE_STEPS:-40}
 
 st_check "insmod with faults off" insmod $ST_MOD/snaptrace.ko
 
-# op NAME CMD CHECK UNDO: CMD under fail-nth N = 1..MAXN; after a failure
-# CHECK (state as before) must hold and the message must be ENOMEM's; after
-# a success UNDO restores the state. Bad cases are listed as diagnostics.
+# op NAME CMD CHECK UNDO: CMD under fail-nth N = 1, 2, ..., MAXN, or
+# until FI_PAST Ns in a row inject nothing (CMD made fewer than N
+# allocations: every one of them has been failed once, and a larger N
+# changes nothing); after a failure CHECK (state as before) must hold and
+# the message must be ENOMEM's; after a success UNDO restores the state.
+# Bad cases are listed as diagnostics.
 op() {
-	local name=$1 cmd=$2 check=$3 undo=$4 n=1 failed=0 out
+	local name=$1 cmd=$2 check=$3 undo=$4 n=1 failed=0 out past=0
 	: >/tmp/bad
-	while [ $n -le $MAXN ]; do
+	while [ $past -lt $FI_PAST ] && [ $n -le $MAXN ]; do
 		out=$(faulty $n "$cmd")
 		case "$out" in
-		*rc=0)
+		*" left="[1-9]*) past=$((past + 1)) ;;
+		*) past=0 ;;
+		esac
+		case "$out" in
+		*rc=0" left="*)
 			sh -c "$undo" >/dev/null 2>&1 || echo "N=$n: undo failed" >>/tmp/bad ;;
 		*)
 			failed=$((failed + 1))
@@ -290,6 +307,11 @@ op() {
 		esac
 		n=$((n + 1))
 	done
+	if [ $past -lt $FI_PAST ]; then
+		echo "# $name: N = 1 to $MAXN (MAXN; it allocates more), $failed failed"
+	else
+		echo "# $name: N = 1 to $((n - 1)), all its allocations; $failed failed"
+	fi
 	head -n 5 /tmp/bad >/tmp/bad5
 	st_result "$(wc -l </tmp/bad)" "$name: every failure is -ENOMEM with nothing changed" /tmp/bad5
 	st_check "$name: some allocations were failed ($failed)" test $failed -gt 0
