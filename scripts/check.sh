@@ -19,12 +19,14 @@
 # no other kernel, no stock kernel, no DKMS, no fuzzing.
 #
 # Last line: "N passed, N failed" (KUnit cases + scenario steps + builds +
-# one "console clean" check per boot). Exit status 1 on any failure.
+# one "console clean" check per boot + one per scenario that reported,
+# tests/qemu/README.md). Exit status 1 on any failure.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 # The kernel x scenario matrix: one line a run (one boot), started in this
-# order (what each costs: Documentation/kernels.rst). Shell words:
+# order: longest first, so that the two slots end together (what each
+# costs: Documentation/kernels.rst). Shell words:
 #
 #   KERNEL SOURCE SCENARIOS [OPTIONS...]
 #
@@ -44,8 +46,9 @@ set -euo pipefail
 # OPTIONS for tests/qemu/qemu-run.sh (or remote-demo.sh, shell-check.sh).
 #
 # The debug kernels (KASAN, UBSAN, lockdep, kmemleak, fault injection) run
-# everything; snaptrace_faults and the faults scenario fail allocations,
-# so vmalloc's reports are expected there (--faults). The PREEMPT_RT one
+# everything, in two boots: snaptrace_faults (KUnit) and the faults
+# scenario fail allocations, so vmalloc's reports are expected there
+# (--faults), and in that boot only. The PREEMPT_RT one
 # runs the KUnit suites and the remote processors (raw paths, hardirq
 # capture); the KCSAN one the KUnit suites (their stress cases) looking
 # for data races in our code; the clang one (LLVM=1) builds the module
@@ -57,30 +60,23 @@ SKIP_NOFAILSLAB='no CONFIG_FAILSLAB'
 SKIP_RT="$SKIP_NOFAILSLAB|PREEMPT_RT: |ok [0-9]+ inject_chain_task_softirq_hardirq_nmi # SKIP"
 MATRIX=(
 	# KERNEL   SOURCE                    SCENARIOS                OPTIONS
-	"debug     6.12:kunit+faults         kunit                    --faults --timeout 900"
-	"debug     6.12:kunit+faults         tracefs                  --timeout 600"
-	"debug     6.12:kunit+faults         remoteproc               --timeout 600"
-	"debug     6.12:kunit+faults         faults                   --faults --timeout 2400"
-	"debug     6.12:kunit+faults         cycle                    --timeout 600"
-	"debug-7.3 7.3:kunit+faults          kunit                    --faults --timeout 900"
-	"debug-7.3 7.3:kunit+faults          tracefs                  --timeout 600"
-	"debug-7.3 7.3:kunit+faults          remoteproc               --timeout 600"
-	"debug-7.3 7.3:kunit+faults          faults                   --faults --timeout 2400"
-	"debug-7.3 7.3:kunit+faults          cycle                    --timeout 600"
-	"rt        6.12:kunit+rt             kunit                    --timeout 900 --allow-skip '$SKIP_RT'"
-	"rt        6.12:kunit+rt             remoteproc               --timeout 600"
-	"kcsan     6.12:kunit+kcsan          kunit                    --timeout 900 --kcsan --allow-skip '$SKIP_NOFAILSLAB'"
+	"debug-7.3 7.3:kunit+faults          kunit+faults             --faults --timeout 3300"
+	"debug     6.12:kunit+faults         kunit+faults             --faults --timeout 3300"
+	"debug-7.3 7.3:kunit+faults          tracefs+remoteproc+cycle --timeout 1800"
+	"debug     6.12:kunit+faults         tracefs+remoteproc+cycle --timeout 1800"
+	"rt        6.12:kunit+rt             kunit+remoteproc         --timeout 1500 --allow-skip '$SKIP_RT'"
 	"clang     6.12:kunit+clang          kunit                    --timeout 900 --allow-skip '$SKIP_NOFAILSLAB'"
-	"stock     linux-headers-amd64       smoke+tracefs+remoteproc --timeout 900"
-	"stock     linux-headers-amd64       dkms                     --timeout 300"
+	"kcsan     6.12:kunit+kcsan          kunit                    --timeout 900 --kcsan --allow-skip '$SKIP_NOFAILSLAB'"
+	"newer     linux-headers-amd64/trixie-backports smoke+tracefs+remoteproc+demo --timeout 900"
 	"stock     linux-headers-6.12-amd64  smoke+tracefs+remoteproc+demo --timeout 900"
+	"stock     linux-headers-amd64       smoke+tracefs+remoteproc --timeout 900"
+	"stock     linux-headers-6.12-rt-amd64 smoke+tracefs+remoteproc --timeout 900"
+	"newer     linux-headers-amd64/trixie-backports remote    --timeout 300"
 	"stock     linux-headers-6.12-amd64  remote                   --timeout 300"
 	"stock     linux-headers-6.12-amd64  shell"
+	"stock     linux-headers-amd64       dkms                     --timeout 300"
 	"stock     linux-headers-6.12-amd64  dkms                     --timeout 300"
-	"stock     linux-headers-6.12-rt-amd64 smoke+tracefs+remoteproc --timeout 900"
 	"stock     linux-headers-6.12-rt-amd64 dkms                   --timeout 300"
-	"newer     linux-headers-amd64/trixie-backports smoke+tracefs+remoteproc+demo --timeout 900"
-	"newer     linux-headers-amd64/trixie-backports remote    --timeout 300"
 	"newer     linux-headers-amd64/trixie-backports dkms      --timeout 300"
 )
 
