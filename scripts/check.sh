@@ -44,6 +44,8 @@ set -euo pipefail
 #         (make shell typed into, scripts/shell-check.sh), "dkms" (the
 #         module as DKMS builds and installs it, booted).
 # OPTIONS for tests/qemu/qemu-run.sh (or remote-demo.sh, shell-check.sh).
+# A new boot is a new line; a new kind of run, a name for SCENARIOS and
+# its case in the loop at the end.
 #
 # The debug kernels (KASAN, UBSAN, lockdep, kmemleak, fault injection) run
 # everything, in two boots: snaptrace_faults (KUnit) and the faults
