@@ -42,7 +42,11 @@ set -euo pipefail
 #         that order (each leaves the module unloaded); or "remote" (the
 #         ARM remote beside the guest, scripts/remote-demo.sh), "shell"
 #         (make shell typed into, scripts/shell-check.sh), "dkms" (the
-#         module as DKMS builds and installs it, booted).
+#         module as DKMS builds and installs it, booted), "readme" (README's
+#         "Building your own module against the API" as a new user follows
+#         it, scripts/readme-module.sh: make install into a staging tree,
+#         the README's module built against what it installed, both loaded
+#         by tests/scenarios/readme-module.sh).
 # OPTIONS for tests/qemu/qemu-run.sh (or remote-demo.sh, shell-check.sh).
 # A new boot is a new line; a new kind of run, a name for SCENARIOS and
 # its case in the loop at the end.
@@ -78,6 +82,7 @@ MATRIX=(
 	"stock     linux-headers-6.12-amd64  shell"
 	"stock     linux-headers-amd64       dkms                     --timeout 300"
 	"stock     linux-headers-6.12-amd64  dkms                     --timeout 300"
+	"stock     linux-headers-6.12-amd64  readme                   --timeout 300"
 	"stock     linux-headers-6.12-rt-amd64 dkms                   --timeout 300"
 	"newer     linux-headers-amd64/trixie-backports dkms      --timeout 300"
 )
@@ -265,6 +270,14 @@ for row in "${MATRIX[@]}"; do
 			run_qemu "dkms-$kver" "$k" "$d" dkms "$@"
 		else
 			count 1 "dkms $kver"
+		fi ;;
+	readme)
+		d=$SNAPTRACE_OUT/build/readme-$kver
+		if "$SNAPTRACE_TOP/scripts/readme-module.sh" "/usr/src/linux-headers-$kver" "$d"; then
+			count 0 "readme module $kver"
+			run_qemu "readme-$kver" "$k" "$d" readme-module "$@"
+		else
+			count 1 "readme module $kver"
 		fi ;;
 	*) run_qemu "$boot-$kname" "$k" "$mods" "${boot//+/ }" "$@" ;;
 	esac

@@ -12,7 +12,7 @@
 # tests/scenarios/readme-module.sh's, which quotes them (checked here).
 #
 # OUTDIR gets snaptrace.ko as installed (decompressed) and mymod.ko, for
-# scripts/qemu-run.sh --modules OUTDIR --scenario
+# tests/qemu/qemu-run.sh --modules OUTDIR --scenario
 # tests/scenarios/readme-module.sh.
 #
 # Usage: readme-module.sh KDIR OUTDIR
