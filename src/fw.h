@@ -7,7 +7,8 @@
  *
  * None of these functions sleeps or allocates; any context. They read the
  * image and the table only inside the sizes given, and report what is wrong
- * with dev_err() (@dev may be NULL).
+ * with dev_err() (@dev may be NULL); an image without a resource table is
+ * not reported (-ENOENT): whether it boots is its platform's call.
  *
  * Alignment: none required. Every multi-byte field of the image, of the
  * table and of an entry is read with get_unaligned_le*() (the remotes write

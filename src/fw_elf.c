@@ -244,7 +244,8 @@ static int st_find_rsc_table(struct device *dev, const u8 *elf, size_t size,
  * business. The machine is not checked.
  *
  * Context: any; never sleeps, does not allocate.
- * Return: 0 with *@table_off and *@table_sz set; -ENOENT if the image has no
+ * Return: 0 with *@table_off and *@table_sz set; -ENOENT, without a message
+ * (as find_table(): some platforms boot such an image), if the image has no
  * section of that name (or no section names); -EINVAL if the image is
  * malformed or the section is empty, past the end of the image, has no file
  * contents or is smaller than the table header.
@@ -307,11 +308,9 @@ static int st_find_rsc_table(struct device *dev, const u8 *elf, size_t size,
 	ret = st_elf_parse(dev, elf, size, &e);
 	if (ret)
 		return ret;
-	if (!e.shnum || e.shstrndx == SHN_UNDEF) {
-		dev_err(dev, "image has no section names, so no %s\n",
-			ST_RSC_TABLE_NAME);
+	/* No message for no table: whether that is an error is the caller's call. */
+	if (!e.shnum || e.shstrndx == SHN_UNDEF)
 		return -ENOENT;
-	}
 
 	st_read_shdr(&e, e.shstrndx, &strtab_sh);
 	if (!st_in_file(strtab_sh.offset, strtab_sh.size, size)) {
@@ -355,7 +354,6 @@ static int st_find_rsc_table(struct device *dev, const u8 *elf, size_t size,
 		return 0;
 	}
 
-	dev_err(dev, "image has no %s section\n", ST_RSC_TABLE_NAME);
 	return -ENOENT;
 }
 
