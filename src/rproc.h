@@ -53,7 +53,9 @@ struct snaptrace_rproc;
  * struct snaptrace_rproc_ops - what a platform does for the core
  * @parse_fw: find the image's resource table and make rproc->table a
  *	private copy of it, or note where the remote has it loaded
- *	(@get_loaded_rsc_table copies it then); mirrors ops->parse_fw
+ *	(@get_loaded_rsc_table copies it then); mirrors ops->parse_fw. A
+ *	platform that boots an image without a table returns 0 and leaves
+ *	rproc->table NULL: no resources are handled
  * @get_loaded_rsc_table: once the platform memory is mapped, copy the
  *	table the remote has loaded into rproc->table (may be NULL: the
  *	image's table is the one used); mirrors ops->get_loaded_rsc_table

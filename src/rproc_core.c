@@ -133,7 +133,10 @@ static int st_handle_rsc(void *priv, u32 type, void *rsc, int offset, int avail)
 	return 0;
 }
 
-/* Walk the table with @handlers, as rproc_handle_resources(). */
+/*
+ * Walk the table with @handlers, as rproc_handle_resources(); an image
+ * without a table (its platform allowed that) has no resources.
+ */
 static int st_handle_resources(struct snaptrace_rproc *rproc,
 			       const st_rsc_handler_t *handlers, bool warn)
 {
@@ -143,6 +146,8 @@ static int st_handle_resources(struct snaptrace_rproc *rproc,
 		.warn = warn,
 	};
 
+	if (!rproc->table)
+		return 0;
 	return snaptrace_rsc_walk(rproc->dev, rproc->table, rproc->table_sz,
 				  st_handle_rsc, &w);
 }
@@ -294,6 +299,7 @@ int snaptrace_rproc_boot_image(struct snaptrace_rproc *rproc, const u8 *elf,
 	mutex_unlock(&rproc->lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_boot_image);
 
 /**
  * snaptrace_rproc_boot() - boot a remote, or take a reference on it
@@ -317,8 +323,9 @@ int snaptrace_rproc_boot_image(struct snaptrace_rproc *rproc, const u8 *elf,
  * Context: process context, may sleep. Takes the remote's lock.
  * Return: 0; -ENODEV if the remote is being destroyed; -EINVAL for no
  * firmware name or a bad image; -ENOENT for a missing file or no
- * resource table; -ENOMEM (also a carveout that does not fit its
- * registered region, as upstream); a sub-device hook's error.
+ * resource table (on a platform that requires one); -ENOMEM (also a
+ * carveout that does not fit its registered region, as upstream); a
+ * sub-device hook's error.
  */
 int snaptrace_rproc_boot(struct snaptrace_rproc *rproc)
 {

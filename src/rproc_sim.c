@@ -29,26 +29,41 @@
 /* The simulated core writes a log line this often. */
 #define ST_SIM_TICK_NS	(50 * NSEC_PER_MSEC)
 
-/* Platform memory layouts, as name:da:size regions joined by '+'. */
+/**
+ * struct st_sim_pdata - what a layout tells its remote's platform device,
+ *	as an upstream driver's of_device_id data tells it about its SoC
+ * @table_optional: an image without a .resource_table section boots, with
+ *	a warning and no resources, as the layout's upstream driver allows;
+ *	false: it is refused with -ENOENT, as the core's default parse_fw,
+ *	rproc_elf_load_rsc_table(), refuses it
+ */
+struct st_sim_pdata {
+	bool table_optional;
+};
+
+/*
+ * Platform memory layouts, as name:da:size regions joined by '+', and
+ * whether an image needs a resource table there (Documentation/remoteproc.rst).
+ * A layout given as regions needs one, as "default" does.
+ */
 static const struct {
 	const char *name;
 	const char *regions;
+	struct st_sim_pdata pdata;
 } st_layouts[] = {
 	{ "default", "sram:0x10000000:0x40000" },
-	/* STM32MP157 Cortex-M4: RETRAM and MCUSRAM */
-	{ "stm32mp157", "retram:0x0:0x10000+mcusram:0x10000000:0x60000" },
-	/* ZynqMP Cortex-R5: ATCM and BTCM */
-	{ "zynqmp-r5", "atcm:0x0:0x10000+btcm:0x20000:0x10000" },
+	/* STM32MP157 Cortex-M4: RETRAM and MCUSRAM; stm32_rproc_parse_fw() */
+	{ "stm32mp157", "retram:0x0:0x10000+mcusram:0x10000000:0x60000",
+	  { .table_optional = true } },
+	/* ZynqMP Cortex-R5: ATCM and BTCM; zynqmp_r5_parse_fw() */
+	{ "zynqmp-r5", "atcm:0x0:0x10000+btcm:0x20000:0x10000",
+	  { .table_optional = true } },
 };
 
 static int st_sim_parse_layout(struct snaptrace_rproc *rproc, const char *layout)
 {
 	char *s, *p, *region;
-	int i, ret = 0;
-
-	for (i = 0; i < ARRAY_SIZE(st_layouts); i++)
-		if (!strcmp(layout, st_layouts[i].name))
-			layout = st_layouts[i].regions;
+	int ret = 0;
 
 	s = kstrdup(layout, GFP_KERNEL);
 	if (!s)
@@ -174,13 +189,24 @@ static void st_sim_stop(struct snaptrace_rproc *rproc)
 	hrtimer_cancel(&rproc->core);
 }
 
+/*
+ * The image's resource table, copied. An image without one boots with no
+ * resources where the layout allows it, as stm32_rproc_parse_fw() and
+ * zynqmp_r5_parse_fw() let it; a table that is there but bad never boots.
+ */
 static int st_sim_parse_fw(struct snaptrace_rproc *rproc, const u8 *elf,
 			   size_t size)
 {
+	const struct st_sim_pdata *pdata = dev_get_platdata(rproc->dev);
 	size_t off, sz;
 	int ret;
 
 	ret = snaptrace_elf_find_rsc_table(rproc->dev, elf, size, &off, &sz);
+	if (ret == -ENOENT && pdata && pdata->table_optional) {
+		dev_warn(rproc->dev, "%s: no resource table found, booting without resources\n",
+			 rproc->firmware);
+		return 0;
+	}
 	if (ret) {
 		if (ret == -ENOENT)
 			dev_err(rproc->dev, "firmware %s has no .resource_table section\n",
@@ -266,7 +292,10 @@ static const struct snaptrace_rproc_ops st_sim_ops = {
  *
  * Registers a platform device "snaptrace-rproc.N" for it and allocates its
  * platform memory. The caller creates its debugfs files. As a platform
- * driver's probe calls rproc_alloc() and rproc_add().
+ * driver's probe calls rproc_alloc() and rproc_add(). On "stm32mp157" and
+ * "zynqmp-r5", as with their upstream drivers, an image without a
+ * resource table boots with a warning and no resources; elsewhere it is
+ * refused (-ENOENT).
  *
  * Context: process context, may sleep.
  * Return: the remote, or ERR_PTR(-EINVAL) for a bad layout, -ENOMEM, or
@@ -274,9 +303,10 @@ static const struct snaptrace_rproc_ops st_sim_ops = {
  */
 struct snaptrace_rproc *snaptrace_rproc_create(int index, const char *layout)
 {
+	struct st_sim_pdata pdata = { .table_optional = false };
 	struct platform_device *pdev;
 	struct snaptrace_rproc *rproc;
-	int ret;
+	int i, ret;
 
 	rproc = snaptrace_rproc_alloc(index, &st_sim_ops);
 	if (!rproc)
@@ -284,13 +314,21 @@ struct snaptrace_rproc *snaptrace_rproc_create(int index, const char *layout)
 	hrtimer_setup(&rproc->core, st_sim_tick, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL_HARD);
 
+	for (i = 0; i < ARRAY_SIZE(st_layouts); i++) {
+		if (!strcmp(layout, st_layouts[i].name)) {
+			layout = st_layouts[i].regions;
+			pdata = st_layouts[i].pdata;
+			break;
+		}
+	}
 	ret = st_sim_parse_layout(rproc, layout);
 	/* The layout regions only join the memory list while running. */
 	INIT_LIST_HEAD(&rproc->mems);
 	if (ret)
 		goto free;
 
-	pdev = platform_device_register_simple("snaptrace-rproc", index, NULL, 0);
+	pdev = platform_device_register_data(NULL, "snaptrace-rproc", index,
+					     &pdata, sizeof(pdata));
 	if (IS_ERR(pdev)) {
 		ret = PTR_ERR(pdev);
 		goto free;

@@ -94,6 +94,34 @@ st_check "its trace1 shows the remote's log" sh -c \
 	"sleep 0.3; grep -q 'hello from the remote' $R0/trace1"
 st_check "stop" sh -c "echo stop >$R0/state"
 
+# --- an image without a resource table: it boots where the layout's
+# upstream driver lets it (stm32mp157: stm32_rproc_parse_fw()), with one
+# warning and no resources, and is refused on "default"
+R1=$RP/remoteproc1
+NT=snaptrace/bad64/no-table.elf
+NT_WARN="snaptrace-rproc.1: $NT: no resource table found, booting without resources"
+dmesg -c >/dev/null
+echo $NT >$R0/firmware
+st_check_fails "no table: refused on the default layout" sh -c "echo start >$R0/state"
+st_expect_eq "... which stays offline" "offline" "$(cat $R0/state)"
+echo $NT >$R1/firmware
+echo disabled >$R1/recovery
+st_check "no table: starts on the stm32mp157 layout" sh -c "echo start >$R1/state"
+st_expect_eq "... running" "running" "$(cat $R1/state)"
+st_expect_eq "... with one warning naming the image" "1" "$(dmesg | grep -cF "$NT_WARN")"
+st_check "... resource_table says there is none" \
+	grep -qx 'No resource table found' $R1/resource_table
+st_check_fails "... no trace" test -e $R1/trace0
+st_check_fails "... no carveout or devmem" grep -qE 'Kind: (carveout|devmem)' $R1/carveout_memories
+st_check "... crash" sh -c "echo watchdog >$R1/crash"
+st_expect_eq "... crashed" "crashed" "$(cat $R1/state)"
+st_check "... recover" sh -c "echo recover >$R1/recovery"
+st_expect_eq "... running again" "running" "$(cat $R1/state)"
+st_expect_eq "... no second warning: one a boot" "1" "$(dmesg | grep -cF "$NT_WARN")"
+st_check "... stop" sh -c "echo stop >$R1/state"
+st_expect_eq "... offline" "offline" "$(cat $R1/state)"
+echo enabled >$R1/recovery
+
 # --- upstream's lifecycle through "state" (rproc_boot/shutdown/detach)
 echo snaptrace/example64.elf >$R0/firmware
 echo disabled >$R0/recovery
@@ -214,12 +242,20 @@ if [ -d $FX ]; then
 	st_check "stop it" sh -c "echo stop >$R2/state"
 	st_expect_eq "no sub-device left" "" "$(cat $R2/subdevs)"
 
-	echo snaptrace-fixtures/kv260_r5_zephyr-hello.elf >$R2/firmware
-	st_check_fails "an image without a resource table does not start" \
-		sh -c "echo start >$R2/state"
-	st_expect_eq "... the remote stays offline" "offline" "$(cat $R2/state)"
-	st_check "... with nothing allocated" sh -c "! grep -q Carveout $R2/carveout_memories"
+	echo snaptrace-fixtures/kv260_r5_zephyr-hello.elf >$R0/firmware
+	st_check_fails "an image without a resource table does not start on default" \
+		sh -c "echo start >$R0/state"
+	st_expect_eq "... the remote stays offline" "offline" "$(cat $R0/state)"
+	st_check "... with nothing allocated" sh -c "! grep -q Carveout $R0/carveout_memories"
 	st_check "... and a clear message" sh -c "dmesg | grep -q 'has no .resource_table section'"
+	echo snaptrace-fixtures/kv260_r5_zephyr-hello.elf >$R2/firmware
+	st_check "... but starts on zynqmp-r5, as zynqmp_r5_parse_fw() lets it" \
+		sh -c "echo start >$R2/state"
+	st_expect_eq "... running" "running" "$(cat $R2/state)"
+	st_check "... with a warning naming it" sh -c \
+		"dmesg | grep -qF 'kv260_r5_zephyr-hello.elf: no resource table found, booting without resources'"
+	st_check_fails "... and no trace" test -e $R2/trace0
+	st_check "stop it" sh -c "echo stop >$R2/state"
 
 	echo snaptrace-fixtures/zcu102-split_split_rpu0.elf >$R2/firmware
 	st_check_fails "an image whose table is smaller than its header does not start" \
