@@ -36,7 +36,7 @@
 /* The remote these tests create (others' suites use 100..135). */
 #define FI_RPROC_INDEX	150
 #define FI_RPROC_DIR	"snaptrace-kunit-faults"
-/* Its trace instances: "<remote name>-traceN" (src/rproc.c). */
+/* Its trace instances: "<remote name>-traceN" (src/rproc_trace.c). */
 #define FI_TRACE_INST	SNAPTRACE_DEBUGFS_NAME "/instances/snaptrace-rproc" \
 			__stringify(FI_RPROC_INDEX) "-trace"
 #define FI_FW		"snaptrace/example64.elf"

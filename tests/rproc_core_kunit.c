@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests for the remote processors' kernel API (include/snaptrace/
- * rproc.h, src/rproc.c): boot references, firmware changes, crash reports
+ * rproc.h, src/rproc_core.c, rproc_vdev.c): boot references, firmware changes, crash reports
  * from hardirq and with IRQs off, recovery, detach and attach, registered
  * carveouts and check_carveout_da(), sub-device hooks and their unwinding,
  * vdev entries as sub-devices.
@@ -648,7 +648,7 @@ static void registered_carveout_used_by_boot(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, 1);	/* placed, not allocated again */
 	KUNIT_EXPECT_PTR_EQ(test, snaptrace_rproc_da_to_va(rproc, SHARED_DA + 0x10, 4, &iomem),
 			    h.va + 0x10);
-	/* I/O memory would give NULL (attach_kunit's iomem cases cover it). */
+	/* I/O memory would give NULL (rproc_attach_kunit's iomem cases cover it). */
 	KUNIT_EXPECT_FALSE(test, iomem);
 	/* The whole registered region is mapped, not only the entry's length. */
 	KUNIT_EXPECT_NOT_NULL(test, snaptrace_rproc_da_to_va(rproc, SHARED_DA + 0x7000, 4, NULL));

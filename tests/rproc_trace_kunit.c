@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for the simulated remote processors (src/rproc.c): da_to_va,
- * the trace handler's contract, start/stop error paths, the crash
- * capture from hardirq context, and images without a resource table by
- * layout.
+ * KUnit tests for the simulated remote processors (src/rproc_trace.c,
+ * rproc_mem.c, rproc_sim.c): da_to_va, the trace handler's contract,
+ * start/stop error paths, the crash capture from hardirq context, and
+ * images without a resource table by layout.
  */
 #include <linux/completion.h>
 #include <linux/delay.h>
@@ -766,7 +766,7 @@ static size_t traces_max_len(struct snaptrace_rproc *rproc)
  * is ignored or crashes the recovered remote again; either way the remote
  * recovers, and every trace keeps a last copy with text in it.
  *
- * FINDS A BUG in src/rproc.c (intermittent, about 1 round in 20 under
+ * FOUND A BUG in the simulated remote (src/rproc_sim.c) (intermittent, about 1 round in 20 under
  * QEMU TCG, -smp 2): recovery's st_load() zeroes the trace buffers (their
  * NOLOAD sections are in a PT_LOAD segment with filesz 0), then
  * st_core_start() publishes RUNNING before the core's first tick writes a

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for remotes that boot on their own (src/rproc.c, the attach
+ * KUnit tests for remotes that boot on their own (src/rproc_attach.c, the attach
  * path that rproc_ivshmem.c drives): a fake shared memory stands for the
  * ivshmem BAR, an ELF32 image built here for the firmware, and the test
  * plays the remote: it "loads itself" by copying the table into the fake
