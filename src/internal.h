@@ -52,6 +52,13 @@ int snaptrace_write_type(struct snaptrace_buffer *buf, u16 type,
 			 const void *data, size_t len);
 void snaptrace_record_disable(struct snaptrace_buffer *buf);
 void snaptrace_record_enable(struct snaptrace_buffer *buf);
+struct snaptrace_buffer *snaptrace_buffer_alloc_cpu(size_t size,
+						    enum snaptrace_mode mode,
+						    int cpu);
+int snaptrace_buffer_home_cpu(struct snaptrace_buffer *buf);
+size_t snaptrace_size_total(struct snaptrace_buffer *buf);
+ssize_t snaptrace_ring_bytes(struct snaptrace_buffer *buf,
+			     enum snaptrace_which which, int cpu);
 
 /* ring.c, ring.h: the test hook (KUnit builds only; see Documentation/ring-buffer.rst) */
 /**

@@ -53,8 +53,12 @@ static void st_half_free(struct st_half *half)
 	kfree(half);
 }
 
-/* A half whose rings are open (live), or empty spares (@spare). */
-static struct st_half *st_half_alloc(unsigned long size, bool spare)
+/*
+ * A half whose rings are open (live), or empty spares (@spare): @size
+ * bytes on @home, size 0 and no data elsewhere; @size on every CPU if
+ * @home is -1.
+ */
+static struct st_half *st_half_alloc(unsigned long size, bool spare, int home)
 {
 	struct st_half *half;
 	int cpu;
@@ -68,17 +72,21 @@ static struct st_half *st_half_alloc(unsigned long size, bool spare)
 		goto fail;
 	for_each_possible_cpu(cpu) {
 		struct st_ring *r = per_cpu_ptr(half->rings, cpu);
+		unsigned long sz = st_ring_size(home, size, cpu);
 
-		/* Zeroed: a reader never sees stale kernel memory. */
-		r->data = vzalloc_node(size, cpu_to_node(cpu));
-		if (!r->data)
-			goto fail;
-		r->size = size;
-		r->mask = size - 1;
 		if (spare) {
 			atomic_long_set(&r->head, ST_SEAL | ST_SPARE | ST_PENDING);
 			atomic_long_set(&r->tail, ST_SEAL);
 		}
+		/* Size 0: no data, mask 0, always full (ring.h). */
+		if (!sz)
+			continue;
+		/* Zeroed: a reader never sees stale kernel memory. */
+		r->data = vzalloc_node(sz, cpu_to_node(cpu));
+		if (!r->data)
+			goto fail;
+		r->size = sz;
+		r->mask = sz - 1;
 	}
 	return half;
 
@@ -115,6 +123,36 @@ static unsigned long st_round_size(size_t size)
 	return roundup_pow_of_two(PAGE_ALIGN(size));
 }
 
+static struct snaptrace_buffer *st_buffer_alloc(size_t size_req,
+						enum snaptrace_mode mode,
+						int home)
+{
+	unsigned long size = st_round_size(size_req);
+	struct snaptrace_buffer *buf;
+	struct st_half *half;
+
+	if (!size || (mode != SNAPTRACE_OVERWRITE &&
+		      mode != SNAPTRACE_STOP_WHEN_FULL))
+		return ERR_PTR(-EINVAL);
+
+	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return ERR_PTR(-ENOMEM);
+	half = st_half_alloc(size, false, home);
+	if (!half) {
+		kfree(buf);
+		return ERR_PTR(-ENOMEM);
+	}
+	RCU_INIT_POINTER(buf->half[0], half);
+	snaptrace_ring_wait_init(buf);
+	buf->size = size;
+	buf->home_cpu = home;
+	buf->mode = mode;
+	buf->record_on = true;
+	mutex_init(&buf->lock);
+	return buf;
+}
+
 /**
  * snaptrace_buffer_alloc() - allocate a ring buffer
  * @size_per_cpu: bytes per CPU, rounded up to a power-of-two number of
@@ -131,31 +169,73 @@ static unsigned long st_round_size(size_t size)
 struct snaptrace_buffer *snaptrace_buffer_alloc(size_t size_per_cpu,
 						enum snaptrace_mode mode)
 {
-	unsigned long size = st_round_size(size_per_cpu);
-	struct snaptrace_buffer *buf;
-	struct st_half *half;
-
-	if (!size || (mode != SNAPTRACE_OVERWRITE &&
-		      mode != SNAPTRACE_STOP_WHEN_FULL))
-		return ERR_PTR(-EINVAL);
-
-	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
-	if (!buf)
-		return ERR_PTR(-ENOMEM);
-	half = st_half_alloc(size, false);
-	if (!half) {
-		kfree(buf);
-		return ERR_PTR(-ENOMEM);
-	}
-	RCU_INIT_POINTER(buf->half[0], half);
-	snaptrace_ring_wait_init(buf);
-	buf->size = size;
-	buf->mode = mode;
-	buf->record_on = true;
-	mutex_init(&buf->lock);
-	return buf;
+	return st_buffer_alloc(size_per_cpu, mode, -1);
 }
 EXPORT_SYMBOL_GPL(snaptrace_buffer_alloc);
+
+/**
+ * snaptrace_buffer_alloc_cpu() - allocate a ring buffer with room on one CPU
+ * @size: bytes of @cpu's ring, rounded as by snaptrace_buffer_alloc()
+ * @mode: %SNAPTRACE_OVERWRITE or %SNAPTRACE_STOP_WHEN_FULL
+ * @cpu: the home CPU, the only one whose rings get @size bytes
+ *
+ * As snaptrace_buffer_alloc(), but every other possible CPU's rings have
+ * size 0 and no memory: a write there is refused and counted as dropped
+ * (I2 in ring.h). The geometry is the buffer's: snaptrace_alloc_snapshot()
+ * and snaptrace_resize() keep it, and snaptrace_size_per_cpu() gives the
+ * home ring's size. Meant for a buffer written by one serialized writer
+ * from any CPU through snaptrace_reserve_on() (a remote's crash capture),
+ * which costs @size, or twice that with the spare, instead of that times
+ * every possible CPU. No upstream twin: ftrace's per-CPU buffers may be
+ * resized one by one (ring_buffer_resize() with a CPU), never to nothing.
+ *
+ * Context: process context, may sleep (GFP_KERNEL, vmalloc).
+ * Return: the buffer; ERR_PTR(-EINVAL) for a bad size, mode or CPU (not
+ * possible), -ENOMEM.
+ */
+struct snaptrace_buffer *snaptrace_buffer_alloc_cpu(size_t size,
+						    enum snaptrace_mode mode,
+						    int cpu)
+{
+	if (!st_cpu_valid(cpu))
+		return ERR_PTR(-EINVAL);
+	return st_buffer_alloc(size, mode, cpu);
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_buffer_alloc_cpu);
+
+/**
+ * snaptrace_buffer_home_cpu() - the CPU a one-CPU buffer has its room on
+ * @buf: the buffer
+ *
+ * Context: any. Never sleeps.
+ * Return: the home CPU given to snaptrace_buffer_alloc_cpu(), or -1 for a
+ * buffer with a ring of the same size on every possible CPU.
+ */
+int snaptrace_buffer_home_cpu(struct snaptrace_buffer *buf)
+{
+	return buf->home_cpu;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_buffer_home_cpu);
+
+/**
+ * snaptrace_size_total() - bytes of the live half's rings, all CPUs
+ * @buf: the buffer
+ *
+ * What ``buffer_total_size_kb`` shows (as ftrace's, the spare is not
+ * counted; it costs as much again when allocated): the size of each
+ * CPU's ring times the possible CPUs, or the home ring's size alone for
+ * a one-CPU buffer.
+ *
+ * Context: any. Never sleeps.
+ * Return: bytes.
+ */
+size_t snaptrace_size_total(struct snaptrace_buffer *buf)
+{
+	size_t size = READ_ONCE(buf->size);
+
+	return buf->home_cpu < 0 ? size * num_possible_cpus() : size;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_size_total);
 
 /**
  * snaptrace_buffer_free() - free a ring buffer and its spare
@@ -272,6 +352,7 @@ void snaptrace_record_disable(struct snaptrace_buffer *buf)
 {
 	atomic_inc(&buf->record_disabled);
 }
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_record_disable);
 
 /**
  * snaptrace_record_enable() - undo one snaptrace_record_disable()
@@ -285,6 +366,7 @@ void snaptrace_record_enable(struct snaptrace_buffer *buf)
 {
 	atomic_dec(&buf->record_disabled);
 }
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_record_enable);
 
 /**
  * snaptrace_set_stop_on_miss() - stop recording when a snapshot misses
@@ -301,11 +383,53 @@ void snaptrace_set_stop_on_miss(struct snaptrace_buffer *buf, bool stop)
 EXPORT_SYMBOL_GPL(snaptrace_set_stop_on_miss);
 
 /**
+ * snaptrace_ring_bytes() - the memory one CPU's ring of one half has
+ * @buf: the buffer
+ * @which: %SNAPTRACE_LIVE or %SNAPTRACE_SNAPSHOT
+ * @cpu: a possible CPU
+ *
+ * For tests of the geometry (snaptrace_buffer_alloc_cpu()): checks that
+ * the ring's size, mask and data agree.
+ *
+ * Context: process context, may sleep (takes the reader mutex).
+ * Return: the ring's bytes of data (0 for a ring of size 0); -EINVAL for a
+ * bad @cpu; -ENOENT if @which is the snapshot and no spare is allocated;
+ * -EIO if size, mask and data disagree.
+ */
+ssize_t snaptrace_ring_bytes(struct snaptrace_buffer *buf,
+			     enum snaptrace_which which, int cpu)
+{
+	struct st_half *half;
+	struct st_ring *r;
+	ssize_t ret;
+
+	if (!st_cpu_valid(cpu))
+		return -EINVAL;
+	mutex_lock(&buf->lock);
+	half = st_half_in(buf, st_state(buf), which);
+	if (half) {
+		r = per_cpu_ptr(half->rings, cpu);
+		ret = r->size;
+		if (!r->size ? r->data || r->mask :
+		    !r->data || r->mask != r->size - 1 ||
+		    r->size != half->size)
+			ret = -EIO;
+	} else {
+		ret = -ENOENT;
+	}
+	mutex_unlock(&buf->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_ring_bytes);
+
+/**
  * snaptrace_size_per_cpu() - size of each CPU's ring
  * @buf: the buffer
  *
  * Context: any. Never sleeps.
- * Return: bytes per CPU, as rounded by snaptrace_buffer_alloc().
+ * Return: bytes per CPU, as rounded by snaptrace_buffer_alloc(); for a
+ * one-CPU buffer (snaptrace_buffer_alloc_cpu()), of its home CPU's ring
+ * (the others have none).
  */
 size_t snaptrace_size_per_cpu(struct snaptrace_buffer *buf)
 {
@@ -320,7 +444,8 @@ EXPORT_SYMBOL_GPL(snaptrace_size_per_cpu);
  *
  * Allocates new rings for the live half and, if allocated, the spare, so
  * both keep the same geometry; then swaps them in and frees the old ones
- * once no writer is inside them. The contents of both halves and their
+ * once no writer is inside them. A one-CPU buffer stays one: @size_per_cpu
+ * is then its home ring's size. The contents of both halves and their
  * counters are discarded. On failure nothing changes. Mirrors
  * ring_buffer_resize() (which keeps contents; this one does not).
  *
@@ -340,12 +465,12 @@ int snaptrace_resize(struct snaptrace_buffer *buf, size_t size_per_cpu)
 		return -EINVAL;
 
 	mutex_lock(&buf->lock);
-	live = st_half_alloc(size, false);
+	live = st_half_alloc(size, false, buf->home_cpu);
 	if (!live)
 		goto nomem;
 	/* Whether there is a spare changes only under @lock. */
 	if (st_half_in(buf, st_state(buf), SNAPTRACE_SNAPSHOT)) {
-		spare = st_half_alloc(size, true);
+		spare = st_half_alloc(size, true, buf->home_cpu);
 		if (!spare)
 			goto nomem;
 		st_half_pair(live, spare);
@@ -382,7 +507,8 @@ EXPORT_SYMBOL_GPL(snaptrace_resize);
  * snaptrace_alloc_snapshot() - allocate the spare half, if not yet done
  * @buf: the buffer
  *
- * Allocates the spare with the live half's geometry, empty, and does
+ * Allocates the spare with the live half's geometry (one CPU's ring only
+ * for a buffer of snaptrace_buffer_alloc_cpu()), empty, and does
  * nothing else: no snapshot is taken. Idempotent: concurrent callers get
  * one allocation. Mirrors tracing_alloc_snapshot().
  *
@@ -399,7 +525,7 @@ int snaptrace_alloc_snapshot(struct snaptrace_buffer *buf)
 	mutex_lock(&buf->lock);
 	/* Without a spare no snapshot changes the roles: state is stable. */
 	if (!st_half_in(buf, st_state(buf), SNAPTRACE_SNAPSHOT)) {
-		spare = st_half_alloc(buf->size, true);
+		spare = st_half_alloc(buf->size, true, buf->home_cpu);
 		if (spare) {
 			st_lock_irqsave(buf, ST_LOCK_HALVES, &flags);
 			s = st_state(buf);

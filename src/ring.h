@@ -12,12 +12,17 @@
  * Each CPU has a byte ring of size 2^k pages in each of the buffer's two
  * halves (live and spare). Positions are byte offsets that only grow
  * (unsigned long, 64-bit); a position's place in the ring is pos & mask.
+ * A one-CPU buffer (snaptrace_buffer_alloc_cpu()) has that size on its
+ * home CPU only: every other CPU's rings have size 0, mask 0 and no data,
+ * and are always full (I2), so that no path dereferences their data.
  *
  *   tail <= commit <= head
  *
  *   head    the reservation word: position of the next byte to reserve,
  *           and in its low bits the ring's state (open, pending, spare).
- *           This CPU's writers reserve with a full cmpxchg; a snapshot on
+ *           This CPU's writers (or the one serialized writer of
+ *           snaptrace_reserve_on(), from any CPU, which takes their place:
+ *           ring-buffer.rst) reserve with a full cmpxchg; a snapshot on
  *           any CPU changes the state with a cmpxchg, so a reservation and
  *           the snapshot's cut are ordered by one word (R1 below).
  *   commit  bytes whose records are complete; only the outermost writer on
@@ -133,15 +138,15 @@ struct st_ring {
 	unsigned long start;	/* first position of the current epoch */
 	struct st_base base;	/* the counters when the epoch began */
 	struct st_ring *twin;	/* this CPU's ring of the other half, or NULL */
-	unsigned long size;
-	unsigned long mask;
-	u8 *data;
+	unsigned long size;	/* 0: a one-CPU buffer's other CPUs */
+	unsigned long mask;	/* size - 1, or 0 if size is 0 */
+	u8 *data;		/* NULL if size is 0 */
 };
 
 /* A set of per-CPU rings: the live half or the spare. */
 struct st_half {
 	struct st_ring __percpu *rings;
-	unsigned long size;		/* bytes per CPU */
+	unsigned long size;		/* bytes per CPU (home CPU's only) */
 	atomic_long_t resets;		/* clears and resets of this half */
 };
 
@@ -173,6 +178,7 @@ struct snaptrace_buffer {
 	struct irq_work wake_work;	/* wakes them: writers may be in NMI */
 	struct delayed_work poll_work;	/* bounds a lost wake-up of poll() */
 	wait_queue_head_t waitq;
+	int home_cpu;			/* the only CPU with room, or -1: all */
 };
 
 struct snaptrace_iter {
@@ -223,6 +229,12 @@ static inline bool st_cpu_valid(int cpu)
 	return cpu >= 0 && cpu < nr_cpu_ids && cpu_possible(cpu);
 }
 
+/* The bytes of @cpu's ring in each half of a buffer of @home, @size. */
+static inline unsigned long st_ring_size(int home, unsigned long size, int cpu)
+{
+	return home < 0 || cpu == home ? size : 0;
+}
+
 /*
  * Whether no record of @r (head @v) is still being written: commit at or
  * above head's position.
@@ -267,7 +279,12 @@ static inline unsigned long st_epoch_start(struct st_ring *r, unsigned long v)
 	 */
 	if ((long)(t - p) > 0)
 		p = t;
-	if (st_ring_settled(r, v))
+	/*
+	 * A ring of size 0 (a one-CPU buffer's other CPUs) has no multiple
+	 * of its size to go to (ALIGN() by 0 gives 0): it moves on by
+	 * ST_ALIGN, so that its positions still only grow (R1).
+	 */
+	if (r->size && st_ring_settled(r, v))
 		return ALIGN(p + 1, r->size);
 	return p + ST_ALIGN;
 }

@@ -592,8 +592,7 @@ static ssize_t st_total_size_read(struct file *filp, char __user *ubuf,
 				  size_t cnt, loff_t *ppos)
 {
 	return st_read_ulong(filp, ubuf, cnt, ppos,
-			     (snaptrace_size_per_cpu(st_target(filp)->buf) >> 10) *
-			     num_possible_cpus());
+			     snaptrace_size_total(st_target(filp)->buf) >> 10);
 }
 
 static const struct file_operations st_total_size_fops = {
