@@ -52,6 +52,8 @@ int snaptrace_write_type(struct snaptrace_buffer *buf, u16 type,
 			 const void *data, size_t len);
 void snaptrace_record_disable(struct snaptrace_buffer *buf);
 void snaptrace_record_enable(struct snaptrace_buffer *buf);
+void *snaptrace_reserve_on(struct snaptrace_buffer *buf, int cpu, u16 type,
+			   size_t len, struct snaptrace_reservation *res);
 struct snaptrace_buffer *snaptrace_buffer_alloc_cpu(size_t size,
 						    enum snaptrace_mode mode,
 						    int cpu);

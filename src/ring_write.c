@@ -18,10 +18,20 @@
 #include <linux/sched/clock.h>
 #include <linux/string.h>
 #include <asm/local.h>
+#include <kunit/visibility.h>
 
 #include <snaptrace/snaptrace.h>
 #include "internal.h"
 #include "ring.h"
+
+/*
+ * The CPU whose ring a writer writes: @cpu for snaptrace_reserve_on(), this
+ * one for every other writer (@cpu -1, a constant: it folds away).
+ */
+static __always_inline int st_ring_cpu(int cpu)
+{
+	return cpu < 0 ? smp_processor_id() : cpu;
+}
 
 /* ------------------------------------------------------------------ */
 /* Counting (I5) */
@@ -30,12 +40,15 @@
  * Count one event of the record at @pos, unless the ring was opened again
  * (a new epoch, starting above @pos) since: then it belongs to an epoch
  * that is gone. The cmpxchg fails if an opening's marker (st_open())
- * changed the counter after our look at start. This CPU only.
+ * changed the counter after our look at start. The ring's writer only
+ * (on its CPU, or the one writer of snaptrace_reserve_on()); the hook
+ * reports @cpu (st_ring_cpu()).
  */
 static __always_inline void st_count_local_at(struct snaptrace_buffer *buf,
 					      struct st_ring *r, local_t *cnt,
 					      unsigned long pos,
-					      enum snaptrace_test_step step)
+					      enum snaptrace_test_step step,
+					      int cpu)
 {
 	long c;
 
@@ -45,14 +58,14 @@ static __always_inline void st_count_local_at(struct snaptrace_buffer *buf,
 		if ((long)(pos - READ_ONCE(r->start)) < 0)
 			return;
 		if (step != ST_STEP_NR)
-			st_hook(buf, step, smp_processor_id());
+			st_hook(buf, step, st_ring_cpu(cpu));
 	} while (local_cmpxchg(cnt, c, c + 1) != c);
 }
 
 static __always_inline void st_count_local(struct st_ring *r, local_t *cnt,
 					   unsigned long pos)
 {
-	st_count_local_at(NULL, r, cnt, pos, ST_STEP_NR);
+	st_count_local_at(NULL, r, cnt, pos, ST_STEP_NR, -1);
 }
 
 /* Raise *@base to @v (bases only grow); this CPU only. */
@@ -101,9 +114,10 @@ static void st_unmark_atomic(atomic_long_t *cnt, unsigned long mark,
 /*
  * Open the live-pending or next ring @r (head @v) for this CPU's writers: a
  * new epoch starts (st_epoch_start()), emptied, with baselines for its
- * counters. Runs on @r's CPU, as a writer; an interrupt or NMI may open it
- * too in the middle: every step only raises a value, and the last one is a
- * cmpxchg on head.
+ * counters. Runs on @r's CPU, as a writer (or as the one writer of
+ * snaptrace_reserve_on(), @cpu the ring's CPU, -1 otherwise); an
+ * interrupt or NMI may open it too in the middle: every step only raises a
+ * value, and the last one is a cmpxchg on head.
  *
  * The baselines: a writer of an older epoch may be about to count its
  * record (st_count_local()); raising each counter by one (the marker)
@@ -111,12 +125,12 @@ static void st_unmark_atomic(atomic_long_t *cnt, unsigned long mark,
  * with the marker includes whatever was counted before.
  */
 static void st_open(struct snaptrace_buffer *buf, struct st_ring *r,
-		    unsigned long v)
+		    unsigned long v, int cpu)
 {
 	unsigned long s = st_epoch_start(r, v);
 	unsigned long mc, md, mo, mx, mr, t, flags;
 
-	st_hook(buf, ST_STEP_OPEN, smp_processor_id());
+	st_hook(buf, ST_STEP_OPEN, st_ring_cpu(cpu));
 	st_base_raise(&r->start, s);
 	smp_mb(); /* start before the markers (pairs with st_count_atomic()) */
 
@@ -168,7 +182,7 @@ static void st_open(struct snaptrace_buffer *buf, struct st_ring *r,
 	if (st_ring_settled(r, v))
 		st_local_raise(&r->commit, s);
 	smp_wmb(); /* the epoch before the open state (pairs with readers) */
-	st_hook(buf, ST_STEP_OPEN_LAST, smp_processor_id());
+	st_hook(buf, ST_STEP_OPEN_LAST, st_ring_cpu(cpu));
 	atomic_long_cmpxchg(&r->head, v, s);
 }
 
@@ -270,6 +284,18 @@ static __always_inline struct st_ring *st_live_ring(struct snaptrace_buffer *buf
 	return this_cpu_ptr(half->rings);
 }
 
+/* @cpu's ring of the live half; this CPU's if @cpu is -1. */
+static __always_inline struct st_ring *st_live_ring_on(struct snaptrace_buffer *buf,
+						       int cpu)
+{
+	struct st_half *half;
+
+	if (cpu < 0)
+		return st_live_ring(buf);
+	half = rcu_dereference_sched(buf->half[st_state(buf) & 1]);
+	return per_cpu_ptr(half->rings, cpu);
+}
+
 /*
  * @r is not open (head @h): find the ring this CPU's writers use now, and
  * open it if need be. Returns @r again after opening it (or when it
@@ -279,9 +305,11 @@ static __always_inline struct st_ring *st_live_ring(struct snaptrace_buffer *buf
  * recording until its cut. If that ring was empty (live-pending) and the
  * roles are published, the cut is taken here, by sealing it empty:
  * nothing is lost, and no writer ever waits for the snapshot to get there.
+ * @cpu is @r's CPU for snaptrace_reserve_on(), -1 for this CPU's writers.
  */
-static struct st_ring *st_writer_ring(struct snaptrace_buffer *buf,
-				      struct st_ring *r, long h)
+static __always_inline struct st_ring *
+__st_writer_ring(struct snaptrace_buffer *buf, struct st_ring *r, long h,
+		 int cpu)
 {
 	struct st_ring *tw = READ_ONCE(r->twin);
 	long th;
@@ -289,19 +317,19 @@ static struct st_ring *st_writer_ring(struct snaptrace_buffer *buf,
 	if (h & ST_SPARE) {
 		/* A snapshot: the live ring is its twin. */
 		if (WARN_ON_ONCE(!tw))
-			return st_live_ring(buf);
+			return st_live_ring_on(buf, cpu);
 		return tw;
 	}
 	/* Live-pending (ST_SEAL | ST_PENDING) or next (ST_PENDING). */
 	if (!tw) {
-		st_open(buf, r, h);
+		st_open(buf, r, h, cpu);
 		return r;
 	}
 	th = atomic_long_read(&tw->head);
 	if (!(th & ST_FLAGS))
 		return tw;		/* the former live ring, before its cut */
 	if (th & ST_SPARE) {
-		st_open(buf, r, h);
+		st_open(buf, r, h, cpu);
 		return r;
 	}
 	/*
@@ -322,10 +350,10 @@ static struct st_ring *st_writer_ring(struct snaptrace_buffer *buf,
 		 * roles are published meanwhile, its cut closes it and
 		 * st_open()'s last cmpxchg fails.
 		 */
-		if (lp == st_live_ring(buf)) {
+		if (lp == st_live_ring_on(buf, cpu)) {
 			if (lp != r)
 				return lp;	/* opened with its commit begun */
-			st_open(buf, r, h);
+			st_open(buf, r, h, cpu);
 			return r;
 		}
 		/*
@@ -339,10 +367,25 @@ static struct st_ring *st_writer_ring(struct snaptrace_buffer *buf,
 	 * Both alike: a snapshot from an NMI is completing one it
 	 * interrupted, and will seal the spare half's: open the live one.
 	 */
-	if (r != st_live_ring(buf))
-		return st_live_ring(buf);
-	st_open(buf, r, h);
+	if (r != st_live_ring_on(buf, cpu))
+		return st_live_ring_on(buf, cpu);
+	st_open(buf, r, h, cpu);
 	return r;
+}
+
+/* The slow path of this CPU's writers: out of line, as before. */
+static noinline struct st_ring *st_writer_ring(struct snaptrace_buffer *buf,
+					       struct st_ring *r, long h)
+{
+	return __st_writer_ring(buf, r, h, -1);
+}
+
+/* The slow path of snaptrace_reserve_on(), for @cpu's ring. */
+static noinline struct st_ring *st_writer_ring_on(struct snaptrace_buffer *buf,
+						  struct st_ring *r, long h,
+						  int cpu)
+{
+	return __st_writer_ring(buf, r, h, cpu);
 }
 
 enum st_reserve_err {
@@ -352,9 +395,16 @@ enum st_reserve_err {
 	ST_EFULL,
 };
 
+/*
+ * Reserve @len bytes in this CPU's ring of the live half (@cpu -1: every
+ * writer but one), or in @cpu's (snaptrace_reserve_on(): the caller is
+ * that ring's only writer, and recording's switches do not apply). With
+ * @cpu a constant -1 this folds to the code of this CPU's writers alone.
+ */
 static __always_inline void *
 st_reserve(struct snaptrace_buffer *buf, size_t len, u16 type,
-	   struct snaptrace_reservation *res, enum st_reserve_err *err)
+	   struct snaptrace_reservation *res, enum st_reserve_err *err,
+	   int cpu)
 {
 	unsigned long h, off, pad, end, total;
 	struct st_ring *r, *next;
@@ -372,20 +422,23 @@ st_reserve(struct snaptrace_buffer *buf, size_t len, u16 type,
 	 * a resize or free of a half waits for every writer inside it.
 	 */
 	preempt_disable_notrace();
-	if (unlikely(!READ_ONCE(buf->record_on) ||
-		     atomic_read(&buf->record_disabled))) {
+	if (cpu < 0 && unlikely(!READ_ONCE(buf->record_on) ||
+				atomic_read(&buf->record_disabled))) {
 		preempt_enable_notrace();
 		*err = ST_EOFF;
 		return NULL;
 	}
-	r = st_live_ring(buf);
-	st_hook(buf, ST_STEP_WRITE_LOOKUP, smp_processor_id());
+	r = st_live_ring_on(buf, cpu);
+	st_hook(buf, ST_STEP_WRITE_LOOKUP, st_ring_cpu(cpu));
 again:
 	st_start_commit(r);
 	h = atomic_long_read(&r->head);
 	for (;;) {
 		if (unlikely(h & ST_FLAGS)) {
-			next = st_writer_ring(buf, r, h);
+			if (cpu < 0)
+				next = st_writer_ring(buf, r, h);
+			else
+				next = st_writer_ring_on(buf, r, h, cpu);
 			if (next != r) {
 				st_end_commit(r);
 				r = next;
@@ -408,7 +461,7 @@ again:
 			 */
 			unsigned long now;
 
-			st_hook(buf, ST_STEP_WRITE_FULL, smp_processor_id());
+			st_hook(buf, ST_STEP_WRITE_FULL, st_ring_cpu(cpu));
 			now = atomic_long_read(&r->head);
 			if (now != h) {
 				h = now;
@@ -416,16 +469,16 @@ again:
 			}
 			goto full;
 		}
-		st_hook(buf, ST_STEP_WRITE_RESERVE, smp_processor_id());
+		st_hook(buf, ST_STEP_WRITE_RESERVE, st_ring_cpu(cpu));
 		/* R1: fails, with no side effect, if the ring was sealed. */
 		if (atomic_long_try_cmpxchg(&r->head, (long *)&h, end))
 			break;
 	}
-	st_hook(buf, ST_STEP_WRITE_RESERVED, smp_processor_id());
+	st_hook(buf, ST_STEP_WRITE_RESERVED, st_ring_cpu(cpu));
 
 	if ((long)(end - r->size - st_pos(atomic_long_read(&r->tail))) > 0) {
 		snaptrace_ring_push_tail(r, end - r->size, &r->overrun);
-		st_hook(buf, ST_STEP_WRITE_PUSHED, smp_processor_id());
+		st_hook(buf, ST_STEP_WRITE_PUSHED, st_ring_cpu(cpu));
 	}
 
 	if (pad) {
@@ -445,7 +498,7 @@ again:
 	return hdr + 1;
 
 full:
-	st_count_local_at(buf, r, &r->dropped, h, ST_STEP_COUNT_DROPPED);
+	st_count_local_at(buf, r, &r->dropped, h, ST_STEP_COUNT_DROPPED, cpu);
 	st_end_commit(r);
 	preempt_enable_notrace();
 	*err = ST_EFULL;
@@ -478,7 +531,7 @@ void *snaptrace_reserve(struct snaptrace_buffer *buf, size_t len,
 {
 	enum st_reserve_err err;
 
-	return st_reserve(buf, len, SNAPTRACE_REC_DATA, res, &err);
+	return st_reserve(buf, len, SNAPTRACE_REC_DATA, res, &err, -1);
 }
 EXPORT_SYMBOL_GPL(snaptrace_reserve);
 
@@ -501,8 +554,49 @@ void *snaptrace_reserve_type(struct snaptrace_buffer *buf, u16 type,
 {
 	enum st_reserve_err err;
 
-	return st_reserve(buf, len, type, res, &err);
+	return st_reserve(buf, len, type, res, &err, -1);
 }
+
+/**
+ * snaptrace_reserve_on() - reserve room for one record in a given CPU's ring
+ * @buf: the buffer
+ * @cpu: the ring's CPU (any possible CPU; the caller may run elsewhere)
+ * @type: an &enum snaptrace_rec_type
+ * @len: payload length in bytes, 1..%SNAPTRACE_MAX_PAYLOAD
+ * @res: filled in; pass it to snaptrace_commit()
+ *
+ * snaptrace_reserve() into @cpu's ring of the live half instead of this
+ * CPU's, for a buffer written by one writer at a time from whichever CPU
+ * it runs on: a remote's crash capture into a buffer of
+ * snaptrace_buffer_alloc_cpu() with @cpu its home CPU. It ignores
+ * recording's switches (snaptrace_record_on()/_off() and
+ * snaptrace_record_disable()): the caller keeps every other writer out
+ * with snaptrace_record_disable(), a count users cannot change. A snapshot
+ * may be taken from any CPU meanwhile, as for any writer; commit with
+ * snaptrace_commit() on the calling CPU. Why this is safe:
+ * Documentation/ring-buffer.rst, "Writing another CPU's ring". No
+ * upstream twin (ftrace writes only the running CPU's buffer).
+ *
+ * Context: any, NMI included. Never sleeps, never allocates, takes no
+ * lock. The caller guarantees that it is the only writer of @cpu's ring
+ * from reservation to commit (all writers of @buf serialized, e.g. under
+ * one lock), but for interrupts of the calling CPU that reserve and
+ * commit there in full (nesting, as for snaptrace_reserve()).
+ * Preemption stays disabled until the commit.
+ * Return: pointer to the payload (8-byte aligned), or NULL if @cpu is not
+ * possible, @len is 0 or too large, or there is no room (counted in
+ * &snaptrace_stats.dropped of @cpu, as for snaptrace_reserve()).
+ */
+void *snaptrace_reserve_on(struct snaptrace_buffer *buf, int cpu, u16 type,
+			   size_t len, struct snaptrace_reservation *res)
+{
+	enum st_reserve_err err;
+
+	if (!st_cpu_valid(cpu))
+		return NULL;
+	return st_reserve(buf, len, type, res, &err, cpu);
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_reserve_on);
 
 /**
  * snaptrace_commit() - make a reserved record visible
@@ -514,8 +608,8 @@ void *snaptrace_reserve_type(struct snaptrace_buffer *buf, u16 type,
  * before a snapshot becomes visible in the snapshot. Re-enables
  * preemption. Mirrors ring_buffer_unlock_commit().
  *
- * Context: the context that called snaptrace_reserve(), on the same CPU.
- * Never sleeps.
+ * Context: the context that called snaptrace_reserve() (or
+ * snaptrace_reserve_on()), on the same CPU. Never sleeps.
  */
 void snaptrace_commit(struct snaptrace_buffer *buf,
 		      struct snaptrace_reservation *res)
@@ -551,7 +645,7 @@ int snaptrace_write_type(struct snaptrace_buffer *buf, u16 type,
 	enum st_reserve_err err;
 	void *p;
 
-	p = st_reserve(buf, len, type, &res, &err);
+	p = st_reserve(buf, len, type, &res, &err, -1);
 	if (!p)
 		return err == ST_EINVAL ? -EINVAL : err == ST_EOFF ? -EBUSY : -ENOSPC;
 	memcpy(p, data, len);
