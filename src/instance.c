@@ -175,9 +175,10 @@ static struct snaptrace_instance *st_lookup(const char *name)
 	return NULL;
 }
 
-/* Make instance @name; st_inst_lock held. */
+/* Make instance @name, with room on @cpu only unless -1; st_inst_lock held. */
 static struct snaptrace_instance *st_instance_create(const char *name,
-						     size_t size_per_cpu)
+						     size_t size_per_cpu,
+						     int cpu)
 {
 	struct snaptrace_instance *inst;
 	int ret;
@@ -188,7 +189,12 @@ static struct snaptrace_instance *st_instance_create(const char *name,
 	strscpy(inst->name, name, sizeof(inst->name));
 	refcount_set(&inst->ref, 1);
 	atomic_set(&inst->stop_count, 0);
-	inst->buf = snaptrace_buffer_alloc(size_per_cpu, SNAPTRACE_OVERWRITE);
+	if (cpu < 0)
+		inst->buf = snaptrace_buffer_alloc(size_per_cpu,
+						   SNAPTRACE_OVERWRITE);
+	else
+		inst->buf = snaptrace_buffer_alloc_cpu(size_per_cpu,
+						       SNAPTRACE_OVERWRITE, cpu);
 	if (IS_ERR(inst->buf)) {
 		ret = PTR_ERR(inst->buf);
 		pr_err("instance %s: cannot allocate its buffer (%zu bytes per CPU): %d\n",
@@ -217,29 +223,8 @@ free_buf:
 	return ERR_PTR(ret);
 }
 
-/**
- * snaptrace_get_by_name() - look up or create a named instance
- * @name: the instance: 1..%SNAPTRACE_INSTANCE_NAME_MAX letters, digits,
- *	``_``, ``-`` or ``.``, not starting with ``.``; NULL for the default
- *	instance (the top-level buffer)
- * @size_per_cpu: bytes per CPU of a new instance's buffer, rounded as by
- *	snaptrace_buffer_alloc(); 0 for the module's buffer_size_kb. Ignored
- *	when the instance exists (snaptrace_resize() changes it).
- *
- * Returns the instance's buffer with a reference taken. A new instance
- * gets a buffer in overwrite mode, recording on, and the top level's files
- * under ``/sys/kernel/debug/snaptrace/instances/NAME/``. Drop the reference
- * with snaptrace_put(). Mirrors trace_array_get_by_name(), which returns
- * NULL on failure and leaves freeing to trace_array_destroy() or rmdir.
- *
- * Context: process context, may sleep (GFP_KERNEL, vmalloc, debugfs).
- * Takes st_inst_lock.
- * Return: the buffer; ERR_PTR(-EINVAL) for a bad name (with a pr_err());
- * -ENODEV if the module is not set up (or is being unloaded); -ENOMEM, or
- * the -E* of debugfs.
- */
-struct snaptrace_buffer *snaptrace_get_by_name(const char *name,
-					       size_t size_per_cpu)
+static struct snaptrace_buffer *st_get_by_name(const char *name,
+					       size_t size_per_cpu, int cpu)
 {
 	struct snaptrace_instance *inst;
 	int ret;
@@ -265,12 +250,71 @@ struct snaptrace_buffer *snaptrace_get_by_name(const char *name,
 		refcount_inc(&inst->ref);
 		goto out;
 	}
-	inst = st_instance_create(name, size_per_cpu ?: st_inst_size);
+	inst = st_instance_create(name, size_per_cpu ?: st_inst_size, cpu);
 out:
 	mutex_unlock(&st_inst_lock);
 	return IS_ERR(inst) ? ERR_CAST(inst) : inst->buf;
 }
+
+/**
+ * snaptrace_get_by_name() - look up or create a named instance
+ * @name: the instance: 1..%SNAPTRACE_INSTANCE_NAME_MAX letters, digits,
+ *	``_``, ``-`` or ``.``, not starting with ``.``; NULL for the default
+ *	instance (the top-level buffer)
+ * @size_per_cpu: bytes per CPU of a new instance's buffer, rounded as by
+ *	snaptrace_buffer_alloc(); 0 for the module's buffer_size_kb. Ignored
+ *	when the instance exists (snaptrace_resize() changes it).
+ *
+ * Returns the instance's buffer with a reference taken. A new instance
+ * gets a buffer in overwrite mode, recording on, and the top level's files
+ * under ``/sys/kernel/debug/snaptrace/instances/NAME/``. Drop the reference
+ * with snaptrace_put(). Mirrors trace_array_get_by_name(), which returns
+ * NULL on failure and leaves freeing to trace_array_destroy() or rmdir.
+ *
+ * Context: process context, may sleep (GFP_KERNEL, vmalloc, debugfs).
+ * Takes st_inst_lock.
+ * Return: the buffer; ERR_PTR(-EINVAL) for a bad name (with a pr_err());
+ * -ENODEV if the module is not set up (or is being unloaded); -ENOMEM, or
+ * the -E* of debugfs.
+ */
+struct snaptrace_buffer *snaptrace_get_by_name(const char *name,
+					       size_t size_per_cpu)
+{
+	return st_get_by_name(name, size_per_cpu, -1);
+}
 EXPORT_SYMBOL_GPL(snaptrace_get_by_name);
+
+/**
+ * snaptrace_get_by_name_cpu() - look up or create a named one-CPU instance
+ * @name: the instance, as for snaptrace_get_by_name(); not NULL
+ * @size: bytes of @cpu's ring of a new instance's buffer, rounded as by
+ *	snaptrace_buffer_alloc(); 0 for the module's buffer_size_kb. Ignored
+ *	when the instance exists.
+ * @cpu: the home CPU of a new instance's buffer (a possible CPU)
+ *
+ * snaptrace_get_by_name() with a buffer of snaptrace_buffer_alloc_cpu():
+ * a ring of @size on @cpu and none elsewhere, for a buffer that one
+ * serialized writer fills from any CPU with snaptrace_reserve_on() (a
+ * remote's crash capture). An existing instance is returned as it is,
+ * whatever its geometry: snaptrace_buffer_home_cpu() says where it has
+ * room (-1: on every CPU) and snaptrace_size_per_cpu() how much. The
+ * caller keeps other writers out with snaptrace_record_disable() (and
+ * undoes it with snaptrace_record_enable() before snaptrace_put()). Drop
+ * the reference with snaptrace_put(). No upstream twin.
+ *
+ * Context: process context, may sleep (GFP_KERNEL, vmalloc, debugfs).
+ * Takes st_inst_lock.
+ * Return: the buffer; ERR_PTR(-EINVAL) for a bad name, size or @cpu;
+ * -ENODEV if the module is not set up; -ENOMEM, or the -E* of debugfs.
+ */
+struct snaptrace_buffer *snaptrace_get_by_name_cpu(const char *name,
+						   size_t size, int cpu)
+{
+	if (!name || cpu < 0)
+		return ERR_PTR(-EINVAL);
+	return st_get_by_name(name, size, cpu);
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_get_by_name_cpu);
 
 /**
  * snaptrace_put() - drop a reference from snaptrace_get_by_name()

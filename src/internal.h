@@ -44,6 +44,8 @@ int snaptrace_instances_init(struct dentry *root, size_t size_per_cpu,
 			     enum snaptrace_mode mode);
 void snaptrace_instances_exit(void);
 struct snaptrace_buffer *snaptrace_default_buffer(void);
+struct snaptrace_buffer *snaptrace_get_by_name_cpu(const char *name,
+						   size_t size, int cpu);
 
 /* ring_write.c, ring.c */
 void *snaptrace_reserve_type(struct snaptrace_buffer *buf, u16 type,
