@@ -15,6 +15,7 @@
  * 0, so nothing fails but what fail_nth asks for). Without
  * CONFIG_FAILSLAB, or unarmed, every case skips, saying why.
  */
+#include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/firmware.h>
@@ -28,6 +29,7 @@
 
 #include <snaptrace/rproc.h>
 #include <snaptrace/snaptrace.h>
+#include "../src/internal.h"
 #include "../src/rproc.h"
 #include "st_kunit.h"
 
@@ -329,6 +331,43 @@ static void buffer_alloc(struct kunit *test)
 
 	fi_require_armed(test);
 	fi_walk(test, &fi_buffer_alloc_op, &buf);
+}
+
+/*
+ * snaptrace_buffer_alloc_cpu() and its spare: the rings of size 0 on the
+ * other CPUs are in both halves' failure paths.
+ */
+static int fi_buffer_alloc_cpu_call(struct fi_walk *w)
+{
+	struct snaptrace_buffer **bufp = w->ctx;
+	int ret;
+
+	*bufp = snaptrace_buffer_alloc_cpu(4 * SNAPTRACE_MIN_SIZE,
+					   SNAPTRACE_OVERWRITE,
+					   cpumask_last(cpu_online_mask));
+	if (IS_ERR(*bufp))
+		return PTR_ERR(*bufp);
+	ret = snaptrace_alloc_snapshot(*bufp);
+	if (ret) {
+		snaptrace_buffer_free(*bufp);
+		*bufp = NULL;
+	}
+	return ret;
+}
+
+static const struct fi_op fi_buffer_alloc_cpu_op = {
+	.name = "snaptrace_buffer_alloc_cpu()",
+	.call = fi_buffer_alloc_cpu_call,
+	.unchanged = fi_buffer_alloc_unchanged,
+	.undo = fi_buffer_alloc_undo,
+};
+
+static void buffer_alloc_cpu(struct kunit *test)
+{
+	struct snaptrace_buffer *buf = NULL;
+
+	fi_require_armed(test);
+	fi_walk(test, &fi_buffer_alloc_cpu_op, &buf);
 }
 
 /* snaptrace_alloc_snapshot(): the spare only. */
@@ -731,6 +770,7 @@ static void rproc_boot_registered_carveout(struct kunit *test)
 
 static struct kunit_case snaptrace_faults_cases[] = {
 	KUNIT_CASE(buffer_alloc),
+	KUNIT_CASE(buffer_alloc_cpu),
 	KUNIT_CASE(alloc_snapshot),
 	KUNIT_CASE(snapshot_alloc),
 	KUNIT_CASE_SLOW(resize_with_spare),
