@@ -209,7 +209,7 @@ static __always_inline void st_hook(struct snaptrace_buffer *buf,
 }
 #endif
 
-static inline long st_state(struct snaptrace_buffer *buf)
+static __always_inline long st_state(struct snaptrace_buffer *buf)
 {
 	return atomic_long_read(&buf->state);
 }
