@@ -192,6 +192,7 @@ struct snaptrace_rproc_attached {
  *	when the trace resource is handled, so a crash needs no allocation
  * @res: the capture's reservations, one per record of @len (allocated with
  *	@last), held open across its snapshot
+ * @last_cpu: the CPU whose ring of @last the captures write (its home CPU)
  * @has_last: @last holds a capture
  * @cursor: where the simulated core writes its next log line (offset)
  * @file: debugfs traceN
@@ -206,6 +207,7 @@ struct snaptrace_rproc_trace {
 	char name[SNAPTRACE_RSC_NAME_LEN + 1];
 	struct snaptrace_buffer *last;
 	struct snaptrace_reservation *res;
+	int last_cpu;
 	bool has_last;
 	u32 cursor;
 	struct dentry *file;

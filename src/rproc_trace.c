@@ -11,6 +11,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpumask.h>
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/device.h>
@@ -214,7 +215,8 @@ static struct snaptrace_buffer *st_trace_instance_get(struct snaptrace_rproc *rp
 			name[i] = '_';
 	if (name[0] == '.')
 		name[0] = '_';
-	buf = snaptrace_get_by_name(name, size);
+	buf = snaptrace_get_by_name_cpu(name, size,
+					cpumask_first(cpu_possible_mask));
 	if (IS_ERR(buf)) {
 		dev_err(rproc->dev, "trace%d: cannot create instance %s: %d\n",
 			index, name, (int)PTR_ERR(buf));
@@ -240,8 +242,11 @@ static struct snaptrace_buffer *st_trace_instance_get(struct snaptrace_rproc *rp
  * the trace must lie wholly inside the remote's memory (a region, a
  * carveout or a devmem) and have a non-zero length, and the memory for its
  * last copy is allocated now, so that a crash needs none: a named instance
- * of its own, "<remote>-trace<N>" (snaptrace_get_by_name()), with its
- * snapshot spare, dropped with snaptrace_put() when the remote stops.
+ * of its own, "<remote>-trace<N>", with room for the trace on one CPU
+ * only (snaptrace_get_by_name_cpu(): a capture is one writer, which
+ * writes that CPU's ring from wherever it runs, snaptrace_reserve_on()),
+ * and its snapshot spare, dropped with snaptrace_put() when the remote
+ * stops. Other writers are kept out (snaptrace_record_disable()).
  * Creates debugfs traceN and traceN_last.
  *
  * Context: process context, may sleep; the remote's lock is held.
@@ -308,6 +313,11 @@ int snaptrace_rproc_handle_trace(struct snaptrace_rproc *rproc, void *ptr,
 		kfree(trace);
 		return ret;
 	}
+	trace->last_cpu = snaptrace_buffer_home_cpu(trace->last);
+	if (trace->last_cpu < 0)	/* made by instances=: room on every CPU */
+		trace->last_cpu = cpumask_first(cpu_possible_mask);
+	/* Only the captures write it, with snaptrace_reserve_on(). */
+	snaptrace_record_disable(trace->last);
 	trace->rproc = rproc;
 	rproc->traces_len += rsc->len;
 	trace->index = rproc->num_traces++;
@@ -356,7 +366,8 @@ static bool st_capture_head(struct snaptrace_rproc *rproc,
 	n = scnprintf(head, sizeof(head), "%s trace%d: crash #%u (%s)",
 		      rproc->name, trace->index, READ_ONCE(rproc->crash_cnt),
 		      snaptrace_rproc_crash_name(READ_ONCE(rproc->crash_type)));
-	p = snaptrace_reserve_type(trace->last, SNAPTRACE_REC_MARKER, n, res);
+	p = snaptrace_reserve_on(trace->last, trace->last_cpu,
+				 SNAPTRACE_REC_MARKER, n, res);
 	if (!p)
 		return false;
 	memcpy(p, head, n);
@@ -400,8 +411,8 @@ static void st_capture(struct snaptrace_rproc *rproc,
 	nr++;
 	for (; off < trace->len && va[off]; off += n) {
 		n = min_t(u32, trace->len - off, SNAPTRACE_MAX_PAYLOAD);
-		p = snaptrace_reserve_type(trace->last, SNAPTRACE_REC_TEXT, n,
-					   &trace->res[nr]);
+		p = snaptrace_reserve_on(trace->last, trace->last_cpu,
+					 SNAPTRACE_REC_TEXT, n, &trace->res[nr]);
 		if (!p)
 			goto commit;
 		nr++;
@@ -413,8 +424,8 @@ static void st_capture(struct snaptrace_rproc *rproc,
 		}
 	}
 	if (!ended && last != '\n') {
-		p = snaptrace_reserve_type(trace->last, SNAPTRACE_REC_TEXT, 1,
-					   &trace->res[nr]);
+		p = snaptrace_reserve_on(trace->last, trace->last_cpu,
+					 SNAPTRACE_REC_TEXT, 1, &trace->res[nr]);
 		if (!p)
 			goto commit;
 		nr++;
@@ -456,8 +467,9 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_capture_traces);
  *
  * Copies the trace into its last copy, as the crash path does, but from
  * what may be I/O memory: up to %SNAPTRACE_RPROC_TRACE_MAX bytes, a record
- * at a time with a chance to reschedule in between, on one CPU (the last
- * copy's ring is sized for the whole trace on one CPU). For a platform
+ * at a time with a chance to reschedule in between, each into the last
+ * copy's ring of its home CPU whichever CPU this runs on (the one writer
+ * of that buffer: snaptrace_reserve_on()). For a platform
  * whose &snaptrace_rproc_ops.coredump queues the capture.
  *
  * Context: process context, may sleep; the traces must not go meanwhile
@@ -471,10 +483,9 @@ void snaptrace_rproc_capture_trace_slow(struct snaptrace_rproc *rproc,
 	u8 *p, c, last = '\n';	/* an empty text needs no end */
 	u32 off = 0, n;
 
-	migrate_disable();
 	snaptrace_reset(trace->last);
 	if (!st_capture_head(rproc, trace, &res))
-		goto out;
+		return;
 	snaptrace_commit(trace->last, &res);
 	for (; off < trace->len; off += n) {
 		/* In the mapping since the trace was handled: cannot fail. */
@@ -482,10 +493,10 @@ void snaptrace_rproc_capture_trace_slow(struct snaptrace_rproc *rproc,
 		    !c)
 			break;	/* the text ended with the last piece */
 		n = min_t(u32, trace->len - off, SNAPTRACE_MAX_PAYLOAD);
-		p = snaptrace_reserve_type(trace->last, SNAPTRACE_REC_TEXT, n,
-					   &res);
+		p = snaptrace_reserve_on(trace->last, trace->last_cpu,
+					 SNAPTRACE_REC_TEXT, n, &res);
 		if (!p)
-			goto out;
+			return;
 		if (snaptrace_rproc_read_da(rproc, (u64)trace->da + off, p, n))
 			memset(p, 0, n);
 		last = p[n - 1];
@@ -496,19 +507,15 @@ void snaptrace_rproc_capture_trace_slow(struct snaptrace_rproc *rproc,
 			break;
 	}
 	if (!ended && last != '\n') {
-		p = snaptrace_reserve_type(trace->last, SNAPTRACE_REC_TEXT, 1,
-					   &res);
+		p = snaptrace_reserve_on(trace->last, trace->last_cpu,
+					 SNAPTRACE_REC_TEXT, 1, &res);
 		if (!p)
-			goto out;
+			return;
 		*p = 0;
 		snaptrace_commit(trace->last, &res);
 	}
-	migrate_enable();
 	if (!snaptrace_snapshot(trace->last))
 		WRITE_ONCE(trace->has_last, true);
-	return;
-out:
-	migrate_enable();
 }
 
 /**
@@ -612,6 +619,7 @@ void snaptrace_rproc_trace_free(struct snaptrace_rproc *rproc)
 		debugfs_remove(trace->file);
 		debugfs_remove(trace->last_file);
 		list_del(&trace->node);
+		snaptrace_record_enable(trace->last);
 		snaptrace_put(trace->last);
 		kfree(trace->res);
 		kfree(trace);

@@ -59,6 +59,7 @@ static void free_traces(struct snaptrace_rproc *rproc)
 
 	list_for_each_entry_safe(t, tn, &rproc->traces, node) {
 		list_del(&t->node);
+		snaptrace_record_enable(t->last);
 		snaptrace_put(t->last);
 		kfree(t->res);
 		kfree(t);
@@ -517,7 +518,8 @@ static void crash_capture_while_trace_pipe_read(struct kunit *test)
 
 /*
  * Each trace's crash captures go to a named instance of its own,
- * "<remote>-trace<N>", with its spare allocated at start; it is dropped at
+ * "<remote>-trace<N>", with its spare allocated at start, room for the
+ * trace on one CPU only in both halves and no other writer; it is dropped at
  * stop. A smaller instance already holding the name refuses the start.
  */
 static void capture_instance_per_trace(struct kunit *test)
@@ -526,7 +528,8 @@ static void capture_instance_per_trace(struct kunit *test)
 	struct snaptrace_rproc_trace *t;
 	struct snaptrace_buffer *taken, *buf;
 	char name[64];	/* "snaptrace-rproc112-trace0" fits an instance name */
-	int ret;
+	ssize_t want;
+	int ret, cpu;
 
 	snprintf(name, sizeof(name), "%s-trace0", rproc->name);
 	/* The name taken by a buffer too small for the trace: refused. */
@@ -552,6 +555,19 @@ static void capture_instance_per_trace(struct kunit *test)
 		KUNIT_EXPECT_PTR_EQ(test, buf, t->last);
 		KUNIT_EXPECT_TRUE(test, snaptrace_snapshot_is_allocated(buf));
 		KUNIT_EXPECT_GE(test, snaptrace_size_per_cpu(buf), (size_t)t->len);
+		/* Room on one CPU only, in both halves; no other writer. */
+		KUNIT_EXPECT_EQ(test, t->last_cpu, (int)cpumask_first(cpu_possible_mask));
+		KUNIT_EXPECT_EQ(test, snaptrace_buffer_home_cpu(buf), t->last_cpu);
+		for_each_possible_cpu(cpu) {
+			want = cpu == t->last_cpu ? (ssize_t)snaptrace_size_per_cpu(buf) : 0;
+			KUNIT_EXPECT_EQ_MSG(test,
+					    snaptrace_ring_bytes(buf, SNAPTRACE_LIVE, cpu),
+					    want, "cpu %d", cpu);
+			KUNIT_EXPECT_EQ_MSG(test,
+					    snaptrace_ring_bytes(buf, SNAPTRACE_SNAPSHOT, cpu),
+					    want, "cpu %d", cpu);
+		}
+		KUNIT_EXPECT_EQ(test, snaptrace_write(buf, "x", 1), -EBUSY);
 		snaptrace_put(buf);
 	}
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_stop(rproc), 0);

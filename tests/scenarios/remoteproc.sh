@@ -44,6 +44,8 @@ st_check "devmem recorded" grep -q 'Kind: devmem' $R0/carveout_memories
 st_check "trace0 and trace1 exist" test -f $R0/trace0 -a -f $R0/trace1
 st_check_fails "no trace2" test -e $R0/trace2
 st_check "trace0's captures go to an instance of its own" test -f $ST_DIR/instances/snaptrace-rproc0-trace0/snapshot
+st_check_fails "which takes no other writer" sh -c \
+	"echo x >$ST_DIR/instances/snaptrace-rproc0-trace0/trace_marker"
 st_check_fails "whose snapshot is empty before a crash" sh -c \
 	"grep -v '^#' $ST_DIR/instances/snaptrace-rproc0-trace0/snapshot | grep -q ."
 sleep 0.5
