@@ -14,9 +14,14 @@
  * every other number follows from the API contract (16-byte record header,
  * payload rounded up to 8 bytes).
  */
+#include <linux/completion.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/err.h>
+#include <linux/ktime.h>
 #include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/workqueue.h>
@@ -620,6 +625,436 @@ static void ring_cpu_instance_reports_its_memory(struct kunit *test)
 	snaptrace_put(buf);
 }
 
+/* ---- a snapshot under way while another CPU writes the home ring ---- */
+
+#define ST_HOLD_NS	(10ULL * NSEC_PER_SEC)
+
+/* Spin (the caller is in a hook) until @release, at most ST_HOLD_NS. */
+static void st_cpu_hold(atomic_t *held, atomic_t *release, bool *timed_out)
+{
+	u64 end = ktime_get_ns() + ST_HOLD_NS;
+
+	atomic_set(held, 1);
+	while (!atomic_read(release)) {
+		if (ktime_get_ns() > end) {
+			*timed_out = true;
+			break;
+		}
+		cpu_relax();
+	}
+}
+
+/* Wait (sleeping, at most 10 s) until a hook holds its caller. */
+static bool st_cpu_wait_held(atomic_t *held)
+{
+	unsigned int i;
+
+	for (i = 0; i < 10000 && !atomic_read(held); i++)
+		usleep_range(500, 1000);
+	return atomic_read(held);
+}
+
+static void st_cpu_unpin(void *unused)
+{
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+}
+
+/* Pin this thread to @cpu until the test ends. */
+static void st_cpu_pin(struct kunit *test, int cpu)
+{
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_cpu_unpin,
+							NULL), 0);
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(cpu)), 0);
+	KUNIT_ASSERT_EQ(test, raw_smp_processor_id(), cpu);
+}
+
+/* Record @seq into @home's ring from this CPU; true if it was reserved. */
+static bool st_put_on(struct snaptrace_buffer *buf, int home, u32 seq)
+{
+	struct snaptrace_reservation res;
+	u8 *p;
+
+	p = snaptrace_reserve_on(buf, home, SNAPTRACE_REC_DATA, ST_CPU_LEN, &res);
+	if (!p)
+		return false;
+	st_payload_fill(p, ST_CPU_LEN, ST_MAGIC, home, seq);
+	snaptrace_commit(buf, &res);
+	return true;
+}
+
+/* No CPU but @home has anything in either half: not the writer's CPU either. */
+static void st_expect_only_home(struct kunit *test, struct snaptrace_buffer *buf,
+				int home)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		if (cpu == home)
+			continue;
+		st_expect_stats(test, buf, SNAPTRACE_LIVE, cpu, 0, 0, 0);
+		st_expect_stats(test, buf, SNAPTRACE_SNAPSHOT, cpu, 0, 0, 0);
+	}
+}
+
+/*
+ * A snapshot on the home CPU held at one of its steps (a kthread, with
+ * IRQs off there while held), while this thread, on another CPU, writes
+ * into the home ring with snaptrace_reserve_on().
+ */
+struct st_held_snap {
+	struct snaptrace_buffer *buf;
+	enum snaptrace_test_step step;
+	int home;		/* for ST_STEP_SNAP_SEALED: after this CPU's cut */
+	atomic_t held;
+	atomic_t release;
+	bool timed_out;
+	int ret;
+	struct completion done;
+};
+
+static struct st_held_snap *st_held_snap;
+
+static void st_held_snap_hook(struct snaptrace_buffer *buf,
+			      enum snaptrace_test_step step, int cpu)
+{
+	struct st_held_snap *c = READ_ONCE(st_held_snap);
+
+	if (!c || buf != c->buf || step != c->step ||
+	    (step == ST_STEP_SNAP_SEALED && cpu != c->home) ||
+	    atomic_read(&c->held))
+		return;
+	st_cpu_hold(&c->held, &c->release, &c->timed_out);
+}
+
+static void st_held_snap_unhook(void *unused)
+{
+	WRITE_ONCE(snaptrace_test_hook, NULL);
+	WRITE_ONCE(st_held_snap, NULL);
+	synchronize_rcu();
+}
+
+static int st_held_snapper(void *data)
+{
+	struct st_held_snap *c = data;
+
+	c->ret = snaptrace_snapshot(c->buf);
+	complete(&c->done);
+	return 0;
+}
+
+/* How the home CPU's live ring is when the held snapshot begins. */
+enum st_prep {
+	ST_PREP_OPEN,		/* open, records 0..9 in it */
+	ST_PREP_NEXT,		/* next: 0..9 went to a snapshot before */
+	ST_PREP_RESET,		/* live-pending: 0..9 reset away */
+};
+
+struct st_held_snap_param {
+	const char *name;
+	enum st_prep prep;
+	enum snaptrace_test_step step;
+	bool in_snapshot;	/* record 10 is reserved before the home cut */
+};
+
+static const struct st_held_snap_param st_held_snap_params[] = {
+	/* Fast path, then the former live ring before its cut (R2). */
+	{ "open ring, spare emptied", ST_PREP_OPEN, ST_STEP_SNAP_PENDED, true },
+	{ "open ring, roles published", ST_PREP_OPEN, ST_STEP_SNAP_PUBLISHED,
+	  true },
+	{ "open ring, home cut", ST_PREP_OPEN, ST_STEP_SNAP_SEALED, false },
+	/* Live-pending and next: opens the live-pending one, still live. */
+	{ "next ring, spare emptied", ST_PREP_NEXT, ST_STEP_SNAP_PENDED, true },
+	{ "reset ring, spare emptied", ST_PREP_RESET, ST_STEP_SNAP_PENDED, true },
+	/* Roles published: the writer takes the home cut, opens the new. */
+	{ "next ring, roles published", ST_PREP_NEXT, ST_STEP_SNAP_PUBLISHED,
+	  false },
+	{ "reset ring, roles published", ST_PREP_RESET, ST_STEP_SNAP_PUBLISHED,
+	  false },
+	{ "next ring, home cut", ST_PREP_NEXT, ST_STEP_SNAP_SEALED, false },
+};
+
+static void st_held_snap_param_desc(const struct st_held_snap_param *p,
+				    char *desc)
+{
+	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(st_held_snap, st_held_snap_params, st_held_snap_param_desc);
+
+/*
+ * A snapshot from the home CPU held at one of its steps; record 10 reserved
+ * meanwhile from another CPU with snaptrace_reserve_on(), record 11 after
+ * it. Record 10 lands in the snapshot if it was reserved before the home
+ * CPU's cut, else in the new live half; nothing lands anywhere else, the
+ * writer's CPU's rings included. A live ring that is not open (next after
+ * an earlier snapshot, live-pending after a reset) takes the writer
+ * through R2, which must decide on the home CPU's pair of rings.
+ */
+static void ring_cpu_reserve_on_while_snapshot_held(struct kunit *test)
+{
+	const struct st_held_snap_param *prm = test->param_value;
+	int home = st_cpu(), other;
+	struct snaptrace_buffer *buf;
+	struct st_held_snap *c;
+	struct task_struct *t;
+	unsigned int n_snap;
+	u32 i, first;
+
+	KUNIT_ASSERT_GE(test, num_online_cpus(), 2U);
+	other = st_cpu_other(home);
+	KUNIT_ASSERT_GE(test, other, 0);
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	buf = st_cpu_buf_new(test, ST_CPU_SIZE, SNAPTRACE_OVERWRITE, home);
+	KUNIT_ASSERT_EQ(test, snaptrace_alloc_snapshot(buf), 0);
+	snaptrace_record_disable(buf);
+	st_cpu_pin(test, other);
+
+	for (i = 0; i < 10; i++)
+		KUNIT_ASSERT_TRUE_MSG(test, st_put_on(buf, home, i), "record %u", i);
+	if (prm->prep == ST_PREP_NEXT) {
+		KUNIT_ASSERT_EQ(test, snaptrace_snapshot(buf), 0);
+		st_expect_records(test, buf, SNAPTRACE_SNAPSHOT, home, 10, 0);
+	} else if (prm->prep == ST_PREP_RESET) {
+		snaptrace_reset(buf);
+	}
+	if (prm->prep != ST_PREP_OPEN)
+		st_expect_stats(test, buf, SNAPTRACE_LIVE, home, 0, 0, 0);
+
+	c->buf = buf;
+	c->step = prm->step;
+	c->home = home;
+	init_completion(&c->done);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_held_snap_unhook,
+							NULL), 0);
+	WRITE_ONCE(st_held_snap, c);
+	WRITE_ONCE(snaptrace_test_hook, st_held_snap_hook);
+	t = st_kthread(st_held_snapper, c, home, "st_cpu_snap");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wake_up_process(t);
+	if (!st_cpu_wait_held(&c->held)) {
+		atomic_set(&c->release, 1);
+		wait_for_completion(&c->done);
+		put_task_struct(t);
+		KUNIT_FAIL(test, "the snapshot never reached the step");
+		return;
+	}
+
+	/* Record 10, from this CPU, while the snapshot is held. */
+	KUNIT_EXPECT_TRUE(test, st_put_on(buf, home, 10));
+	atomic_set(&c->release, 1);
+	wait_for_completion(&c->done);
+	put_task_struct(t);
+	st_held_snap_unhook(NULL);
+	KUNIT_EXPECT_FALSE(test, c->timed_out);
+	KUNIT_EXPECT_EQ(test, c->ret, 0);
+	KUNIT_EXPECT_TRUE(test, st_put_on(buf, home, 11));
+
+	first = prm->prep == ST_PREP_OPEN ? 0 : 10;
+	n_snap = (prm->in_snapshot ? 11 : 10) - first;
+	st_expect_records(test, buf, SNAPTRACE_SNAPSHOT, home, n_snap, first);
+	st_expect_stats(test, buf, SNAPTRACE_SNAPSHOT, home, n_snap, n_snap, 0);
+	if (prm->in_snapshot) {
+		st_expect_records(test, buf, SNAPTRACE_LIVE, home, 1, 11);
+		st_expect_stats(test, buf, SNAPTRACE_LIVE, home, 1, 1, 0);
+	} else {
+		st_expect_records(test, buf, SNAPTRACE_LIVE, home, 2, 10);
+		st_expect_stats(test, buf, SNAPTRACE_LIVE, home, 2, 2, 0);
+	}
+	st_expect_only_home(test, buf, home);
+	snaptrace_record_enable(buf);
+}
+
+/*
+ * A writer on another CPU (a kthread, snaptrace_reserve_on()) held after
+ * it looked up the home CPU's live ring; the test, on the home CPU, takes
+ * snapshots, and at one step of one of them (a hook, IRQs off there) lets
+ * the writer reserve record 0 and waits for its commit. The ring it
+ * looked up is then no longer the one to write: R2 must find the right
+ * one among the home CPU's pair of rings, never the writer's CPU's.
+ */
+struct st_held_wr {
+	struct snaptrace_buffer *buf;
+	int home;
+	atomic_t held;
+	atomic_t release;
+	bool timed_out;
+	bool reserved;
+	struct completion done;
+	/* the snapshots' steps, counted from the hook's installation */
+	unsigned int rounds;		/* ST_STEP_SNAP_SETTLED seen */
+	enum snaptrace_test_step act_step;
+	unsigned int act_round;		/* release the writer there; 0: after */
+	unsigned int nest_round;	/* nest a snapshot at its PUBLISHED */
+	bool acted;
+	bool nested;
+	int nested_rc;
+	bool act_timed_out;
+};
+
+static struct st_held_wr *st_held_wr;
+
+static void st_held_wr_hook(struct snaptrace_buffer *buf,
+			    enum snaptrace_test_step step, int cpu)
+{
+	struct st_held_wr *w = READ_ONCE(st_held_wr);
+	u64 end;
+
+	if (!w || buf != w->buf)
+		return;
+	if (step == ST_STEP_WRITE_LOOKUP && cpu == w->home &&
+	    !atomic_read(&w->held)) {
+		st_cpu_hold(&w->held, &w->release, &w->timed_out);
+		return;
+	}
+	if (step == ST_STEP_SNAP_SETTLED)
+		w->rounds++;
+	if (step == ST_STEP_SNAP_PUBLISHED && w->rounds == w->nest_round &&
+	    !w->nested) {
+		w->nested = true;
+		w->nested_rc = snaptrace_snapshot(buf);
+		return;
+	}
+	if (step == w->act_step && w->rounds == w->act_round && !w->acted) {
+		w->acted = true;
+		atomic_set(&w->release, 1);
+		end = ktime_get_ns() + ST_HOLD_NS;
+		while (!completion_done(&w->done)) {
+			if (ktime_get_ns() > end) {
+				w->act_timed_out = true;
+				break;
+			}
+			cpu_relax();
+		}
+	}
+}
+
+static void st_held_wr_unhook(void *unused)
+{
+	WRITE_ONCE(snaptrace_test_hook, NULL);
+	WRITE_ONCE(st_held_wr, NULL);
+	synchronize_rcu();
+}
+
+static int st_held_writer(void *data)
+{
+	struct st_held_wr *w = data;
+
+	w->reserved = st_put_on(w->buf, w->home, 0);
+	complete(&w->done);
+	return 0;
+}
+
+struct st_held_wr_param {
+	const char *name;
+	unsigned int snaps_before;	/* before the writer looks up */
+	unsigned int snaps_held;	/* taken while it is held */
+	enum snaptrace_test_step act_step;
+	unsigned int act_round;
+	unsigned int nest_round;
+	unsigned int rounds;		/* ST_STEP_SNAP_SETTLED in all */
+	bool in_snapshot;		/* record 0 ends in the snapshot */
+};
+
+static const struct st_held_wr_param st_held_wr_params[] = {
+	/* Its ring is a snapshot: the twin, next, is opened (R2). */
+	{ "looked up before a snapshot, reserving after it",
+	  0, 1, ST_STEP_NR, 0, 0, 1, false },
+	/*
+	 * Its ring is next, the twin live-pending and still live: that one
+	 * is opened, and cut by the snapshot.
+	 */
+	{ "looked up two snapshots back, reserving with the spare emptied",
+	  0, 2, ST_STEP_SNAP_PENDED, 2, 0, 2, true },
+	/* Its ring live-pending, roles published: it takes the cut itself. */
+	{ "looked up when next, reserving with the roles published",
+	  1, 1, ST_STEP_SNAP_PUBLISHED, 1, 0, 1, false },
+	/*
+	 * A snapshot nested in one that published the roles settled the new
+	 * live ring: both alike; the live one is opened, and cut by the
+	 * nested snapshot.
+	 */
+	{ "looked up when next, reserving with both rings alike",
+	  1, 1, ST_STEP_SNAP_SETTLED, 2, 1, 2, true },
+};
+
+static void st_held_wr_param_desc(const struct st_held_wr_param *p, char *desc)
+{
+	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(st_held_wr, st_held_wr_params, st_held_wr_param_desc);
+
+static void ring_cpu_reserve_on_looked_up_before_snapshot(struct kunit *test)
+{
+	const struct st_held_wr_param *prm = test->param_value;
+	int home = st_cpu(), other;
+	struct st_held_wr *w;
+	struct task_struct *t;
+	unsigned int i;
+
+	KUNIT_ASSERT_GE(test, num_online_cpus(), 2U);
+	other = st_cpu_other(home);
+	KUNIT_ASSERT_GE(test, other, 0);
+	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	w->buf = st_cpu_buf_new(test, ST_CPU_SIZE, SNAPTRACE_OVERWRITE, home);
+	KUNIT_ASSERT_EQ(test, snaptrace_alloc_snapshot(w->buf), 0);
+	snaptrace_record_disable(w->buf);
+	w->home = home;
+	w->act_step = prm->act_step;
+	w->act_round = prm->act_round;
+	w->nest_round = prm->nest_round;
+	init_completion(&w->done);
+	/* The snapshots run here, on the home CPU; the writer on the other. */
+	st_cpu_pin(test, home);
+	for (i = 0; i < prm->snaps_before; i++)
+		KUNIT_ASSERT_EQ(test, snaptrace_snapshot(w->buf), 0);
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_held_wr_unhook,
+							NULL), 0);
+	WRITE_ONCE(st_held_wr, w);
+	WRITE_ONCE(snaptrace_test_hook, st_held_wr_hook);
+	t = st_kthread(st_held_writer, w, other, "st_cpu_writer");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wake_up_process(t);
+	if (!st_cpu_wait_held(&w->held)) {
+		atomic_set(&w->release, 1);
+		wait_for_completion(&w->done);
+		put_task_struct(t);
+		KUNIT_FAIL(test, "the writer never reached its lookup");
+		return;
+	}
+	for (i = 0; i < prm->snaps_held; i++)
+		KUNIT_EXPECT_EQ(test, snaptrace_snapshot(w->buf), 0);
+	atomic_set(&w->release, 1);
+	wait_for_completion(&w->done);
+	put_task_struct(t);
+	st_held_wr_unhook(NULL);
+
+	KUNIT_EXPECT_FALSE(test, w->timed_out);
+	KUNIT_EXPECT_FALSE(test, w->act_timed_out);
+	KUNIT_EXPECT_EQ(test, w->acted, prm->act_round != 0);
+	KUNIT_EXPECT_EQ(test, w->nested, prm->nest_round != 0);
+	KUNIT_EXPECT_EQ(test, w->nested_rc, 0);
+	KUNIT_EXPECT_EQ(test, w->rounds, prm->rounds);
+	KUNIT_EXPECT_TRUE_MSG(test, w->reserved, "record 0 refused");
+
+	if (prm->in_snapshot) {
+		st_expect_records(test, w->buf, SNAPTRACE_SNAPSHOT, home, 1, 0);
+		st_expect_stats(test, w->buf, SNAPTRACE_SNAPSHOT, home, 1, 1, 0);
+		st_expect_records(test, w->buf, SNAPTRACE_LIVE, home, 0, 0);
+		st_expect_stats(test, w->buf, SNAPTRACE_LIVE, home, 0, 0, 0);
+	} else {
+		st_expect_records(test, w->buf, SNAPTRACE_SNAPSHOT, home, 0, 0);
+		st_expect_stats(test, w->buf, SNAPTRACE_SNAPSHOT, home, 0, 0, 0);
+		st_expect_records(test, w->buf, SNAPTRACE_LIVE, home, 1, 0);
+		st_expect_stats(test, w->buf, SNAPTRACE_LIVE, home, 1, 1, 0);
+	}
+	st_expect_only_home(test, w->buf, home);
+	snaptrace_record_enable(w->buf);
+}
+
 static struct kunit_case snaptrace_ring_cpu_cases[] = {
 	KUNIT_CASE(ring_cpu_alloc_rejects_bad_args),
 	KUNIT_CASE(ring_cpu_memory_on_home_only),
@@ -631,6 +1066,10 @@ static struct kunit_case snaptrace_ring_cpu_cases[] = {
 	KUNIT_CASE(ring_cpu_reserve_on_wraps_exactly),
 	KUNIT_CASE(ring_cpu_readers_over_empty_rings),
 	KUNIT_CASE(ring_cpu_instance_reports_its_memory),
+	KUNIT_CASE_PARAM(ring_cpu_reserve_on_while_snapshot_held,
+			 st_held_snap_gen_params),
+	KUNIT_CASE_PARAM(ring_cpu_reserve_on_looked_up_before_snapshot,
+			 st_held_wr_gen_params),
 	{}
 };
 
