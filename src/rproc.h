@@ -396,6 +396,8 @@ struct snaptrace_rproc *snaptrace_rproc_alloc(int index,
 					      const struct snaptrace_rproc_ops *ops);
 void snaptrace_rproc_add(struct snaptrace_rproc *rproc);
 void snaptrace_rproc_free(struct snaptrace_rproc *rproc);
+int snaptrace_rproc_table_check(struct snaptrace_rproc *rproc, int ret,
+				size_t sz);
 int snaptrace_rproc_boot_image(struct snaptrace_rproc *rproc, const u8 *elf,
 			       size_t size);
 void snaptrace_rproc_resumed(struct snaptrace_rproc *rproc);

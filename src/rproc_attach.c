@@ -265,17 +265,9 @@ static int st_attach_parse_fw(struct snaptrace_rproc *rproc, const u8 *elf,
 
 	ret = snaptrace_elf_find_loaded_rsc_table(rproc->dev, elf, size, &off,
 						  &sz, &da);
-	if (ret) {
-		if (ret == -ENOENT)
-			dev_err(rproc->dev, "firmware %s has no .resource_table section\n",
-				rproc->firmware);
+	ret = snaptrace_rproc_table_check(rproc, ret, sz);
+	if (ret)
 		return ret;
-	}
-	if (sz > SNAPTRACE_RSC_TABLE_MAX) {
-		dev_err(rproc->dev, "resource table of %zu bytes: more than %u\n",
-			sz, SNAPTRACE_RSC_TABLE_MAX);
-		return -EINVAL;
-	}
 	if (da > U32_MAX) {
 		dev_err(rproc->dev, "the .resource_table of %s is at 0x%llx, past 4 GiB: the remote cannot have it there\n",
 			rproc->firmware, da);

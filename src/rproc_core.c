@@ -91,6 +91,39 @@ static int st_go(struct snaptrace_rproc *rproc, int fail_state)
 	return ret;
 }
 
+/**
+ * snaptrace_rproc_table_check() - the checks every parse_fw makes of a table
+ * @rproc: the remote
+ * @ret: what the ELF parser returned when it looked for the table
+ * @sz: the table's size in bytes, if @ret is 0
+ *
+ * Says, on the remote's device, why an image's resource table is refused:
+ * there is none (the parser returns -ENOENT without a word, as upstream's
+ * find_table(); rproc_elf_load_rsc_table() then says "no resource table
+ * found"), or it is larger than %SNAPTRACE_RSC_TABLE_MAX. A platform that
+ * boots without a table checks -ENOENT before it calls this.
+ *
+ * Context: process context.
+ * Return: 0 if the table may be used; @ret if the parser failed; -EINVAL
+ * if it is too large.
+ */
+int snaptrace_rproc_table_check(struct snaptrace_rproc *rproc, int ret,
+				size_t sz)
+{
+	if (ret) {
+		if (ret == -ENOENT)
+			dev_err(rproc->dev, "firmware %s has no .resource_table section\n",
+				rproc->firmware);
+		return ret;
+	}
+	if (sz > SNAPTRACE_RSC_TABLE_MAX) {
+		dev_err(rproc->dev, "resource table of %zu bytes: more than %u\n",
+			sz, SNAPTRACE_RSC_TABLE_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /*
  * Resource handlers by type, as upstream's rproc_loading_handlers[]: the
  * memory first, in a walk of its own, so that a trace is checked against

@@ -207,17 +207,9 @@ static int st_sim_parse_fw(struct snaptrace_rproc *rproc, const u8 *elf,
 			 rproc->firmware);
 		return 0;
 	}
-	if (ret) {
-		if (ret == -ENOENT)
-			dev_err(rproc->dev, "firmware %s has no .resource_table section\n",
-				rproc->firmware);
+	ret = snaptrace_rproc_table_check(rproc, ret, sz);
+	if (ret)
 		return ret;
-	}
-	if (sz > SNAPTRACE_RSC_TABLE_MAX) {
-		dev_err(rproc->dev, "resource table of %zu bytes: more than %u\n",
-			sz, SNAPTRACE_RSC_TABLE_MAX);
-		return -EINVAL;
-	}
 	rproc->table = kmemdup(elf + off, sz, GFP_KERNEL);
 	if (!rproc->table)
 		return -ENOMEM;

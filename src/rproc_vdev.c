@@ -343,3 +343,4 @@ void snaptrace_rproc_vdev_free(struct snaptrace_rproc *rproc)
 	}
 	rproc->vdevs = 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_vdev_free);
