@@ -24,6 +24,7 @@
 #include <snaptrace/rsc_table.h>
 #include <snaptrace/snaptrace.h>
 #include "../src/rproc.h"
+#include "st_kunit.h"
 
 /* The fake shared memory, as the remote sees it. */
 #define MEM_DA		0x40000000U
@@ -126,21 +127,7 @@ static void att_build(struct att *a)
 	struct elf32_shdr *sh = (void *)(a->img + IMG_SHOFF);
 
 	memset(a->img, 0, sizeof(a->img));
-	memcpy(eh->e_ident, ELFMAG, SELFMAG);
-	eh->e_ident[EI_CLASS] = ELFCLASS32;
-	eh->e_ident[EI_DATA] = ELFDATA2LSB;
-	eh->e_ident[EI_VERSION] = EV_CURRENT;
-	eh->e_type = ET_EXEC;
-	eh->e_machine = EM_ARM;
-	eh->e_version = EV_CURRENT;
-	eh->e_phoff = IMG_PHOFF;
-	eh->e_shoff = IMG_SHOFF;
-	eh->e_ehsize = sizeof(*eh);
-	eh->e_phentsize = sizeof(*ph);
-	eh->e_phnum = 1;
-	eh->e_shentsize = sizeof(*sh);
-	eh->e_shnum = 3;
-	eh->e_shstrndx = 2;
+	st_elf32_hdr_init(eh, IMG_SHOFF, 3);
 
 	ph->p_type = a->seg_type;
 	ph->p_offset = IMG_TBLOFF;

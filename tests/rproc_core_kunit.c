@@ -716,18 +716,6 @@ static struct snaptrace_fw_rsc_vdev *vdev_entry(struct kunit *test, u8 n)
 	return v;
 }
 
-static void free_vdevs(struct snaptrace_rproc *rproc)
-{
-	struct snaptrace_rproc_vdev *v, *vn;
-
-	list_for_each_entry_safe(v, vn, &rproc->vdev_list, node) {
-		list_del(&v->node);
-		list_del(&v->subdev.node);
-		kfree(v);
-	}
-	rproc->vdevs = 0;
-}
-
 /* rproc_handle_vdev() and rproc_parse_vring()'s checks; notify ids given. */
 static void handle_vdev_contract(struct kunit *test)
 {
@@ -773,7 +761,7 @@ static void handle_vdev_contract(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, list_last_entry(&rproc->subdevs,
 						  struct snaptrace_rproc_subdev, node),
 			    &rv->subdev);
-	free_vdevs(rproc);
+	snaptrace_rproc_vdev_free(rproc);
 	mutex_unlock(&rproc->lock);
 }
 

@@ -1021,22 +1021,8 @@ static u8 *no_table_image(struct kunit *test, const struct no_table_case *c)
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, img);
-	memcpy(eh->e_ident, ELFMAG, SELFMAG);
-	eh->e_ident[EI_CLASS] = ELFCLASS32;
-	eh->e_ident[EI_DATA] = ELFDATA2LSB;
-	eh->e_ident[EI_VERSION] = EV_CURRENT;
-	eh->e_type = ET_EXEC;
-	eh->e_machine = EM_ARM;
-	eh->e_version = EV_CURRENT;
+	st_elf32_hdr_init(eh, NT_SH_OFF, c->bad_table ? 4 : 3);
 	eh->e_entry = c->da;
-	eh->e_phoff = sizeof(*eh);
-	eh->e_shoff = NT_SH_OFF;
-	eh->e_ehsize = sizeof(*eh);
-	eh->e_phentsize = sizeof(*ph);
-	eh->e_phnum = 1;
-	eh->e_shentsize = sizeof(*sh);
-	eh->e_shnum = c->bad_table ? 4 : 3;
-	eh->e_shstrndx = 2;
 
 	ph->p_type = PT_LOAD;
 	ph->p_offset = NT_SEG_OFF;

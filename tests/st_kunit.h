@@ -275,4 +275,7 @@ struct st_snap_timer *st_snap_timer_start(struct kunit *test,
 					  u64 period_ns, unsigned int max);
 void st_snap_timer_stop(struct st_snap_timer *tm);
 
+struct elf32_hdr;
+void st_elf32_hdr_init(struct elf32_hdr *eh, u32 shoff, u16 shnum);
+
 #endif /* _SNAPTRACE_ST_KUNIT_H */
