@@ -51,8 +51,9 @@ set -euo pipefail
 # A new boot is a new line; a new kind of run, a name for SCENARIOS and
 # its case in the loop at the end.
 #
-# The debug kernels (KASAN, UBSAN, lockdep, kmemleak, fault injection) run
-# everything, in two boots: snaptrace_faults (KUnit) and the faults
+# The debug kernels (KASAN, UBSAN, lockdep, kmemleak, fault injection, and
+# upstream's remoteproc, which the RT one has too) run everything, in two
+# boots: snaptrace_faults (KUnit) and the faults
 # scenario fail allocations, so vmalloc's reports are expected there
 # (--faults), and in that boot only. The PREEMPT_RT one
 # runs the KUnit suites and the remote processors (raw paths, hardirq
@@ -66,11 +67,11 @@ SKIP_NOFAILSLAB='no CONFIG_FAILSLAB'
 SKIP_RT="$SKIP_NOFAILSLAB|PREEMPT_RT: |ok [0-9]+ inject_chain_task_softirq_hardirq_nmi # SKIP"
 MATRIX=(
 	# KERNEL   SOURCE                    SCENARIOS                OPTIONS
-	"debug-7.3 7.3:kunit+faults          kunit+faults             --faults --timeout 3300"
-	"debug     6.12:kunit+faults         kunit+faults             --faults --timeout 3300"
-	"debug-7.3 7.3:kunit+faults          tracefs+remoteproc+cycle --timeout 1800"
-	"debug     6.12:kunit+faults         tracefs+remoteproc+cycle --timeout 1800"
-	"rt        6.12:kunit+rt             kunit+remoteproc         --timeout 1500 --allow-skip '$SKIP_RT'"
+	"debug-7.3 7.3:kunit+remoteproc+faults  kunit+faults          --faults --timeout 3300"
+	"debug     6.12:kunit+remoteproc+faults kunit+faults          --faults --timeout 3300"
+	"debug-7.3 7.3:kunit+remoteproc+faults  tracefs+remoteproc+cycle --timeout 1800"
+	"debug     6.12:kunit+remoteproc+faults tracefs+remoteproc+cycle --timeout 1800"
+	"rt        6.12:kunit+remoteproc+rt  kunit+remoteproc         --timeout 1500 --allow-skip '$SKIP_RT'"
 	"clang     6.12:kunit+clang          kunit                    --timeout 900 --allow-skip '$SKIP_NOFAILSLAB'"
 	"kcsan     6.12:kunit+kcsan          kunit                    --timeout 900 --kcsan --allow-skip '$SKIP_NOFAILSLAB'"
 	"newer     linux-headers-amd64/trixie-backports smoke+tracefs+remoteproc+demo --timeout 900"
