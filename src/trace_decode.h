@@ -46,6 +46,8 @@ enum snaptrace_tfmt {
  * @lost_lines: lines lost to wrapping, when @lost_known
  * @lost_known: the convention tells how many lines were lost (libmetal's
  *	counters do; a wrapped Zephyr console does not)
+ * @size: bytes of the buffer decoded: snaptrace_trace_show() clips the
+ *	spans to it, so that it never reads outside the buffer
  */
 struct snaptrace_tdec {
 	enum snaptrace_tfmt fmt;
@@ -56,6 +58,7 @@ struct snaptrace_tdec {
 	} span[2];
 	u64 lost_lines;
 	bool lost_known;
+	u32 size;
 };
 
 int snaptrace_trace_decode(const void *buf, size_t size,

@@ -1,0 +1,1251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the decoder of remote trace buffers (src/trace_decode.c).
+ *
+ * The buffers are written by models of the firmware writers, each a line
+ * for line transcription of the upstream code it names: Zephyr's
+ * ram_console_out(), the Xilinx OpenAMP applications' rsc_trace_logger()
+ * and rsc_trace_putchar(), STM32Cube's log_buff(). Every expected span,
+ * count and text is worked out by hand in the comments (stream offsets,
+ * then buffer offsets), not taken from the decoder.
+ */
+#include <linux/kernel.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <kunit/test.h>
+
+#include "../src/trace_decode.h"
+#include "st_kunit.h"
+
+/* ---- the writers ---- */
+
+/*
+ * Zephyr's RAM console: a buffer of SIZE + 1 bytes (the last one stays
+ * NUL), pos = (pos + 1) % SIZE.
+ */
+struct td_zcon {
+	u8 *buf;
+	u32 size;	/* CONFIG_RAM_CONSOLE_BUFFER_SIZE */
+	u32 pos;
+};
+
+static void td_zputs(struct td_zcon *z, const char *s)
+{
+	for (; *s; s++) {
+		z->buf[z->pos] = *s;
+		z->pos = (z->pos + 1) % z->size;
+	}
+}
+
+/* Zephyr log lines of 29 bytes: "[00:00:00.iii,000] line iii\r\n". */
+#define TD_ZLINE 29
+
+static void td_zline(struct td_zcon *z, unsigned int i)
+{
+	char line[40];
+
+	snprintf(line, sizeof(line), "[00:00:00.%03u,000] line %03u\r\n", i, i);
+	td_zputs(z, line);
+}
+
+static u8 *td_zcon_init(struct kunit *test, struct td_zcon *z, u32 size)
+{
+	z->buf = kunit_kzalloc(test, size + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, z->buf);
+	z->size = size;
+	z->pos = 0;
+	return z->buf;
+}
+
+/* libmetal's circular log (rsc_trace_putchar(), rsc_trace_logger()). */
+struct td_lm {
+	u8 *buf;
+	u32 len, pos, cnt;
+	bool ticks;	/* the FreeRTOS variant: "ts cnt L%u " */
+	u32 tick;
+};
+
+static void td_lm_putchar(struct td_lm *l, char c)
+{
+	if (l->pos >= l->len)
+		l->pos = 0;
+	l->buf[l->pos++] = c;
+}
+
+static void td_lm_log(struct td_lm *l, unsigned int level, const char *msg)
+{
+	char rec[128];
+	int len;
+
+	if (l->ticks)
+		len = snprintf(rec, sizeof(rec), "%u %u L%u ", l->tick, l->cnt,
+			       level);
+	else
+		len = snprintf(rec, sizeof(rec), "%u L%u ", l->cnt, level);
+	l->cnt++;
+	snprintf(rec + len, sizeof(rec) - len, "%s", msg);
+	for (len = 0; rec[len] && len < sizeof(rec); len++)
+		td_lm_putchar(l, rec[len]);
+}
+
+static u8 *td_lm_init(struct kunit *test, struct td_lm *l, u32 len)
+{
+	memset(l, 0, sizeof(*l));
+	l->buf = kunit_kzalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, l->buf);
+	l->len = len;
+	return l->buf;
+}
+
+/* STM32Cube's log_buff(): a NUL after each character. */
+struct td_st {
+	u8 *buf;
+	u32 sz;		/* SYSTEM_TRACE_BUF_SZ */
+	u32 offset;
+};
+
+static void td_st_puts(struct td_st *s, const char *str)
+{
+	for (; *str; str++) {
+		if (s->offset + 1 >= s->sz)
+			s->offset = 0;
+		s->buf[s->offset] = *str;
+		s->buf[s->offset++ + 1] = '\0';
+	}
+}
+
+/* Lines of 7 bytes: "line-N\n", N one digit; more digits make them longer. */
+static void td_st_lines(struct td_st *s, unsigned int from, unsigned int to)
+{
+	char line[16];
+
+	for (; from < to; from++) {
+		snprintf(line, sizeof(line), "line-%u\n", from % 10);
+		td_st_puts(s, line);
+	}
+}
+
+static u8 *td_st_init(struct kunit *test, struct td_st *s, u32 sz)
+{
+	s->buf = kunit_kzalloc(test, sz, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s->buf);
+	s->sz = sz;
+	s->offset = 0;
+	return s->buf;
+}
+
+/* ---- decoding and showing ---- */
+
+struct td_res {
+	struct snaptrace_tdec dec;
+	const u8 *copy;
+	char *out;
+};
+
+/* Every span inside [0, size), the two apart, a result never AUTO. */
+static void td_expect_sane(struct kunit *test, const struct snaptrace_tdec *d,
+			   size_t size)
+{
+	u64 e0 = (u64)d->span[0].off + d->span[0].len;
+	u64 e1 = (u64)d->span[1].off + d->span[1].len;
+
+	KUNIT_EXPECT_NE(test, d->fmt, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_LT(test, (unsigned int)d->fmt, (unsigned int)SNAPTRACE_TFMT_NR);
+	KUNIT_EXPECT_EQ(test, (size_t)d->size, size);
+	KUNIT_EXPECT_LE(test, e0, (u64)size);
+	KUNIT_EXPECT_LE(test, e1, (u64)size);
+	if (d->span[1].len) {
+		KUNIT_EXPECT_GT(test, d->span[0].len, 0U);
+		KUNIT_EXPECT_TRUE(test, e1 <= d->span[0].off ||
+				  d->span[1].off >= e0);
+	}
+	if (!d->wrapped)
+		KUNIT_EXPECT_EQ(test, d->span[1].len, 0U);
+}
+
+/* What snaptrace_trace_show() prints, NUL-terminated. */
+static char *td_show(struct kunit *test, const void *buf,
+		     const struct snaptrace_tdec *dec)
+{
+	struct seq_file *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	size_t cap = 4 * (size_t)dec->size + 128;
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	m->buf = kunit_kzalloc(test, cap + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m->buf);
+	m->size = cap;
+	snaptrace_trace_show(m, buf, dec);
+	KUNIT_EXPECT_FALSE(test, seq_has_overflowed(m));
+	KUNIT_EXPECT_LE(test, m->count, cap);
+	m->buf[min(m->count, cap)] = '\0';
+	return m->buf;
+}
+
+/*
+ * Decode @size bytes of @buf with @fmt, from a copy of exactly @size bytes
+ * (KASAN sees any read past it), and show the result.
+ */
+static void td_run(struct kunit *test, struct td_res *r, const void *buf,
+		   size_t size, enum snaptrace_tfmt fmt)
+{
+	u8 *copy = kunit_kmalloc(test, size ?: 1, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, copy);
+	if (size)
+		memcpy(copy, buf, size);
+	KUNIT_ASSERT_EQ(test, snaptrace_trace_decode(copy, size, fmt, &r->dec), 0);
+	td_expect_sane(test, &r->dec, size);
+	if (fmt != SNAPTRACE_TFMT_AUTO)
+		KUNIT_EXPECT_EQ(test, r->dec.fmt, fmt);
+	r->copy = copy;
+	r->out = td_show(test, copy, &r->dec);
+}
+
+/* The spans, exactly. */
+static void td_expect_spans(struct kunit *test, const struct snaptrace_tdec *d,
+			    u32 o0, u32 l0, u32 o1, u32 l1)
+{
+	KUNIT_EXPECT_EQ(test, d->span[0].off, o0);
+	KUNIT_EXPECT_EQ(test, d->span[0].len, l0);
+	KUNIT_EXPECT_EQ(test, d->span[1].off, o1);
+	KUNIT_EXPECT_EQ(test, d->span[1].len, l1);
+}
+
+/* The lost lines, exactly. */
+static void td_expect_lost(struct kunit *test, const struct snaptrace_tdec *d,
+			   bool known, u64 n)
+{
+	KUNIT_EXPECT_EQ(test, d->lost_known, known);
+	KUNIT_EXPECT_EQ(test, d->lost_lines, n);
+}
+
+#define TD_UNKNOWN "[snaptrace: wrapped, lines lost unknown]\n"
+
+/* Zephyr lines @from to @to - 1 as shown ("\r\n" printed as "\n"). */
+static char *td_zlines(struct kunit *test, unsigned int from, unsigned int to)
+{
+	char *s = kunit_kzalloc(test, (to - from) * TD_ZLINE + 1, GFP_KERNEL);
+	size_t n = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	for (; from < to; from++)
+		n += sprintf(s + n, "[00:00:00.%03u,000] line %03u\n", from, from);
+	return s;
+}
+
+/* libmetal records @from to @to - 1 ("%u L7 ping\r\n") as shown. */
+static char *td_lmlines(struct kunit *test, const char *head, unsigned int from,
+			unsigned int to, bool ticks)
+{
+	char *s = kunit_kzalloc(test, strlen(head) + (to - from) * 24 + 1,
+				GFP_KERNEL);
+	size_t n;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	n = sprintf(s, "%s", head);
+	for (; from < to; from++) {
+		if (ticks)
+			n += sprintf(s + n, "%u ", 1000 + 10 * from);
+		n += sprintf(s + n, "%u L7 ping\n", from);
+	}
+	return s;
+}
+
+/* ---- plain, empty, full ---- */
+
+static void plain_text(struct kunit *test)
+{
+	static const char text[16] = "hello\nworld\n";
+	struct td_res r;
+
+	td_run(test, &r, text, sizeof(text), SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_PLAIN);
+	KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 0, 12, 0, 0);
+	td_expect_lost(test, &r.dec, true, 0);
+	KUNIT_EXPECT_STREQ(test, r.out, "hello\nworld\n");
+}
+
+static void empty_buffers(struct kunit *test)
+{
+	static const u8 zeros[16];
+	struct snaptrace_tdec dec;
+	struct td_res r;
+
+	/* No buffer at all. */
+	KUNIT_ASSERT_EQ(test, snaptrace_trace_decode(NULL, 0, SNAPTRACE_TFMT_AUTO,
+						     &dec), 0);
+	KUNIT_EXPECT_EQ(test, dec.fmt, SNAPTRACE_TFMT_PLAIN);
+	KUNIT_EXPECT_FALSE(test, dec.wrapped);
+	td_expect_spans(test, &dec, 0, 0, 0, 0);
+	KUNIT_EXPECT_STREQ(test, td_show(test, NULL, &dec), "");
+	KUNIT_ASSERT_EQ(test, snaptrace_trace_decode(NULL, 0, SNAPTRACE_TFMT_ZEPHYR,
+						     &dec), 0);
+	KUNIT_EXPECT_EQ(test, dec.fmt, SNAPTRACE_TFMT_ZEPHYR);
+	KUNIT_EXPECT_FALSE(test, dec.wrapped);
+	td_expect_spans(test, &dec, 0, 0, 0, 0);
+
+	/* All NUL: every convention reads nothing, none wrapped. */
+	for (dec.fmt = SNAPTRACE_TFMT_AUTO; dec.fmt < SNAPTRACE_TFMT_NR; dec.fmt++) {
+		td_run(test, &r, zeros, sizeof(zeros), dec.fmt);
+		KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
+		td_expect_spans(test, &r.dec, 0, 0, 0, 0);
+		KUNIT_EXPECT_STREQ(test, r.out, "");
+	}
+	td_run(test, &r, zeros, sizeof(zeros), SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_PLAIN);
+
+	/* One byte, NUL. */
+	td_run(test, &r, zeros, 1, SNAPTRACE_TFMT_AUTO);
+	td_expect_spans(test, &r.dec, 0, 0, 0, 0);
+	KUNIT_EXPECT_STREQ(test, r.out, "");
+}
+
+static void full_without_nul(struct kunit *test)
+{
+	static const char text[16] = "0123456789abcdef";
+	struct td_res r;
+
+	/* No convention recognised: upstream's reading, the whole buffer. */
+	td_run(test, &r, text, sizeof(text), SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_PLAIN);
+	KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 0, 16, 0, 0);
+	KUNIT_EXPECT_STREQ(test, r.out, "0123456789abcdef\n");
+
+	/* The same with a trailing NUL (a Zephyr console's extra byte). */
+	td_run(test, &r, "0123456789abcdef", 17, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_PLAIN);
+	td_expect_spans(test, &r.dec, 0, 16, 0, 0);
+	KUNIT_EXPECT_STREQ(test, r.out, "0123456789abcdef\n");
+
+	/* One byte. */
+	td_run(test, &r, "x", 1, SNAPTRACE_TFMT_AUTO);
+	td_expect_spans(test, &r.dec, 0, 1, 0, 0);
+	KUNIT_EXPECT_STREQ(test, r.out, "x\n");
+}
+
+/* ---- Zephyr ---- */
+
+static void zephyr_unwrapped(struct kunit *test)
+{
+	struct td_zcon z;
+	struct td_res r;
+	u8 *buf = td_zcon_init(test, &z, 128);
+
+	/* Three lines, 87 bytes, then the zeroes of .bss. */
+	td_zline(&z, 0);
+	td_zline(&z, 1);
+	td_zline(&z, 2);
+	td_run(test, &r, buf, 129, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_ZEPHYR);
+	KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 0, 87, 0, 0);
+	td_expect_lost(test, &r.dec, true, 0);
+	KUNIT_EXPECT_STREQ(test, r.out, td_zlines(test, 0, 3));
+
+	/* printk() only, no timestamps: the banner tells it is Zephyr. */
+	buf = td_zcon_init(test, &z, 128);
+	td_zputs(&z, "*** Booting Zephyr OS build v3.6.0 ***\r\nHello World! stm32mp157c_dk2\r\n");
+	td_run(test, &r, buf, 129, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_ZEPHYR);
+	KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 0, 70, 0, 0);
+	KUNIT_EXPECT_STREQ(test, r.out,
+			   "*** Booting Zephyr OS build v3.6.0 ***\nHello World! stm32mp157c_dk2\n");
+}
+
+/*
+ * Wrapped once, inside a line; trace len SIZE (Zephyr's own resource
+ * table). SIZE 128, lines 0-5 (stream 0-174): pos 46. Buffer [0, 46) =
+ * stream [128, 174): the tail of line 4 (from its byte 12), line 5 at 17.
+ * [46, 128) = stream [46, 128): the tail of line 1 (from its byte 17, at
+ * 46-57), lines 2 and 3 at 58 and 87, the head of line 4 at 116. Oldest:
+ * line 2 (the smallest timestamp, after line 5's); the tail of line 1 before
+ * it has no timestamp: dropped. Spans [58, 128) and [0, 46).
+ */
+static void zephyr_wrapped_in_line(struct kunit *test)
+{
+	struct td_zcon z;
+	struct td_res r;
+	u8 *buf = td_zcon_init(test, &z, 128);
+	unsigned int i;
+
+	for (i = 0; i < 6; i++)
+		td_zline(&z, i);
+	KUNIT_ASSERT_EQ(test, z.pos, 46U);
+	td_run(test, &r, buf, 128, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_ZEPHYR);
+	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 58, 70, 0, 46);
+	td_expect_lost(test, &r.dec, false, 0);
+	KUNIT_EXPECT_STREQ(test, r.out,
+			   st_fmt(test, "%s%s", TD_UNKNOWN, td_zlines(test, 2, 6)));
+}
+
+/*
+ * Wrapped at a line boundary, trace len SIZE + 1 (the stm32mp157c-dk2
+ * image's geometry: len 0x401 for a 1 KiB console). SIZE 116 (4 lines),
+ * lines 0-5 (174 bytes): pos 58. [0, 58) = lines 4, 5; [58, 116) = lines 2,
+ * 3; byte 116 NUL. Oldest: line 2; the line before it (5) has a timestamp.
+ */
+static void zephyr_wrapped_at_boundary(struct kunit *test)
+{
+	struct td_zcon z;
+	struct td_res r;
+	u8 *buf = td_zcon_init(test, &z, 116);
+	unsigned int i;
+
+	for (i = 0; i < 6; i++)
+		td_zline(&z, i);
+	KUNIT_ASSERT_EQ(test, z.pos, 58U);
+	td_run(test, &r, buf, 117, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_ZEPHYR);
+	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 58, 58, 0, 58);
+	td_expect_lost(test, &r.dec, false, 0);
+	KUNIT_EXPECT_STREQ(test, r.out,
+			   st_fmt(test, "%s%s", TD_UNKNOWN, td_zlines(test, 2, 6)));
+
+	/* Lines 0-7 (232 bytes) into 116: pos 0, the oldest line at 0. */
+	td_zline(&z, 6);
+	td_zline(&z, 7);
+	KUNIT_ASSERT_EQ(test, z.pos, 0U);
+	td_run(test, &r, buf, 117, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_ZEPHYR);
+	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 0, 116, 0, 0);
+	KUNIT_EXPECT_STREQ(test, r.out,
+			   st_fmt(test, "%s%s", TD_UNKNOWN, td_zlines(test, 4, 8)));
+}
+
+/*
+ * Wrapped many times: SIZE 128, lines 0-99 (2900 bytes): pos 2900 % 128 =
+ * 84; the buffer holds stream [2772, 2900), stream s at (s - 2772 + 84) %
+ * 128. Line k starts at 29k: line 95 (2755) is cut, its tail [2772, 2784)
+ * at 84-95; line 96 (2784) at 96; line 97 (2813) at 125, across the end;
+ * lines 98, 99 at 26, 55, up to 84.
+ */
+static void zephyr_wrapped_many(struct kunit *test)
+{
+	struct td_zcon z;
+	struct td_res r;
+	u8 *buf = td_zcon_init(test, &z, 128);
+	unsigned int i;
+
+	for (i = 0; i < 100; i++)
+		td_zline(&z, i);
+	KUNIT_ASSERT_EQ(test, z.pos, 84U);
+	td_run(test, &r, buf, 129, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_ZEPHYR);
+	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 96, 32, 0, 84);
+	td_expect_lost(test, &r.dec, false, 0);
+	KUNIT_EXPECT_STREQ(test, r.out,
+			   st_fmt(test, "%s%s", TD_UNKNOWN, td_zlines(test, 96, 100)));
+}
+
+/*
+ * Zephyr's other timestamps: "[%08lu] " ticks, "[%5lu.%06d] " seconds.
+ * SIZE 64, lines of 16 bytes ("[00000100] tt0\r\n"): lines 0-5 (96), pos
+ * 32: [0, 32) lines 4, 5, [32, 64) lines 2, 3. SIZE 72, lines of 18 bytes
+ * ("[    0.000000] s0\n"): lines 0-5 (108), pos 36: [0, 36) lines 4, 5,
+ * [36, 72) lines 2, 3.
+ */
+static void zephyr_timestamp_kinds(struct kunit *test)
+{
+	struct td_zcon z;
+	struct td_res r;
+	char line[32];
+	unsigned int i;
+	u8 *buf;
+
+	buf = td_zcon_init(test, &z, 64);
+	for (i = 0; i < 6; i++) {
+		snprintf(line, sizeof(line), "[%08u] tt%u\r\n", 100 + i, i);
+		td_zputs(&z, line);
+	}
+	KUNIT_ASSERT_EQ(test, z.pos, 32U);
+	td_run(test, &r, buf, 64, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_ZEPHYR);
+	td_expect_spans(test, &r.dec, 32, 32, 0, 32);
+	KUNIT_EXPECT_STREQ(test, r.out, TD_UNKNOWN
+			   "[00000102] tt2\n[00000103] tt3\n[00000104] tt4\n[00000105] tt5\n");
+
+	buf = td_zcon_init(test, &z, 72);
+	for (i = 0; i < 6; i++) {
+		snprintf(line, sizeof(line), "[%5u.%06u] s%u\n", i, 0, i);
+		td_zputs(&z, line);
+	}
+	KUNIT_ASSERT_EQ(test, z.pos, 36U);
+	td_run(test, &r, buf, 73, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_ZEPHYR);
+	td_expect_spans(test, &r.dec, 36, 36, 0, 36);
+	KUNIT_EXPECT_STREQ(test, r.out, TD_UNKNOWN
+			   "[    2.000000] s2\n[    3.000000] s3\n"
+			   "[    4.000000] s4\n[    5.000000] s5\n");
+}
+
+/* No timestamps: nothing finds the oldest line. */
+static void zephyr_without_timestamps(struct kunit *test)
+{
+	struct td_zcon z;
+	struct td_res r;
+	u8 *buf = td_zcon_init(test, &z, 32);
+	unsigned int i;
+
+	/* "Hello World! 0\r\n" is 16 bytes: 5 of them, pos 16. */
+	for (i = 0; i < 5; i++) {
+		char line[24];
+
+		snprintf(line, sizeof(line), "Hello World! %u\r\n", i);
+		td_zputs(&z, line);
+	}
+	KUNIT_ASSERT_EQ(test, z.pos, 16U);
+	/* Detected: PLAIN, the whole region as upstream shows it. */
+	td_run(test, &r, buf, 33, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_PLAIN);
+	KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 0, 32, 0, 0);
+	KUNIT_EXPECT_STREQ(test, r.out, "Hello World! 4\nHello World! 3\n");
+	/* Forced: wrapped, from offset 0, lost unknown. */
+	td_run(test, &r, buf, 33, SNAPTRACE_TFMT_ZEPHYR);
+	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 0, 32, 0, 0);
+	td_expect_lost(test, &r.dec, false, 0);
+	KUNIT_EXPECT_STREQ(test, r.out,
+			   TD_UNKNOWN "Hello World! 4\nHello World! 3\n");
+}
+
+/* ---- libmetal ---- */
+
+static void libmetal_unwrapped(struct kunit *test)
+{
+	struct td_lm l;
+	struct td_res r;
+	u8 *buf = td_lm_init(test, &l, 128);
+	unsigned int i;
+
+	/* Records 0-4, "N L7 ping\r\n": 11 bytes each, 55 in all. */
+	for (i = 0; i < 5; i++)
+		td_lm_log(&l, 7, "ping\r\n");
+	td_run(test, &r, buf, 128, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_LIBMETAL);
+	KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 0, 55, 0, 0);
+	td_expect_lost(test, &r.dec, true, 0);
+	KUNIT_EXPECT_STREQ(test, r.out, td_lmlines(test, "", 0, 5, false));
+}
+
+/*
+ * Wrapped once, inside a record: len 64, records 0-6 (77 bytes), pos 13.
+ * [0, 13) = stream [64, 77): the end of record 5 ("\r\n"), record 6 at 2.
+ * [13, 64) = stream [13, 64): record 1 from its byte 2 ("L7 ping\r\n", no
+ * header), records 2, 3, 4 at 22, 33, 44, record 5's head at 55. Newest: 6
+ * at 2, ending at 13; oldest: 2 at 22. Records 0 and 1 lost.
+ */
+static void libmetal_wrapped_in_record(struct kunit *test)
+{
+	struct td_lm l;
+	struct td_res r;
+	u8 *buf = td_lm_init(test, &l, 64);
+	unsigned int i;
+
+	for (i = 0; i < 7; i++)
+		td_lm_log(&l, 7, "ping\r\n");
+	KUNIT_ASSERT_EQ(test, l.pos, 13U);
+	td_run(test, &r, buf, 64, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_LIBMETAL);
+	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 22, 42, 0, 13);
+	td_expect_lost(test, &r.dec, true, 2);
+	KUNIT_EXPECT_STREQ(test, r.out,
+			   td_lmlines(test, "[snaptrace: wrapped, 2 lines lost]\n",
+				      2, 7, false));
+}
+
+/*
+ * At a record boundary: len 55 (5 records), records 0-6 (77 bytes): pos 22.
+ * [0, 22) = records 5, 6; [22, 55) = records 2, 3, 4.
+ */
+static void libmetal_wrapped_at_boundary(struct kunit *test)
+{
+	struct td_lm l;
+	struct td_res r;
+	u8 *buf = td_lm_init(test, &l, 55);
+	unsigned int i;
+
+	for (i = 0; i < 7; i++)
+		td_lm_log(&l, 7, "ping\r\n");
+	KUNIT_ASSERT_EQ(test, l.pos, 22U);
+	td_run(test, &r, buf, 55, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_LIBMETAL);
+	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 22, 33, 0, 22);
+	td_expect_lost(test, &r.dec, true, 2);
+	KUNIT_EXPECT_STREQ(test, r.out,
+			   td_lmlines(test, "[snaptrace: wrapped, 2 lines lost]\n",
+				      2, 7, false));
+}
+
+/*
+ * Wrapped many times: len 100, records 0-199: 0-9 take 11 bytes (110),
+ * 10-99 12 (1080, up to 1190), 100-199 13 (up to 2490). pos 2490 % 100 =
+ * 90; the buffer holds stream [2390, 2490) at (s - 2390 + 90) % 100. Record
+ * 192 (2386) is cut; 193 (2399) at 99, its header across the end; 199 ends
+ * at 2490, offset 90. Records 0-192 lost.
+ */
+static void libmetal_wrapped_many(struct kunit *test)
+{
+	struct td_lm l;
+	struct td_res r;
+	u8 *buf = td_lm_init(test, &l, 100);
+	unsigned int i;
+
+	for (i = 0; i < 200; i++)
+		td_lm_log(&l, 7, "ping\r\n");
+	KUNIT_ASSERT_EQ(test, l.pos, 90U);
+	td_run(test, &r, buf, 100, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_LIBMETAL);
+	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 99, 1, 0, 90);
+	td_expect_lost(test, &r.dec, true, 193);
+	KUNIT_EXPECT_STREQ(test, r.out,
+			   td_lmlines(test, "[snaptrace: wrapped, 193 lines lost]\n",
+				      193, 200, false));
+}
+
+/*
+ * Counters the records shown skip: unwrapped, records 0, 1, then 5, 6
+ * (three counted but never written); wrapped, as libmetal_wrapped_in_record
+ * but with counters 0-3 then 6-8: shown 2, 3, 6, 7, 8: lost 0, 1, 4, 5.
+ */
+static void libmetal_counter_gaps(struct kunit *test)
+{
+	struct td_lm l;
+	struct td_res r;
+	u8 *buf = td_lm_init(test, &l, 128);
+
+	td_lm_log(&l, 7, "ping\r\n");
+	td_lm_log(&l, 7, "ping\r\n");
+	l.cnt += 3;
+	td_lm_log(&l, 7, "ping\r\n");
+	td_lm_log(&l, 7, "ping\r\n");
+	td_run(test, &r, buf, 128, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_LIBMETAL);
+	KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 0, 44, 0, 0);
+	td_expect_lost(test, &r.dec, true, 3);
+	KUNIT_EXPECT_STREQ(test, r.out,
+			   "0 L7 ping\n1 L7 ping\n5 L7 ping\n6 L7 ping\n");
+
+	buf = td_lm_init(test, &l, 64);
+	while (l.cnt < 4)
+		td_lm_log(&l, 7, "ping\r\n");
+	l.cnt = 6;
+	while (l.cnt < 9)
+		td_lm_log(&l, 7, "ping\r\n");
+	KUNIT_ASSERT_EQ(test, l.pos, 13U);
+	td_run(test, &r, buf, 64, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_LIBMETAL);
+	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 22, 42, 0, 13);
+	td_expect_lost(test, &r.dec, true, 4);
+	KUNIT_EXPECT_STREQ(test, r.out,
+			   "[snaptrace: wrapped, 4 lines lost]\n"
+			   "2 L7 ping\n3 L7 ping\n6 L7 ping\n7 L7 ping\n8 L7 ping\n");
+}
+
+/*
+ * The writer stopped inside an old header's digits. len 48, records 10-13
+ * ("1N L7 ping\r\n", 12 bytes) fill it; record 14, "14 L7 pingg\r\n" (13
+ * bytes), overwrites [0, 13): [13, 24) is "1 L7 ping\r\n", what is left of
+ * record 11, a header counting 1. The header after it counts 12, not 2: it
+ * is a cut record, and 12 (at 24) is the oldest. 0-11 lost.
+ */
+static void libmetal_header_cut(struct kunit *test)
+{
+	struct td_lm l;
+	struct td_res r;
+	u8 *buf = td_lm_init(test, &l, 48);
+
+	l.cnt = 10;
+	while (l.cnt < 14)
+		td_lm_log(&l, 7, "ping\r\n");
+	td_lm_log(&l, 7, "pingg\r\n");
+	KUNIT_ASSERT_EQ(test, l.pos, 13U);
+	td_run(test, &r, buf, 48, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_LIBMETAL);
+	td_expect_spans(test, &r.dec, 24, 24, 0, 13);
+	td_expect_lost(test, &r.dec, true, 12);
+	KUNIT_EXPECT_STREQ(test, r.out,
+			   "[snaptrace: wrapped, 12 lines lost]\n"
+			   "12 L7 ping\n13 L7 ping\n14 L7 pingg\n");
+}
+
+/*
+ * The FreeRTOS variant, "%u %u L%u " (ticks first): records of 16 bytes
+ * ("1000 0 L7 ping\r\n", ticks 1000 + 10 N). len 64, records 0-5 (96):
+ * pos 32, at a boundary: [0, 32) records 4, 5, [32, 64) records 2, 3.
+ * len 60, records 0-6 (112): pos 52: [0, 4) the end of record 3, records 4,
+ * 5, 6 at 4, 20, 36; [52, 60) record 3's bytes 4-11, " 3 L7 pi": its
+ * header without the ticks, counting 3, and 4 follows: record 3 is shown
+ * from there.
+ */
+static void libmetal_ticks(struct kunit *test)
+{
+	struct td_lm l;
+	struct td_res r;
+	u8 *buf = td_lm_init(test, &l, 64);
+
+	l.ticks = true;
+	for (l.tick = 1000; l.cnt < 6; l.tick += 10)
+		td_lm_log(&l, 7, "ping\r\n");
+	KUNIT_ASSERT_EQ(test, l.pos, 32U);
+	td_run(test, &r, buf, 64, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_LIBMETAL);
+	td_expect_spans(test, &r.dec, 32, 32, 0, 32);
+	td_expect_lost(test, &r.dec, true, 2);
+	KUNIT_EXPECT_STREQ(test, r.out,
+			   td_lmlines(test, "[snaptrace: wrapped, 2 lines lost]\n",
+				      2, 6, true));
+
+	buf = td_lm_init(test, &l, 60);
+	l.ticks = true;
+	for (l.tick = 1000; l.cnt < 7; l.tick += 10)
+		td_lm_log(&l, 7, "ping\r\n");
+	KUNIT_ASSERT_EQ(test, l.pos, 52U);
+	td_run(test, &r, buf, 60, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_LIBMETAL);
+	td_expect_spans(test, &r.dec, 53, 7, 0, 52);
+	td_expect_lost(test, &r.dec, true, 3);
+	KUNIT_EXPECT_STREQ(test, r.out,
+			   td_lmlines(test, "[snaptrace: wrapped, 3 lines lost]\n3 L7 ping\n",
+				      4, 7, true));
+
+	/* Unwrapped. */
+	buf = td_lm_init(test, &l, 64);
+	l.ticks = true;
+	for (l.tick = 1000; l.cnt < 2; l.tick += 10)
+		td_lm_log(&l, 7, "ping\r\n");
+	td_run(test, &r, buf, 64, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_LIBMETAL);
+	KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 0, 32, 0, 0);
+	td_expect_lost(test, &r.dec, true, 0);
+	KUNIT_EXPECT_STREQ(test, r.out, td_lmlines(test, "", 0, 2, true));
+}
+
+/* ---- STM32Cube ---- */
+
+static void stm32_unwrapped(struct kunit *test)
+{
+	struct td_st s;
+	struct td_res r;
+	u8 *buf = td_st_init(test, &s, 64);
+
+	/* Read as plain text: nothing tells the two apart, nor needs to. */
+	td_st_lines(&s, 0, 2);
+	td_run(test, &r, buf, 64, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_PLAIN);
+	KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 0, 14, 0, 0);
+	KUNIT_EXPECT_STREQ(test, r.out, "line-0\nline-1\n");
+	td_run(test, &r, buf, 64, SNAPTRACE_TFMT_STM32CUBE);
+	KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 0, 14, 0, 0);
+	td_expect_lost(test, &r.dec, true, 0);
+	KUNIT_EXPECT_STREQ(test, r.out, "line-0\nline-1\n");
+}
+
+/*
+ * Wrapped once inside a line: SYSTEM_TRACE_BUF_SZ 32, 31 characters a lap
+ * (the last byte stays NUL). Lines 0-5 (42 characters): stream [0, 31) at
+ * 0-30, then [31, 42) at 0-10 ("e-4\n" then line 5), NUL at 11. [12, 31) =
+ * stream [12, 31): "1\n" (line 1's end, dropped), lines 2, 3 at 14, 21,
+ * the head of line 4 at 28.
+ */
+static void stm32_wrapped_in_line(struct kunit *test)
+{
+	struct td_st s;
+	struct td_res r;
+	u8 *buf = td_st_init(test, &s, 32);
+
+	td_st_lines(&s, 0, 6);
+	KUNIT_ASSERT_EQ(test, s.offset, 11U);
+	td_run(test, &r, buf, 32, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_STM32CUBE);
+	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 14, 17, 0, 11);
+	td_expect_lost(test, &r.dec, false, 0);
+	KUNIT_EXPECT_STREQ(test, r.out,
+			   TD_UNKNOWN "line-2\nline-3\nline-4\nline-5\n");
+	/* Upstream's reading, forced: the newest text only. */
+	td_run(test, &r, buf, 32, SNAPTRACE_TFMT_PLAIN);
+	KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 0, 11, 0, 0);
+	KUNIT_EXPECT_STREQ(test, r.out, "e-4\nline-5\n");
+}
+
+/*
+ * Wrapped at a line boundary: SZ 29, 28 characters a lap = lines 0-3.
+ * Lines 0-5: lines 4, 5 at 0-13, NUL at 14; [15, 28) = "ine-2\n" (cut,
+ * dropped) and line 3 at 21, which ends at the end of the text.
+ */
+static void stm32_wrapped_at_boundary(struct kunit *test)
+{
+	struct td_st s;
+	struct td_res r;
+	u8 *buf = td_st_init(test, &s, 29);
+
+	td_st_lines(&s, 0, 6);
+	KUNIT_ASSERT_EQ(test, s.offset, 14U);
+	td_run(test, &r, buf, 29, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_STM32CUBE);
+	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 21, 7, 0, 14);
+	KUNIT_EXPECT_STREQ(test, r.out, TD_UNKNOWN "line-3\nline-4\nline-5\n");
+}
+
+/*
+ * Many times: SZ 29, lines 0-29 (210 characters = 7 laps of 28, then 14):
+ * lines 28, 29 at 0-13, NUL at 14, the end of line 26 at 15-20 (dropped),
+ * line 27 at 21.
+ */
+static void stm32_wrapped_many(struct kunit *test)
+{
+	struct td_st s;
+	struct td_res r;
+	u8 *buf = td_st_init(test, &s, 29);
+
+	td_st_lines(&s, 0, 30);
+	KUNIT_ASSERT_EQ(test, s.offset, 14U);
+	td_run(test, &r, buf, 29, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_STM32CUBE);
+	td_expect_spans(test, &r.dec, 21, 7, 0, 14);
+	KUNIT_EXPECT_STREQ(test, r.out, TD_UNKNOWN "line-7\nline-8\nline-9\n");
+}
+
+/*
+ * The cut line runs on into the newest text: SZ 16, 15 characters a lap.
+ * "abcdefghijklmnopq\nrs": "abcdefghijklmno" at 0-14, then "pq\nrs" at
+ * 0-4, NUL at 5 ('f' lost), "ghijklmno" at 6-14. The first newline is in
+ * the newest text: only "rs", at 3, is whole.
+ */
+static void stm32_cut_line_into_newest(struct kunit *test)
+{
+	struct td_st s;
+	struct td_res r;
+	u8 *buf = td_st_init(test, &s, 16);
+
+	td_st_puts(&s, "abcdefghijklmnopq\nrs");
+	KUNIT_ASSERT_EQ(test, s.offset, 5U);
+	td_run(test, &r, buf, 16, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_STM32CUBE);
+	td_expect_spans(test, &r.dec, 3, 2, 0, 0);
+	KUNIT_EXPECT_STREQ(test, r.out, TD_UNKNOWN "rs\n");
+
+	/* No newline at all: all of it, oldest first. */
+	buf = td_st_init(test, &s, 16);
+	td_st_puts(&s, "abcdefghijklmnopqrs");
+	td_run(test, &r, buf, 16, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_STM32CUBE);
+	td_expect_spans(test, &r.dec, 5, 10, 0, 4);
+	KUNIT_EXPECT_STREQ(test, r.out, TD_UNKNOWN "fghijklmnopqrs\n");
+}
+
+/* ---- a convention forced on a buffer it did not write ---- */
+
+static void forced_mismatch(struct kunit *test)
+{
+	static const char text[16] = "hello\nworld\n";
+	struct td_zcon z;
+	struct td_lm l;
+	struct td_st s;
+	struct td_res r;
+	unsigned int i;
+	u8 *buf;
+
+	/* Linear text: every convention reads [0, first NUL), not wrapped. */
+	for (i = SNAPTRACE_TFMT_PLAIN; i < SNAPTRACE_TFMT_NR; i++) {
+		td_run(test, &r, text, sizeof(text), i);
+		KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
+		td_expect_spans(test, &r.dec, 0, 12, 0, 0);
+		td_expect_lost(test, &r.dec, true, 0);
+		KUNIT_EXPECT_STREQ(test, r.out, "hello\nworld\n");
+	}
+
+	/* LIBMETAL on a wrapped Zephyr console: no header, from offset 0. */
+	buf = td_zcon_init(test, &z, 128);
+	for (i = 0; i < 6; i++)
+		td_zline(&z, i);
+	td_run(test, &r, buf, 128, SNAPTRACE_TFMT_LIBMETAL);
+	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 0, 128, 0, 0);
+	td_expect_lost(test, &r.dec, false, 0);
+	/* STM32CUBE on it: its writer leaves a NUL, so linear, all of it. */
+	td_run(test, &r, buf, 128, SNAPTRACE_TFMT_STM32CUBE);
+	KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 0, 128, 0, 0);
+	/* PLAIN: upstream's reading. */
+	td_run(test, &r, buf, 128, SNAPTRACE_TFMT_PLAIN);
+	KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 0, 128, 0, 0);
+
+	/* ZEPHYR on a wrapped libmetal log: no timestamp, from offset 0. */
+	buf = td_lm_init(test, &l, 64);
+	for (i = 0; i < 7; i++)
+		td_lm_log(&l, 7, "ping\r\n");
+	td_run(test, &r, buf, 64, SNAPTRACE_TFMT_ZEPHYR);
+	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 0, 64, 0, 0);
+	td_expect_lost(test, &r.dec, false, 0);
+
+	/* ZEPHYR and LIBMETAL on a wrapped STM32Cube log: linear. */
+	buf = td_st_init(test, &s, 32);
+	td_st_lines(&s, 0, 6);
+	td_run(test, &r, buf, 32, SNAPTRACE_TFMT_ZEPHYR);
+	KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 0, 11, 0, 0);
+	td_run(test, &r, buf, 32, SNAPTRACE_TFMT_LIBMETAL);
+	KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 0, 11, 0, 0);
+	td_expect_lost(test, &r.dec, true, 0);
+}
+
+/* ---- detection ---- */
+
+struct td_detect_case {
+	const char *desc;
+	/* Writes the buffer; returns the trace's len. */
+	u32 (*write)(struct kunit *test, u8 **buf);
+	enum snaptrace_tfmt want;
+	bool wrapped;
+};
+
+static u32 td_w_plain(struct kunit *test, u8 **buf)
+{
+	*buf = kunit_kzalloc(test, 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, *buf);
+	strscpy(*buf, "boot ok\nrunning\n", 64);
+	return 64;
+}
+
+static u32 td_w_zephyr(struct kunit *test, u8 **buf)
+{
+	struct td_zcon z;
+	unsigned int i;
+
+	*buf = td_zcon_init(test, &z, 1024);
+	td_zputs(&z, "*** Booting Zephyr OS build v3.6.0 ***\r\n");
+	for (i = 0; i < 100; i++)
+		td_zline(&z, i);
+	return 1025;	/* the stm32mp157c-dk2 image's 0x401 */
+}
+
+static u32 td_w_zephyr_linear(struct kunit *test, u8 **buf)
+{
+	struct td_zcon z;
+
+	*buf = td_zcon_init(test, &z, 1024);
+	td_zline(&z, 0);
+	return 1025;
+}
+
+static u32 td_w_libmetal(struct kunit *test, u8 **buf)
+{
+	struct td_lm l;
+	unsigned int i;
+
+	*buf = td_lm_init(test, &l, 1024);
+	for (i = 0; i < 500; i++)
+		td_lm_log(&l, i % 8, "remote: message\r\n");
+	return 1024;
+}
+
+static u32 td_w_libmetal_linear(struct kunit *test, u8 **buf)
+{
+	struct td_lm l;
+
+	*buf = td_lm_init(test, &l, 1024);
+	td_lm_log(&l, 6, "c_buf,c_len = 0x3ed20000,16384\r\n");
+	return 1024;
+}
+
+static u32 td_w_stm32(struct kunit *test, u8 **buf)
+{
+	struct td_st s;
+
+	*buf = td_st_init(test, &s, 2048);
+	td_st_lines(&s, 0, 400);
+	return 2048;
+}
+
+static const struct td_detect_case td_detect_cases[] = {
+	{ "plain text", td_w_plain, SNAPTRACE_TFMT_PLAIN, false },
+	{ "zephyr, wrapped", td_w_zephyr, SNAPTRACE_TFMT_ZEPHYR, true },
+	{ "zephyr, one line", td_w_zephyr_linear, SNAPTRACE_TFMT_ZEPHYR, false },
+	{ "libmetal, wrapped", td_w_libmetal, SNAPTRACE_TFMT_LIBMETAL, true },
+	{ "libmetal, one record", td_w_libmetal_linear, SNAPTRACE_TFMT_LIBMETAL,
+	  false },
+	{ "stm32cube, wrapped", td_w_stm32, SNAPTRACE_TFMT_STM32CUBE, true },
+};
+
+static void td_detect_desc(const struct td_detect_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(td_detect, td_detect_cases, td_detect_desc);
+
+static void detection(struct kunit *test)
+{
+	const struct td_detect_case *c = test->param_value;
+	struct td_res r;
+	u8 *buf;
+	u32 len = c->write(test, &buf);
+
+	td_run(test, &r, buf, len, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, c->want);
+	KUNIT_EXPECT_EQ(test, r.dec.wrapped, c->wrapped);
+	/* Forcing the convention detected gives the same. */
+	td_run(test, &r, buf, len, c->want);
+	KUNIT_EXPECT_EQ(test, r.dec.wrapped, c->wrapped);
+}
+
+/* ---- show() ---- */
+
+static void show_escapes(struct kunit *test)
+{
+	static const char text[] = "a\x1b[31mred\x1b[0m\tb\r\nc\rd\x9b\\\x01\n";
+	struct td_res r;
+
+	/*
+	 * ESC, tab, a lone CR, C1 CSI (0x9b) and ^A escaped as %pE would;
+	 * "\r\n" printed as a newline; a backslash (printable) as is.
+	 */
+	td_run(test, &r, text, sizeof(text), SNAPTRACE_TFMT_PLAIN);
+	KUNIT_EXPECT_STREQ(test, r.out,
+			   "a\\e[31mred\\e[0m\\tb\nc\\rd\\233\\\\001\n");
+}
+
+static void show_headers(struct kunit *test)
+{
+	static const char text[] = "abc\r\ndef";
+	struct snaptrace_tdec dec = {
+		.fmt = SNAPTRACE_TFMT_LIBMETAL,
+		.wrapped = true,
+		.size = sizeof(text) - 1,
+		.lost_known = true,
+	};
+
+	/* The newer text first in memory: span[0] is after span[1]. */
+	dec.span[0].off = 5;
+	dec.span[0].len = 3;
+	dec.span[1].off = 0;
+	dec.span[1].len = 5;
+	KUNIT_EXPECT_STREQ(test, td_show(test, text, &dec),
+			   "[snaptrace: wrapped, 0 lines lost]\ndefabc\n");
+	dec.lost_lines = 1;
+	KUNIT_EXPECT_STREQ(test, td_show(test, text, &dec),
+			   "[snaptrace: wrapped, 1 line lost]\ndefabc\n");
+	dec.lost_lines = 12;
+	KUNIT_EXPECT_STREQ(test, td_show(test, text, &dec),
+			   "[snaptrace: wrapped, 12 lines lost]\ndefabc\n");
+	dec.lost_known = false;
+	KUNIT_EXPECT_STREQ(test, td_show(test, text, &dec),
+			   TD_UNKNOWN "defabc\n");
+
+	/* "\r" ending span[0], "\n" starting span[1]. */
+	dec.span[0].off = 0;
+	dec.span[0].len = 4;
+	dec.span[1].off = 4;
+	dec.span[1].len = 4;
+	KUNIT_EXPECT_STREQ(test, td_show(test, text, &dec),
+			   TD_UNKNOWN "abc\ndef\n");
+
+	/* Not wrapped, text ending in a newline: nothing added. */
+	dec.wrapped = false;
+	dec.span[0].len = 5;
+	dec.span[1].len = 0;
+	KUNIT_EXPECT_STREQ(test, td_show(test, text, &dec), "abc\n");
+
+	/* Spans past the buffer are clipped to it (KASAN checks the reads). */
+	dec.wrapped = true;
+	dec.span[0].off = 6;
+	dec.span[0].len = U32_MAX;
+	dec.span[1].off = U32_MAX;
+	dec.span[1].len = U32_MAX;
+	KUNIT_EXPECT_STREQ(test, td_show(test, text, &dec), TD_UNKNOWN "ef\n");
+	dec.span[0].off = 0;
+	dec.span[0].len = 0;
+	dec.span[1].off = 0;
+	dec.span[1].len = 0;
+	KUNIT_EXPECT_STREQ(test, td_show(test, text, &dec), TD_UNKNOWN);
+}
+
+/* ---- names, errors ---- */
+
+static void names(struct kunit *test)
+{
+	static const char *const want[] = {
+		"auto", "plain", "zephyr", "libmetal", "stm32cube",
+	};
+	static const char *const bad[] = {
+		"", "auto\n", "Zephyr", "plain ", " plain", "stm32", "libmetal0",
+		"none",
+	};
+	enum snaptrace_tfmt fmt;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, ARRAY_SIZE(want), (size_t)SNAPTRACE_TFMT_NR);
+	for (i = 0; i < SNAPTRACE_TFMT_NR; i++) {
+		KUNIT_EXPECT_STREQ(test, snaptrace_tfmt_name(i), want[i]);
+		fmt = SNAPTRACE_TFMT_NR;
+		KUNIT_EXPECT_EQ(test, snaptrace_tfmt_parse(want[i], &fmt), 0);
+		KUNIT_EXPECT_EQ(test, fmt, (enum snaptrace_tfmt)i);
+	}
+	KUNIT_EXPECT_STREQ(test, snaptrace_tfmt_name(SNAPTRACE_TFMT_NR), "unknown");
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		fmt = SNAPTRACE_TFMT_ZEPHYR;
+		KUNIT_EXPECT_EQ(test, snaptrace_tfmt_parse(bad[i], &fmt), -EINVAL);
+		KUNIT_EXPECT_EQ(test, fmt, SNAPTRACE_TFMT_ZEPHYR);
+	}
+	KUNIT_EXPECT_EQ(test, snaptrace_tfmt_parse(NULL, &fmt), -EINVAL);
+}
+
+static void bad_arguments(struct kunit *test)
+{
+	static const char text[] = "abc";
+	struct snaptrace_tdec dec;
+
+	KUNIT_EXPECT_EQ(test, snaptrace_trace_decode(text, 4, SNAPTRACE_TFMT_NR,
+						     &dec), -EINVAL);
+	KUNIT_EXPECT_EQ(test, dec.fmt, SNAPTRACE_TFMT_PLAIN);
+	KUNIT_EXPECT_FALSE(test, dec.wrapped);
+	td_expect_spans(test, &dec, 0, 0, 0, 0);
+	KUNIT_EXPECT_EQ(test, snaptrace_trace_decode(NULL, 4, SNAPTRACE_TFMT_AUTO,
+						     &dec), -EINVAL);
+	KUNIT_EXPECT_EQ(test, snaptrace_trace_decode(text, 4, SNAPTRACE_TFMT_AUTO,
+						     NULL), -EINVAL);
+#if BITS_PER_LONG == 64
+	KUNIT_EXPECT_EQ(test, snaptrace_trace_decode(text, (size_t)U32_MAX + 1,
+						     SNAPTRACE_TFMT_AUTO, &dec),
+			-EINVAL);
+#endif
+}
+
+/* ---- garbage ---- */
+
+/* xorshift32: the same bytes on every kernel and every run. */
+static u32 td_rand(u32 *state)
+{
+	u32 x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	*state = x;
+	return x;
+}
+
+#define TD_FUZZ_ROUNDS	600
+#define TD_FUZZ_MAX	300
+
+/*
+ * Random buffers from an alphabet the parsers look for (digits, " L",
+ * brackets, separators, newlines, NUL) and any byte; then real logs with
+ * bytes flipped. Every convention, and detection: the spans lie in the
+ * buffer, apart, and show() fills no more than its bound.
+ */
+static void garbage(struct kunit *test)
+{
+	static const char alpha[] = "0123456789 L7[]:.,\n\r\0\0xyz";
+	u32 seed = 0x5eed1234, size, i, k, len;
+	struct td_res r;
+	u8 *buf, *src;
+	unsigned int f;
+
+	buf = kunit_kzalloc(test, TD_FUZZ_MAX, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (i = 0; i < TD_FUZZ_ROUNDS; i++) {
+		size = td_rand(&seed) % TD_FUZZ_MAX;
+		for (k = 0; k < size; k++) {
+			u32 x = td_rand(&seed);
+
+			buf[k] = x & 0x100 ? (u8)x :
+				 alpha[(x >> 9) % (sizeof(alpha) - 1)];
+		}
+		/* Sometimes a NUL at the end, or none at all. */
+		if (size && (i & 3) == 1)
+			buf[size - 1] = 0;
+		if ((i & 3) == 2)
+			for (k = 0; k < size; k++)
+				if (!buf[k])
+					buf[k] = '\n';
+		for (f = SNAPTRACE_TFMT_AUTO; f < SNAPTRACE_TFMT_NR; f++)
+			td_run(test, &r, buf, size, f);
+	}
+
+	/* Real logs, mutated. */
+	for (i = 0; i < 60; i++) {
+		switch (i % 3) {
+		case 0:
+			len = td_w_zephyr(test, &src);
+			break;
+		case 1:
+			len = td_w_libmetal(test, &src);
+			break;
+		default:
+			len = td_w_stm32(test, &src);
+			break;
+		}
+		for (k = 0; k < 1 + i; k++) {
+			u32 x = td_rand(&seed);
+
+			src[x % len] = alpha[(x >> 16) % (sizeof(alpha) - 1)];
+		}
+		for (f = SNAPTRACE_TFMT_AUTO; f < SNAPTRACE_TFMT_NR; f++)
+			td_run(test, &r, src, len, f);
+	}
+}
+
+static struct kunit_case snaptrace_trace_decode_cases[] = {
+	KUNIT_CASE(plain_text),
+	KUNIT_CASE(empty_buffers),
+	KUNIT_CASE(full_without_nul),
+	KUNIT_CASE(zephyr_unwrapped),
+	KUNIT_CASE(zephyr_wrapped_in_line),
+	KUNIT_CASE(zephyr_wrapped_at_boundary),
+	KUNIT_CASE(zephyr_wrapped_many),
+	KUNIT_CASE(zephyr_timestamp_kinds),
+	KUNIT_CASE(zephyr_without_timestamps),
+	KUNIT_CASE(libmetal_unwrapped),
+	KUNIT_CASE(libmetal_wrapped_in_record),
+	KUNIT_CASE(libmetal_wrapped_at_boundary),
+	KUNIT_CASE(libmetal_wrapped_many),
+	KUNIT_CASE(libmetal_counter_gaps),
+	KUNIT_CASE(libmetal_header_cut),
+	KUNIT_CASE(libmetal_ticks),
+	KUNIT_CASE(stm32_unwrapped),
+	KUNIT_CASE(stm32_wrapped_in_line),
+	KUNIT_CASE(stm32_wrapped_at_boundary),
+	KUNIT_CASE(stm32_wrapped_many),
+	KUNIT_CASE(stm32_cut_line_into_newest),
+	KUNIT_CASE(forced_mismatch),
+	KUNIT_CASE_PARAM(detection, td_detect_gen_params),
+	KUNIT_CASE(show_escapes),
+	KUNIT_CASE(show_headers),
+	KUNIT_CASE(names),
+	KUNIT_CASE(bad_arguments),
+	KUNIT_CASE_SLOW(garbage),
+	{}
+};
+
+static struct kunit_suite snaptrace_trace_decode_suite = {
+	.name = "snaptrace_trace_decode",
+	.test_cases = snaptrace_trace_decode_cases,
+};
+
+kunit_test_suites(&snaptrace_trace_decode_suite);
