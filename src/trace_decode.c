@@ -14,17 +14,23 @@
  * The conventions, as their writers do it
  * ---------------------------------------
  * ZEPHYR: Zephyr's RAM console (drivers/console/ram_console.c,
- *	ram_console_out()): "ram_console[pos] = c; pos = (pos + 1) %
- *	CONFIG_RAM_CONSOLE_BUFFER_SIZE" into a buffer of SIZE + 1 bytes whose
- *	last byte stays NUL. Zephyr's OpenAMP resource table
- *	(lib/open-amp/resource_table.c) gives the trace entry len SIZE; ST's
- *	and the openamp samples' tables, and the stm32mp157c-dk2 image among
- *	the project's fixtures (trace len 0x401), give SIZE + 1, the NUL
- *	included. The buffer is in .bss: zero until written, then no NUL
- *	anywhere but that last byte once the writer has gone round. The
- *	write position is not in the buffer. Log lines (subsys/logging/
- *	log_output.c, timestamp_print()) may start with a timestamp
- *	"[hh:mm:ss.mmm,uuu]", "[%08lu]" (ticks) or "[%5lu.%06d]".
+ *	ram_console_out()): "ram_console[pos] = c; pos = (pos + 1) % SIZE"
+ *	into a buffer of SIZE + 1 bytes (before 2024), or "% (SIZE - 1)" into
+ *	one of SIZE bytes (since): either way the last byte stays NUL.
+ *	Zephyr's OpenAMP resource table (lib/open-amp/resource_table.c)
+ *	gives the trace entry len SIZE; ST's and the openamp samples'
+ *	tables, and the stm32mp157c-dk2 image among the project's fixtures
+ *	(trace len 0x401), give SIZE + 1. The buffer is in .bss: zero until
+ *	written, then no NUL anywhere but that last byte (when len covers it)
+ *	once the writer has gone round. The write position is not in the
+ *	buffer. Log lines (subsys/logging/log_output.c, timestamp_print())
+ *	may start with a timestamp "[hh:mm:ss.mmm,uuu]", "[%08lu]" (ticks) or
+ *	"[%5lu.%06d]".
+ *	With CONFIG_RAM_CONSOLE_HEADER (include/zephyr/drivers/console/
+ *	ram_console.h), the buffer starts with a 64-byte header: "RAM_CONSOLE"
+ *	and its NUL, buf_addr, buf_size (SIZE - 65), and pos, the number of
+ *	characters ever written (a u32), each at buf_addr[pos % buf_size]:
+ *	there the write position is known.
  * LIBMETAL: the libmetal log handler of Xilinx's OpenAMP R5 applications
  *	(embeddedsw, lib/sw_apps/openamp_echo_test/src/system/generic/machine/
  *	zynqmp_r5/helper.c and its siblings: rsc_trace_logger() and
@@ -54,6 +60,9 @@
  *
  * Detection (SNAPTRACE_TFMT_AUTO), in this order, deterministic
  * -------------------------------------------------------------
+ * 0. a Zephyr RAM console header (the flag, then a buf_size that fits in
+ *    the buffer, read as a 32-bit remote's little-endian fields, else as a
+ *    64-bit one's): ZEPHYR, wrapped when pos > buf_size.
  * 1. full, and at least two libmetal record headers ("<cnt> L<0-7> ", or
  *    "<ticks> <cnt> L<0-7> "), at least half of them followed (in
  *    circular order) by the header counting one more: LIBMETAL, wrapped.
@@ -63,13 +72,20 @@
  *    writer was).
  * 4. stm32: STM32CUBE, wrapped.
  * 5. linear, starting with a libmetal record header: LIBMETAL.
- * 6. linear, with a line starting with a Zephyr timestamp, or Zephyr's
- *    "Booting Zephyr OS" banner: ZEPHYR.
+ * 6. linear, with a line starting with a "[hh:mm:ss.mmm,uuu]" timestamp
+ *    (the other two kinds are common elsewhere, this project's own
+ *    simulated remotes among them), or Zephyr's "Booting Zephyr OS"
+ *    banner: ZEPHYR.
  * 7. otherwise PLAIN. An unwrapped STM32Cube log is plain text: reported
  *    as PLAIN, read the same.
  *
  * Reading (detected or forced)
  * ----------------------------
+ * ZEPHYR with its header: the characters [0, pos) of the text after the
+ *	header, or once pos > buf_size all of it from pos % buf_size, less
+ *	the first line up to its newline unless it starts with a timestamp
+ *	(the character before it was overwritten); lines lost unknown.
+ *	Another convention forced on it reads it as any other buffer.
  * A linear layout is read as [0, z) whatever the convention, not wrapped,
  * nothing lost (libmetal's counters still count missing records). A
  * convention forced on a layout it cannot write is read linearly too
@@ -333,9 +349,44 @@ static bool td_zephyr_linear(const struct td_text *t)
 
 	for (p = 0; p < t->end; p++)
 		if (td_line_start(t, p) &&
-		    td_zts_parse(t, p, &key) != TD_ZTS_NONE)
+		    td_zts_parse(t, p, &key) == TD_ZTS_HMS)
 			return true;
 	return td_contains(t, "Booting Zephyr OS");
+}
+
+/* Zephyr's struct ram_console_header: the flag, and where the text starts. */
+#define TD_RC_FLAG		"RAM_CONSOLE"
+#define TD_RC_HEAD_SIZE		64
+
+static u32 td_le32(const u8 *b)
+{
+	return b[0] | b[1] << 8 | b[2] << 16 | (u32)b[3] << 24;
+}
+
+/*
+ * The header of a RAM console with CONFIG_RAM_CONSOLE_HEADER: its buf_size
+ * and pos, as a 32-bit remote lays them out (buf_addr at 12, buf_size at
+ * 16, pos at 20) or, failing that, a 64-bit one (16, 24, 32).
+ */
+static bool td_rc_header(const u8 *b, u32 size, u32 *bs, u32 *pos)
+{
+	u32 avail, hi;
+
+	if (size <= TD_RC_HEAD_SIZE || memcmp(b, TD_RC_FLAG, sizeof(TD_RC_FLAG)))
+		return false;
+	avail = size - TD_RC_HEAD_SIZE;
+	*bs = td_le32(b + 16);
+	if (*bs && *bs <= avail) {
+		*pos = td_le32(b + 20);
+		return true;
+	}
+	*bs = td_le32(b + 24);
+	hi = td_le32(b + 28);
+	if (!hi && *bs && *bs <= avail) {
+		*pos = td_le32(b + 32);
+		return true;
+	}
+	return false;
 }
 
 /* ---- libmetal's records ---- */
@@ -539,6 +590,33 @@ static void td_zephyr_full(const struct td_text *t, struct snaptrace_tdec *dec)
 	td_circular(dec, t->end, o, e);
 }
 
+static void td_zephyr_header(const u8 *b, u32 bs, u32 pos,
+			     struct snaptrace_tdec *dec)
+{
+	struct td_text t = { .b = b + TD_RC_HEAD_SIZE, .end = bs, .circ = true };
+	u32 o, k;
+	u64 key;
+
+	if (pos <= bs) {
+		dec->span[0].off = TD_RC_HEAD_SIZE;
+		dec->span[0].len = pos;
+		return;
+	}
+	o = pos % bs;
+	if (td_zts_parse(&t, o, &key) == TD_ZTS_NONE) {
+		for (k = 0; k + 1 < bs; k++) {
+			if (t.b[td_fwd(&t, o, k)] == '\n') {
+				o = td_fwd(&t, o, k + 1);
+				break;
+			}
+		}
+	}
+	td_circular(dec, bs, o, pos % bs);
+	dec->span[0].off += TD_RC_HEAD_SIZE;
+	if (dec->span[1].len)
+		dec->span[1].off += TD_RC_HEAD_SIZE;
+}
+
 static void td_lm_full(const struct td_text *t, struct snaptrace_tdec *dec)
 {
 	u32 p, hl, cnt, nhl = 0, newest = 0, ncnt = 0, k, e, lim;
@@ -639,8 +717,8 @@ int snaptrace_trace_decode(const void *buf, size_t size,
 {
 	struct td_text t = { .b = buf };
 	enum td_zts zkind;
-	u32 p, z, lm_cnt;
-	bool full, stm32;
+	u32 p, z, lm_cnt, rc_bs, rc_pos;
+	bool full, stm32, rc;
 
 	if (!dec)
 		return -EINVAL;
@@ -655,6 +733,13 @@ int snaptrace_trace_decode(const void *buf, size_t size,
 		dec->fmt = fmt;
 	if (!size)
 		return 0;
+
+	rc = td_rc_header(t.b, size, &rc_bs, &rc_pos);
+	if (rc && (fmt == SNAPTRACE_TFMT_AUTO || fmt == SNAPTRACE_TFMT_ZEPHYR)) {
+		dec->fmt = SNAPTRACE_TFMT_ZEPHYR;
+		td_zephyr_header(t.b, rc_bs, rc_pos, dec);
+		return 0;
+	}
 
 	t.end = size;
 	if (!t.b[size - 1])

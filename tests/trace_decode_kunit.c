@@ -518,6 +518,118 @@ static void zephyr_without_timestamps(struct kunit *test)
 			   TD_UNKNOWN "Hello World! 4\nHello World! 3\n");
 }
 
+/*
+ * CONFIG_RAM_CONSOLE_HEADER: "RAM_CONSOLE", buf_addr, buf_size (SIZE - 65),
+ * pos (every character ever written) in a 64-byte header; the text after
+ * it, buf_addr[pos % buf_size]. Little-endian, a 32-bit remote's layout
+ * (fields at 12, 16, 20) or a 64-bit one's (16, 24, 32).
+ */
+struct td_rcon {
+	u8 *buf;
+	u32 bs, pos;
+	unsigned int pos_at;
+};
+
+static void td_put32(u8 *b, u32 v)
+{
+	b[0] = v;
+	b[1] = v >> 8;
+	b[2] = v >> 16;
+	b[3] = v >> 24;
+}
+
+static u8 *td_rcon_init(struct kunit *test, struct td_rcon *r, u32 size,
+			bool lp64)
+{
+	r->buf = kunit_kzalloc(test, size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r->buf);
+	strscpy(r->buf, "RAM_CONSOLE", 12);
+	r->bs = size - 1 - 64;
+	r->pos = 0;
+	if (lp64) {
+		td_put32(r->buf + 16, 0x80000040);	/* buf_addr, low half */
+		td_put32(r->buf + 20, 0x1);
+		td_put32(r->buf + 24, r->bs);
+		r->pos_at = 32;
+	} else {
+		td_put32(r->buf + 12, 0x10000040);
+		td_put32(r->buf + 16, r->bs);
+		r->pos_at = 20;
+	}
+	return r->buf;
+}
+
+static void td_rcon_puts(struct td_rcon *r, const char *s)
+{
+	for (; *s; s++) {
+		r->buf[64 + r->pos % r->bs] = *s;
+		r->pos++;
+	}
+	td_put32(r->buf + r->pos_at, r->pos);
+}
+
+static void td_rcon_lines(struct td_rcon *r, unsigned int from, unsigned int to)
+{
+	char line[40];
+
+	for (; from < to; from++) {
+		snprintf(line, sizeof(line), "[00:00:00.%03u,000] line %03u\r\n",
+			 from, from);
+		td_rcon_puts(r, line);
+	}
+}
+
+/*
+ * SIZE 152: buf_size 87 (3 lines). Lines 0, 1: [64, 122), not wrapped.
+ * Lines 0-4 (145): pos % 87 = 58, at a line boundary: line 2 at 64 + 58,
+ * lines 3, 4 at 64, 93. SIZE 165: buf_size 100; lines 0-4: pos % 100 = 45,
+ * inside line 1 ("0] line 001\r\n", dropped): line 2 at 64 + 58.
+ */
+static void zephyr_header(struct kunit *test)
+{
+	struct td_rcon rc;
+	struct td_res r;
+	u8 *buf;
+	int lp64;
+
+	for (lp64 = 0; lp64 < 2; lp64++) {
+		buf = td_rcon_init(test, &rc, 152, lp64);
+		td_rcon_lines(&rc, 0, 2);
+		td_run(test, &r, buf, 152, SNAPTRACE_TFMT_AUTO);
+		KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_ZEPHYR);
+		KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
+		td_expect_spans(test, &r.dec, 64, 58, 0, 0);
+		KUNIT_EXPECT_STREQ(test, r.out, td_zlines(test, 0, 2));
+
+		td_rcon_lines(&rc, 2, 5);
+		td_run(test, &r, buf, 152, SNAPTRACE_TFMT_AUTO);
+		KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_ZEPHYR);
+		KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
+		td_expect_spans(test, &r.dec, 122, 29, 64, 58);
+		td_expect_lost(test, &r.dec, false, 0);
+		KUNIT_EXPECT_STREQ(test, r.out,
+				   st_fmt(test, "%s%s", TD_UNKNOWN, td_zlines(test, 2, 5)));
+
+		buf = td_rcon_init(test, &rc, 165, lp64);
+		td_rcon_lines(&rc, 0, 5);
+		td_run(test, &r, buf, 165, SNAPTRACE_TFMT_ZEPHYR);
+		KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
+		td_expect_spans(test, &r.dec, 122, 42, 64, 45);
+		KUNIT_EXPECT_STREQ(test, r.out,
+				   st_fmt(test, "%s%s", TD_UNKNOWN, td_zlines(test, 2, 5)));
+		/* Another convention forced: the flag, up to its NUL. */
+		td_run(test, &r, buf, 165, SNAPTRACE_TFMT_PLAIN);
+		td_expect_spans(test, &r.dec, 0, 11, 0, 0);
+	}
+
+	/* A buf_size larger than the buffer: no header, plain. */
+	buf = td_rcon_init(test, &rc, 152, false);
+	td_put32(buf + 16, 152 - 64 + 1);
+	td_run(test, &r, buf, 152, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_PLAIN);
+	td_expect_spans(test, &r.dec, 0, 11, 0, 0);
+}
+
 /* ---- libmetal ---- */
 
 static void libmetal_unwrapped(struct kunit *test)
@@ -953,6 +1065,28 @@ static u32 td_w_zephyr_linear(struct kunit *test, u8 **buf)
 	return 1025;
 }
 
+/* The simulated remotes' own lines: "[%08u]" alone does not say Zephyr. */
+static u32 td_w_ticks_linear(struct kunit *test, u8 **buf)
+{
+	*buf = kunit_kzalloc(test, 128, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, *buf);
+	strscpy(*buf, "[00000000] 12.345678 snaptrace-rproc0: hello from the remote\n",
+		128);
+	return 128;
+}
+
+/* Zephyr since 2024: pos % (SIZE - 1) in SIZE bytes, trace len SIZE. */
+static u32 td_w_zephyr_new(struct kunit *test, u8 **buf)
+{
+	struct td_zcon z;
+	unsigned int i;
+
+	*buf = td_zcon_init(test, &z, 255);
+	for (i = 0; i < 50; i++)
+		td_zline(&z, i);
+	return 256;
+}
+
 static u32 td_w_libmetal(struct kunit *test, u8 **buf)
 {
 	struct td_lm l;
@@ -986,6 +1120,10 @@ static const struct td_detect_case td_detect_cases[] = {
 	{ "plain text", td_w_plain, SNAPTRACE_TFMT_PLAIN, false },
 	{ "zephyr, wrapped", td_w_zephyr, SNAPTRACE_TFMT_ZEPHYR, true },
 	{ "zephyr, one line", td_w_zephyr_linear, SNAPTRACE_TFMT_ZEPHYR, false },
+	{ "zephyr since 2024, wrapped", td_w_zephyr_new, SNAPTRACE_TFMT_ZEPHYR,
+	  true },
+	{ "ticks timestamps, one line", td_w_ticks_linear, SNAPTRACE_TFMT_PLAIN,
+	  false },
 	{ "libmetal, wrapped", td_w_libmetal, SNAPTRACE_TFMT_LIBMETAL, true },
 	{ "libmetal, one record", td_w_libmetal_linear, SNAPTRACE_TFMT_LIBMETAL,
 	  false },
@@ -1155,9 +1293,10 @@ static u32 td_rand(u32 *state)
 
 /*
  * Random buffers from an alphabet the parsers look for (digits, " L",
- * brackets, separators, newlines, NUL) and any byte; then real logs with
- * bytes flipped. Every convention, and detection: the spans lie in the
- * buffer, apart, and show() fills no more than its bound.
+ * brackets, separators, newlines, NUL) and any byte, some behind a RAM
+ * console header; then real logs with bytes flipped. Every convention, and
+ * detection: the spans lie in the buffer, apart, and show() fills no more
+ * than its bound.
  */
 static void garbage(struct kunit *test)
 {
@@ -1184,6 +1323,12 @@ static void garbage(struct kunit *test)
 			for (k = 0; k < size; k++)
 				if (!buf[k])
 					buf[k] = '\n';
+		/* A RAM console header with a buf_size that fits, any pos. */
+		if ((i & 7) == 3 && size > 64) {
+			memcpy(buf, "RAM_CONSOLE", 12);
+			td_put32(buf + 16, 1 + td_rand(&seed) % (size - 64));
+			td_put32(buf + 20, td_rand(&seed));
+		}
 		for (f = SNAPTRACE_TFMT_AUTO; f < SNAPTRACE_TFMT_NR; f++)
 			td_run(test, &r, buf, size, f);
 	}
@@ -1221,6 +1366,7 @@ static struct kunit_case snaptrace_trace_decode_cases[] = {
 	KUNIT_CASE(zephyr_wrapped_many),
 	KUNIT_CASE(zephyr_timestamp_kinds),
 	KUNIT_CASE(zephyr_without_timestamps),
+	KUNIT_CASE(zephyr_header),
 	KUNIT_CASE(libmetal_unwrapped),
 	KUNIT_CASE(libmetal_wrapped_in_record),
 	KUNIT_CASE(libmetal_wrapped_at_boundary),
