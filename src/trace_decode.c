@@ -19,8 +19,9 @@
  *	one of SIZE bytes (since): either way the last byte stays NUL.
  *	Zephyr's OpenAMP resource table (lib/open-amp/resource_table.c)
  *	gives the trace entry len SIZE; ST's and the openamp samples'
- *	tables, and the stm32mp157c-dk2 image among the project's fixtures
- *	(trace len 0x401), give SIZE + 1. The buffer is in .bss: zero until
+ *	tables give SIZE + 1. The stm32mp157c-dk2 image among the project's
+ *	fixtures (Zephyr v3.6.0, "Zephyr_log" at da 0x10000371 in .bss) says
+ *	len 0x401: 1 KiB and its NUL. The buffer is in .bss: zero until
  *	written, then no NUL anywhere but that last byte (when len covers it)
  *	once the writer has gone round. The write position is not in the
  *	buffer. Log lines (subsys/logging/log_output.c, timestamp_print())

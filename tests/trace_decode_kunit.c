@@ -385,8 +385,8 @@ static void zephyr_wrapped_in_line(struct kunit *test)
 }
 
 /*
- * Wrapped at a line boundary, trace len SIZE + 1 (the stm32mp157c-dk2
- * image's geometry: len 0x401 for a 1 KiB console). SIZE 116 (4 lines),
+ * Wrapped at a line boundary, trace len SIZE + 1 (as the stm32mp157c-dk2
+ * image's len 0x401, a 1 KiB console and its NUL). SIZE 116 (4 lines),
  * lines 0-5 (174 bytes): pos 58. [0, 58) = lines 4, 5; [58, 116) = lines 2,
  * 3; byte 116 NUL. Oldest: line 2; the line before it (5) has a timestamp.
  */
@@ -1053,7 +1053,7 @@ static u32 td_w_zephyr(struct kunit *test, u8 **buf)
 	td_zputs(&z, "*** Booting Zephyr OS build v3.6.0 ***\r\n");
 	for (i = 0; i < 100; i++)
 		td_zline(&z, i);
-	return 1025;	/* the stm32mp157c-dk2 image's 0x401 */
+	return 1025;	/* as the stm32mp157c-dk2 image's 0x401 */
 }
 
 static u32 td_w_zephyr_linear(struct kunit *test, u8 **buf)
