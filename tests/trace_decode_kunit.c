@@ -11,12 +11,12 @@
  */
 #include <linux/kernel.h>
 #include <linux/seq_file.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <kunit/test.h>
 
 #include "../src/trace_decode.h"
-#include "st_kunit.h"
 
 /* ---- the writers ---- */
 
@@ -252,6 +252,18 @@ static char *td_lmlines(struct kunit *test, const char *head, unsigned int from,
 	return s;
 }
 
+/* @a then @b, in one string freed with the test. */
+static char *td_cat(struct kunit *test, const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *s = kunit_kzalloc(test, la + lb + 1, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	memcpy(s, a, la);
+	memcpy(s + la, b, lb);
+	return s;
+}
+
 /* ---- plain, empty, full ---- */
 
 static void plain_text(struct kunit *test)
@@ -381,7 +393,7 @@ static void zephyr_wrapped_in_line(struct kunit *test)
 	td_expect_spans(test, &r.dec, 58, 70, 0, 46);
 	td_expect_lost(test, &r.dec, false, 0);
 	KUNIT_EXPECT_STREQ(test, r.out,
-			   st_fmt(test, "%s%s", TD_UNKNOWN, td_zlines(test, 2, 6)));
+			   td_cat(test, TD_UNKNOWN, td_zlines(test, 2, 6)));
 }
 
 /*
@@ -406,7 +418,7 @@ static void zephyr_wrapped_at_boundary(struct kunit *test)
 	td_expect_spans(test, &r.dec, 58, 58, 0, 58);
 	td_expect_lost(test, &r.dec, false, 0);
 	KUNIT_EXPECT_STREQ(test, r.out,
-			   st_fmt(test, "%s%s", TD_UNKNOWN, td_zlines(test, 2, 6)));
+			   td_cat(test, TD_UNKNOWN, td_zlines(test, 2, 6)));
 
 	/* Lines 0-7 (232 bytes) into 116: pos 0, the oldest line at 0. */
 	td_zline(&z, 6);
@@ -417,7 +429,7 @@ static void zephyr_wrapped_at_boundary(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
 	td_expect_spans(test, &r.dec, 0, 116, 0, 0);
 	KUNIT_EXPECT_STREQ(test, r.out,
-			   st_fmt(test, "%s%s", TD_UNKNOWN, td_zlines(test, 4, 8)));
+			   td_cat(test, TD_UNKNOWN, td_zlines(test, 4, 8)));
 }
 
 /*
@@ -443,7 +455,7 @@ static void zephyr_wrapped_many(struct kunit *test)
 	td_expect_spans(test, &r.dec, 96, 32, 0, 84);
 	td_expect_lost(test, &r.dec, false, 0);
 	KUNIT_EXPECT_STREQ(test, r.out,
-			   st_fmt(test, "%s%s", TD_UNKNOWN, td_zlines(test, 96, 100)));
+			   td_cat(test, TD_UNKNOWN, td_zlines(test, 96, 100)));
 }
 
 /*
@@ -608,7 +620,7 @@ static void zephyr_header(struct kunit *test)
 		td_expect_spans(test, &r.dec, 122, 29, 64, 58);
 		td_expect_lost(test, &r.dec, false, 0);
 		KUNIT_EXPECT_STREQ(test, r.out,
-				   st_fmt(test, "%s%s", TD_UNKNOWN, td_zlines(test, 2, 5)));
+				   td_cat(test, TD_UNKNOWN, td_zlines(test, 2, 5)));
 
 		buf = td_rcon_init(test, &rc, 165, lp64);
 		td_rcon_lines(&rc, 0, 5);
@@ -616,7 +628,7 @@ static void zephyr_header(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
 		td_expect_spans(test, &r.dec, 122, 42, 64, 45);
 		KUNIT_EXPECT_STREQ(test, r.out,
-				   st_fmt(test, "%s%s", TD_UNKNOWN, td_zlines(test, 2, 5)));
+				   td_cat(test, TD_UNKNOWN, td_zlines(test, 2, 5)));
 		/* Another convention forced: the flag, up to its NUL. */
 		td_run(test, &r, buf, 165, SNAPTRACE_TFMT_PLAIN);
 		td_expect_spans(test, &r.dec, 0, 11, 0, 0);
@@ -965,6 +977,87 @@ static void stm32_cut_line_into_newest(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_STM32CUBE);
 	td_expect_spans(test, &r.dec, 5, 10, 0, 4);
 	KUNIT_EXPECT_STREQ(test, r.out, TD_UNKNOWN "fghijklmnopqrs\n");
+}
+
+/* ---- the largest trace a remote may declare ---- */
+
+/* The spans of the text from stream offset @from to @total, in @len bytes. */
+static void td_expect_tail(struct kunit *test, const struct snaptrace_tdec *d,
+			   u32 len, u64 from, u64 total)
+{
+	u32 o = from % len, e = total % len;
+
+	if (o < e)
+		td_expect_spans(test, d, o, e - o, 0, 0);
+	else
+		td_expect_spans(test, d, o, len - o, 0, e);
+}
+
+/*
+ * SNAPTRACE_RPROC_TRACE_MAX (256 KiB) written round several times: a Zephyr
+ * console since 2024 (pos % (SIZE - 1), 29-byte lines), and a libmetal log
+ * (records of 11 to 14 bytes). The oldest whole line is the first one that
+ * starts in the last lap; the text runs from it to the end of the stream.
+ */
+/* Lines for large buffers, 31 bytes: "[00:mm:ss.mmm,000] line nnnnn\r\n". */
+#define TD_ZBIG 31
+
+static void td_zbig(char *line, size_t n, u32 i, const char *eol)
+{
+	snprintf(line, n, "[00:%02u:%02u.%03u,000] line %05u%s", i / 60000,
+		 i / 1000 % 60, i % 1000, i, eol);
+}
+
+static void largest_traces(struct kunit *test)
+{
+	const u32 len = SZ_256K, lines = 3 * SZ_256K / TD_ZBIG;
+	u64 total, first, start;
+	struct td_zcon z;
+	struct td_lm l;
+	struct td_res r;
+	char rec[40], *want;
+	size_t n;
+	u32 i;
+	u8 *buf;
+
+	buf = td_zcon_init(test, &z, len - 1);
+	for (i = 0; i < lines; i++) {
+		td_zbig(rec, sizeof(rec), i, "\r\n");
+		td_zputs(&z, rec);
+	}
+	total = (u64)lines * TD_ZBIG;
+	first = DIV_ROUND_UP_ULL(total - (len - 1), TD_ZBIG);
+	td_run(test, &r, buf, len, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_ZEPHYR);
+	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
+	td_expect_tail(test, &r.dec, len - 1, first * TD_ZBIG, total);
+	want = kunit_kzalloc(test, sizeof(TD_UNKNOWN) + (lines - first) * TD_ZBIG,
+			     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	n = sprintf(want, "%s", TD_UNKNOWN);
+	for (i = first; i < lines; i++) {
+		td_zbig(want + n, TD_ZBIG, i, "\n");
+		n += TD_ZBIG - 1;
+	}
+	KUNIT_EXPECT_STREQ(test, r.out, want);
+
+	buf = td_lm_init(test, &l, len);
+	total = 0;
+	for (i = 0; total < 3ULL * len; i++) {
+		td_lm_log(&l, 7, "ping\r\n");
+		total += snprintf(rec, sizeof(rec), "%u L7 ping\r\n", i);
+	}
+	/* The first record starting at or after total - len. */
+	for (start = 0, first = 0; start < total - len; first++)
+		start += snprintf(rec, sizeof(rec), "%llu L7 ping\r\n", first);
+	td_run(test, &r, buf, len, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_LIBMETAL);
+	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
+	td_expect_tail(test, &r.dec, len, start, total);
+	td_expect_lost(test, &r.dec, true, first);
+	snprintf(rec, sizeof(rec), "[snaptrace: wrapped, %llu lines lost]\n", first);
+	KUNIT_EXPECT_STREQ(test, r.out,
+			   td_lmlines(test, rec, first, i, false));
 }
 
 /* ---- a convention forced on a buffer it did not write ---- */
@@ -1379,6 +1472,7 @@ static struct kunit_case snaptrace_trace_decode_cases[] = {
 	KUNIT_CASE(stm32_wrapped_at_boundary),
 	KUNIT_CASE(stm32_wrapped_many),
 	KUNIT_CASE(stm32_cut_line_into_newest),
+	KUNIT_CASE_SLOW(largest_traces),
 	KUNIT_CASE(forced_mismatch),
 	KUNIT_CASE_PARAM(detection, td_detect_gen_params),
 	KUNIT_CASE(show_escapes),
