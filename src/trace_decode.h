@@ -41,9 +41,9 @@ enum snaptrace_tfmt {
  * @fmt: the convention detected (or forced); never SNAPTRACE_TFMT_AUTO
  * @wrapped: the writer went round the buffer at least once
  * @span: the text, oldest first: bytes [off, off + len) of @span[0], then
- *	of @span[1] (len 0 when unused, and @span[0] used first); NUL bytes
- *	and a line cut by the wrap are outside the spans. Always inside the
- *	buffer, whatever its bytes
+ *	of @span[1] (len 0 when unused, and @span[0] used first); the NULs
+ *	that end or mark the text and a line cut by the wrap are outside the
+ *	spans. Always inside the buffer, whatever its bytes
  * @lost_lines: lines lost to wrapping, when @lost_known: 0 for a text that
  *	did not wrap; for libmetal, every record count missing from those
  *	shown (wrapped or not)
