@@ -826,6 +826,8 @@ static void td_show_run(struct seq_file *m, const u8 *b, u32 from, u32 to)
  * remote cannot send escape sequences to the reader's terminal. The output
  * ends with a newline when there is text and its last byte is not one.
  * The spans are clipped to @dec->size: never a byte outside the buffer.
+ * Upstream's rproc_trace_read() (remoteproc_debugfs.c) hands the reader the
+ * raw bytes up to the first NUL, escape sequences included.
  *
  * Context: process (seq_file show); does not sleep itself.
  */
@@ -889,6 +891,8 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_trace_show);
  * snaptrace_tfmt_name() - a convention's name
  * @fmt: the convention
  *
+ * No upstream twin: upstream has one way to read a trace.
+ *
  * Context: any.
  * Return: "auto", "plain", "zephyr", "libmetal" or "stm32cube"; "unknown"
  * for a value out of range.
@@ -906,6 +910,8 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_tfmt_name);
  * @name: exactly one of the names snaptrace_tfmt_name() gives (the caller
  *	strips a trailing newline)
  * @fmt: where to store it
+ *
+ * No upstream twin, as snaptrace_tfmt_name().
  *
  * Context: any.
  * Return: 0, or -EINVAL for any other string (and @fmt untouched).
