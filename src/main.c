@@ -14,6 +14,7 @@
 #include <snaptrace/snaptrace.h>
 #include "internal.h"
 #include "rproc.h"
+#include "rproc_follow.h"
 
 static unsigned int buffer_size_kb = 1024;
 module_param(buffer_size_kb, uint, 0444);
@@ -41,9 +42,28 @@ module_param_array(instances, charp, &nr_instances, 0444);
 MODULE_PARM_DESC(instances,
 		 "Named instances to create at load, comma-separated (as ftrace's trace_instance=); each gets instances/NAME/");
 
+static char *follow = "all";
+module_param(follow, charp, 0444);
+MODULE_PARM_DESC(follow,
+		 "Upstream remote processors to follow (kernels with CONFIG_REMOTEPROC): all (default), none, or names, comma-separated, each an rproc's name or remoteprocN");
+
 static struct dentry *snaptrace_root;
 static struct snaptrace_rproc *snaptrace_rprocs[SNAPTRACE_RPROC_MAX];
 static struct dentry *snaptrace_rproc_dir;
+
+/**
+ * snaptrace_rproc_debugfs_dir() - snaptrace's remoteproc debugfs directory
+ *
+ * Where the simulated remotes, the ivshmem ones and the followed upstream
+ * ones have their directories.
+ *
+ * Context: any, once module init created it.
+ * Return: the directory, NULL before module init created it.
+ */
+struct dentry *snaptrace_rproc_debugfs_dir(void)
+{
+	return snaptrace_rproc_dir;
+}
 
 static void snaptrace_rprocs_destroy(void)
 {
@@ -134,9 +154,16 @@ static int __init snaptrace_init(void)
 		goto destroy_rprocs;
 	}
 
+	/* Upstream's remote processors, present and to come. */
+	ret = snaptrace_follow_start(follow);
+	if (ret)
+		goto exit_ivshmem;
+
 	pr_info("version %s loaded\n", SNAPTRACE_VERSION);
 	return 0;
 
+exit_ivshmem:
+	snaptrace_ivshmem_exit();
 destroy_rprocs:
 	snaptrace_rprocs_destroy();
 free_instances:
@@ -153,6 +180,7 @@ fail:
 
 static void __exit snaptrace_exit(void)
 {
+	snaptrace_follow_stop();
 	snaptrace_ivshmem_exit();
 	snaptrace_rprocs_destroy();
 	snaptrace_debugfs_destroy(snaptrace_root);

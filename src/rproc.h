@@ -455,6 +455,9 @@ int snaptrace_rproc_attach_image(struct snaptrace_rproc *rproc, const u8 *elf,
 int snaptrace_rproc_set_watchdog(struct snaptrace_rproc *rproc,
 				 unsigned int watchdog_ms);
 
+/* main.c */
+struct dentry *snaptrace_rproc_debugfs_dir(void);
+
 /* rproc_debugfs.c */
 int snaptrace_rproc_debugfs_create(struct snaptrace_rproc *rproc,
 				   struct dentry *parent);

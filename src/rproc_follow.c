@@ -1,0 +1,851 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snaptrace following upstream's remote processors: the traces of every
+ * struct rproc that a platform driver registers with the kernel's remote
+ * processor framework (drivers/remoteproc), kept across a crash, without
+ * patching the kernel and with exported symbols only.
+ *
+ * Discovery. Upstream's rproc_class is not exported. rproc_alloc() is, and
+ * sets rproc->dev.class: a throw-away rproc, allocated on a throw-away
+ * root device and freed at once (rproc_free(): its remoteprocN index goes
+ * back to upstream's ida), names the class, and class_interface_register()
+ * on it calls add_dev() for every remote present and every one registered
+ * later (device_add() in rproc_add()), and remove_dev() when one goes
+ * (device_del() in rproc_del(), after its shutdown) and for every one at
+ * class_interface_unregister() (rmmod). Nothing else exported finds the
+ * remotes of every platform: rproc_get_by_phandle() needs a device tree
+ * node, rproc_get_by_child() a child device.
+ *
+ * Hook. A followed remote holds a reference on its device (get_device())
+ * and a sub-device of ours, added to its list under its lock (upstream
+ * walks the list under rproc->lock: prepare, start, stop in reverse,
+ * unprepare), removed under it when we let it go.
+ *
+ * prepare (rproc_start() and __rproc_attach(), process context, lock
+ * held): the loaded resource table (rproc->table_ptr) is copied, checked
+ * and walked with snaptrace's own parser (fw.h); each trace entry N gets
+ * debugfs traceN and traceN_last, and a spare buffer of its size for the
+ * next capture.
+ *
+ * stop with the remote CRASHED: the capture. Upstream calls a sub-device's
+ * stop, before anything frees or reloads the remote's memory:
+ * - recovery, rproc_boot_recovery(): rproc_stop(rproc, true) runs the
+ *   sub-devices' stop first, then ops->stop, then the coredump,
+ *   request_firmware() and rproc_start(), which reloads the segments
+ *   (a trace in .bss is zeroed) - the same in 6.1, 6.12 and 7.3;
+ * - recovery by attaching again (RPROC_FEAT_ATTACH_ON_RECOVERY):
+ *   __rproc_detach() stops the sub-devices with crashed false, the state
+ *   still CRASHED - 6.1, 6.12, 7.3;
+ * - shutdown of a crashed remote, rproc_shutdown() and rproc_del() (7.3
+ *   forces it whatever the power count): rproc_stop(rproc, crashed), the
+ *   sub-devices first, before rproc_resource_cleanup() frees the carveouts
+ *   - 6.12 and 7.3. 6.1's rproc_shutdown() refuses a crashed remote
+ *   (-EINVAL): it stops, and is captured, only by a recovery.
+ * rproc_start_subdevices() also calls stop(subdev, true) to unroll a
+ * failed start: the state is not CRASHED then, and nothing is captured.
+ * So the state, not the flag, says "crashed": the capture runs when the
+ * state is RPROC_CRASHED. Which stop it is: rproc_shutdown() dropped the
+ * last power reference (or rproc_del() is deleting the remote) before it
+ * stops; a recovery keeps it.
+ *
+ * The capture reads the loaded table again (a firmware may fill in its
+ * trace's da at run time), maps each trace with rproc_da_to_va() and copies
+ * it (memcpy_fromio() from I/O memory) into its spare, allocated now only
+ * for a trace the start did not see. Then, under the remote's last_lock,
+ * every spare that holds this capture is swapped with its traceN_last copy
+ * and the counts of crashes are updated: a reader of traceN_last or
+ * crashes (which takes last_lock only, so it never waits for a recovery)
+ * sees the whole of one capture or the whole of the next, as a snapshot
+ * swaps its halves.
+ *
+ * traceN reads the live trace: under the remote's lock, only while it
+ * runs (RPROC_RUNNING or RPROC_ATTACHED), through the table loaded then.
+ * Both files decode the trace (trace_decode.h), oldest line first.
+ *
+ * Locks, outermost first: the class's mutex (add_dev, remove_dev),
+ * st_follow_lock (the followed remotes), rproc->lock, a remote's
+ * last_lock. Upstream calls the sub-device with rproc->lock held: its
+ * callbacks take only last_lock. Files are removed (debugfs waits for
+ * readers inside them, who may wait for rproc->lock) after the sub-device
+ * is, without rproc->lock.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/debugfs.h>
+#include <linux/device.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/io.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/minmax.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/remoteproc.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <kunit/visibility.h>
+
+#include "fw.h"
+#include "rproc.h"
+#include "rproc_follow.h"
+#include "trace_decode.h"
+
+/**
+ * struct st_ftrace - trace N of a followed remote: its files and copies
+ * @fr: the remote
+ * @index: N, its rank among the trace entries of the loaded table
+ * @file: debugfs traceN
+ * @last_file: debugfs traceN_last
+ * @spare: where the next capture copies the trace (the remote's lock)
+ * @spare_size: size of @spare
+ * @spare_len: bytes the capture in progress copied into @spare
+ * @last: the trace at the last crash (&st_follow.last_lock)
+ * @last_size: size of @last
+ * @last_len: bytes of @last that hold it, 0 if none
+ */
+struct st_ftrace {
+	struct st_follow *fr;
+	int index;
+	struct dentry *file;
+	struct dentry *last_file;
+	void *spare;
+	size_t spare_size;
+	size_t spare_len;
+	void *last;
+	size_t last_size;
+	size_t last_len;
+};
+
+/**
+ * struct st_follow - an upstream remote we follow
+ * @node: in st_follows (st_follow_lock)
+ * @rproc: the remote; its device is held (get_device())
+ * @subdev: our sub-device, in the remote's list while we follow it
+ * @dir: debugfs remoteproc/<name>
+ * @traces: trace N's files and copies, made when first seen (the remote's
+ *	lock); @nr_traces of them
+ * @nr_traces: entries in @traces
+ * @fmt: the trace convention to decode with (&enum snaptrace_tfmt),
+ *	SNAPTRACE_TFMT_AUTO unless forced; READ_ONCE()/WRITE_ONCE()
+ * @failures: traces a capture could not copy (the remote's lock)
+ * @last_lock: the last capture against its readers: every trace's @last
+ *	and the counts below
+ * @crashes: captures made
+ * @last_time_ns: ktime_get_boottime_ns() at the last capture
+ * @last_after: what followed the last capture: "none", "recovery" or
+ *	"shutdown"
+ * @last_traces: traces the last capture copied
+ * @last_bytes: bytes it copied
+ */
+struct st_follow {
+	struct list_head node;
+	struct rproc *rproc;
+	struct rproc_subdev subdev;
+	struct dentry *dir;
+	struct st_ftrace *traces[SNAPTRACE_RPROC_MAX_TRACES];
+	int nr_traces;
+	int fmt;
+	unsigned int failures;
+	struct mutex last_lock;		/* @last of each trace, the counts */
+	unsigned int crashes;
+	u64 last_time_ns;
+	const char *last_after;
+	unsigned int last_traces;
+	u64 last_bytes;
+};
+
+static DEFINE_MUTEX(st_follow_lock);	/* what follows */
+static LIST_HEAD(st_follows);
+static bool st_following;
+static bool st_follow_all;
+static char *st_follow_names;		/* the names given, or NULL */
+
+/* ------------------------------------------------------------------ */
+/* The traces of the loaded resource table                            */
+
+/**
+ * struct st_rsc_traces - the trace entries of a table, in table order
+ * @n: entries seen, up to %SNAPTRACE_RPROC_MAX_TRACES
+ * @t: each one's device address and length (@ok: it passed the checks)
+ */
+struct st_rsc_traces {
+	int n;
+	struct {
+		u32 da;
+		u32 len;
+		bool ok;
+	} t[SNAPTRACE_RPROC_MAX_TRACES];
+};
+
+static int st_collect_trace(void *priv, u32 type, void *rsc, int offset,
+			    int avail)
+{
+	struct st_rsc_traces *c = priv;
+	const struct snaptrace_fw_rsc_trace *t = rsc;
+
+	if (type != SNAPTRACE_RSC_TRACE || c->n == SNAPTRACE_RPROC_MAX_TRACES)
+		return 0;
+	/*
+	 * Numbered as upstream numbers its trace files; one that fails the
+	 * checks keeps its number and is not read.
+	 */
+	c->t[c->n].ok = !snaptrace_rsc_check_trace(NULL, t, offset, avail);
+	if (c->t[c->n].ok) {
+		c->t[c->n].da = get_unaligned_le32(&t->da);
+		c->t[c->n].len = min_t(u32, get_unaligned_le32(&t->len),
+				       SNAPTRACE_RPROC_TRACE_MAX);
+	}
+	c->n++;
+	return 0;
+}
+
+/*
+ * The trace entries of the table the remote has loaded, read from a copy
+ * (the remote may write its table meanwhile). Lock held. Returns NULL if
+ * there is no table, it is malformed or we are out of memory.
+ */
+static struct st_rsc_traces *st_read_traces(struct rproc *rproc)
+{
+	struct st_rsc_traces *c;
+	size_t sz = rproc->table_sz;
+	void *table;
+
+	if (!rproc->table_ptr || !sz || sz > SNAPTRACE_RSC_TABLE_MAX)
+		return NULL;
+	table = kmemdup(rproc->table_ptr, sz, GFP_KERNEL);
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!table || !c ||
+	    snaptrace_rsc_walk(&rproc->dev, table, sz, st_collect_trace, c)) {
+		kfree(table);
+		kfree(c);
+		return NULL;
+	}
+	kfree(table);
+	return c;
+}
+
+/* Copy @len bytes at @da of the remote's memory: lock held. */
+static int st_copy_da(struct rproc *rproc, u32 da, size_t len, void *dst)
+{
+	bool is_iomem = false;
+	void *va;
+
+	va = rproc_da_to_va(rproc, da, len, &is_iomem);
+	if (!va)
+		return -EFAULT;
+	if (is_iomem)
+		memcpy_fromio(dst, (void __iomem __force *)va, len);
+	else
+		memcpy(dst, va, len);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* debugfs                                                            */
+
+/* A trace's text, copied, and how to decode it. */
+struct st_view {
+	void *buf;
+	size_t len;
+	struct snaptrace_tdec dec;
+	bool have;
+};
+
+static int st_view_show(struct seq_file *m, void *unused)
+{
+	struct st_view *view = m->private;
+
+	if (view->have)
+		snaptrace_trace_show(m, view->buf, &view->dec);
+	return 0;
+}
+
+static int st_view_open(struct file *filp, struct st_follow *fr,
+			struct st_view *view)
+{
+	int ret;
+
+	if (view->len &&
+	    !snaptrace_trace_decode(view->buf, view->len, READ_ONCE(fr->fmt),
+				    &view->dec))
+		view->have = true;
+	ret = single_open_size(filp, st_view_show, view, view->len + PAGE_SIZE);
+	if (ret) {
+		kvfree(view->buf);
+		kfree(view);
+	}
+	return ret;
+}
+
+static int st_view_release(struct inode *inode, struct file *filp)
+{
+	struct st_view *view = ((struct seq_file *)filp->private_data)->private;
+
+	kvfree(view->buf);
+	kfree(view);
+	return single_release(inode, filp);
+}
+
+/* traceN: the live trace, while the remote runs. */
+static int st_live_open(struct inode *inode, struct file *filp)
+{
+	struct st_ftrace *ft = inode->i_private;
+	struct rproc *rproc = ft->fr->rproc;
+	struct st_rsc_traces *c = NULL;
+	struct st_view *view;
+	int ret;
+
+	view = kzalloc(sizeof(*view), GFP_KERNEL);
+	if (!view)
+		return -ENOMEM;
+	ret = mutex_lock_interruptible(&rproc->lock);
+	if (ret)
+		goto free;
+	if (rproc->state == RPROC_RUNNING || rproc->state == RPROC_ATTACHED)
+		c = st_read_traces(rproc);
+	if (c && ft->index < c->n && c->t[ft->index].ok) {
+		size_t len = c->t[ft->index].len;
+
+		view->buf = kvmalloc(len, GFP_KERNEL);
+		if (!view->buf)
+			ret = -ENOMEM;
+		else if (!st_copy_da(rproc, c->t[ft->index].da, len, view->buf))
+			view->len = len;
+	}
+	mutex_unlock(&rproc->lock);
+	kfree(c);
+	if (ret)
+		goto free;
+	return st_view_open(filp, ft->fr, view);
+
+free:
+	kvfree(view->buf);
+	kfree(view);
+	return ret;
+}
+
+static const struct file_operations st_live_fops = {
+	.owner = THIS_MODULE,
+	.open = st_live_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = st_view_release,
+};
+
+/* traceN_last: the trace at the last crash. */
+static int st_last_open(struct inode *inode, struct file *filp)
+{
+	struct st_ftrace *ft = inode->i_private;
+	struct st_follow *fr = ft->fr;
+	struct st_view *view;
+	int ret;
+
+	view = kzalloc(sizeof(*view), GFP_KERNEL);
+	if (!view)
+		return -ENOMEM;
+	ret = mutex_lock_interruptible(&fr->last_lock);
+	if (ret)
+		goto free;
+	if (ft->last_len) {
+		view->buf = kvmalloc(ft->last_len, GFP_KERNEL);
+		if (view->buf) {
+			memcpy(view->buf, ft->last, ft->last_len);
+			view->len = ft->last_len;
+		} else {
+			ret = -ENOMEM;
+		}
+	}
+	mutex_unlock(&fr->last_lock);
+	if (ret)
+		goto free;
+	return st_view_open(filp, fr, view);
+
+free:
+	kvfree(view->buf);
+	kfree(view);
+	return ret;
+}
+
+static const struct file_operations st_last_fops = {
+	.owner = THIS_MODULE,
+	.open = st_last_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = st_view_release,
+};
+
+static int st_crashes_show(struct seq_file *m, void *unused)
+{
+	struct st_follow *fr = m->private;
+	int ret;
+
+	ret = mutex_lock_interruptible(&fr->last_lock);
+	if (ret)
+		return ret;
+	seq_printf(m, "crashes: %u\n", fr->crashes);
+	seq_printf(m, "last_time_ns: %llu\n", fr->last_time_ns);
+	seq_printf(m, "last_after: %s\n", fr->last_after);
+	seq_printf(m, "last_traces: %u\n", fr->last_traces);
+	seq_printf(m, "last_bytes: %llu\n", fr->last_bytes);
+	mutex_unlock(&fr->last_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(st_crashes);
+
+/* trace_format: as ftrace's trace_clock, the one in use in brackets. */
+static int st_format_show(struct seq_file *m, void *unused)
+{
+	struct st_follow *fr = m->private;
+	int fmt = READ_ONCE(fr->fmt), i;
+
+	for (i = 0; i < SNAPTRACE_TFMT_NR; i++)
+		seq_printf(m, i == fmt ? "%s[%s]" : "%s%s", i ? " " : "",
+			   snaptrace_tfmt_name(i));
+	seq_putc(m, '\n');
+	return 0;
+}
+
+static int st_format_open(struct inode *inode, struct file *filp)
+{
+	return single_open(filp, st_format_show, inode->i_private);
+}
+
+static ssize_t st_format_write(struct file *filp, const char __user *ubuf,
+			       size_t cnt, loff_t *ppos)
+{
+	struct st_follow *fr = ((struct seq_file *)filp->private_data)->private;
+	enum snaptrace_tfmt fmt;
+	char buf[32];
+	int ret;
+
+	if (cnt >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, cnt))
+		return -EFAULT;
+	buf[cnt] = '\0';
+	ret = snaptrace_tfmt_parse(strim(buf), &fmt);
+	if (ret)
+		return -EINVAL;
+	WRITE_ONCE(fr->fmt, fmt);
+	*ppos += cnt;
+	return cnt;
+}
+
+static const struct file_operations st_format_fops = {
+	.owner = THIS_MODULE,
+	.open = st_format_open,
+	.read = seq_read,
+	.write = st_format_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+/*
+ * remoteproc/<rproc name>, or <rproc name>@remoteprocN if that is taken
+ * (by one of snaptrace's own remotes, or another rproc of that name). A
+ * '/' in the name, which debugfs cannot hold, becomes '_'. Under
+ * st_follow_lock. An error leaves the remote followed without files.
+ */
+static void st_dir_create(struct st_follow *fr, struct dentry *parent)
+{
+	struct rproc *rproc = fr->rproc;
+	struct dentry *d;
+	char *name;
+
+	fr->dir = ERR_PTR(-ENOENT);
+	if (IS_ERR_OR_NULL(parent))
+		return;
+	name = kstrdup(rproc->name, GFP_KERNEL);
+	if (!name)
+		return;
+	strreplace(name, '/', '_');
+	d = debugfs_lookup(name, parent);
+	if (d || !*name) {
+		dput(d);
+		kfree(name);
+		name = kasprintf(GFP_KERNEL, "%s@%s", rproc->name,
+				 dev_name(&rproc->dev));
+		if (!name)
+			return;
+		strreplace(name, '/', '_');
+	}
+	fr->dir = debugfs_create_dir(name, parent);
+	kfree(name);
+	debugfs_create_file("crashes", 0400, fr->dir, fr, &st_crashes_fops);
+	debugfs_create_file("trace_format", 0600, fr->dir, fr, &st_format_fops);
+}
+
+/* ------------------------------------------------------------------ */
+/* Traces and the capture, under the remote's lock                    */
+
+/* Trace N, made with its files if it is new; NULL if out of memory. */
+static struct st_ftrace *st_ftrace_get(struct st_follow *fr, int index)
+{
+	struct st_ftrace *ft;
+	char name[24];
+
+	while (fr->nr_traces <= index) {
+		ft = kzalloc(sizeof(*ft), GFP_KERNEL);
+		if (!ft)
+			return NULL;
+		ft->fr = fr;
+		ft->index = fr->nr_traces;
+		snprintf(name, sizeof(name), "trace%d", ft->index);
+		ft->file = debugfs_create_file(name, 0400, fr->dir, ft,
+					       &st_live_fops);
+		snprintf(name, sizeof(name), "trace%d_last", ft->index);
+		ft->last_file = debugfs_create_file(name, 0400, fr->dir, ft,
+						    &st_last_fops);
+		fr->traces[fr->nr_traces++] = ft;
+	}
+	return fr->traces[index];
+}
+
+/* Make the spare hold @len bytes. */
+static int st_spare_reserve(struct st_ftrace *ft, size_t len)
+{
+	void *p;
+
+	if (ft->spare_size >= len)
+		return 0;
+	p = kvmalloc(len, GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	kvfree(ft->spare);
+	ft->spare = p;
+	ft->spare_size = len;
+	return 0;
+}
+
+/* The remote starts (or we start following it running): get ready. */
+static void st_follow_prepare(struct st_follow *fr)
+{
+	struct st_rsc_traces *c = st_read_traces(fr->rproc);
+	struct st_ftrace *ft;
+	int i;
+
+	for (i = 0; c && i < c->n; i++) {
+		ft = st_ftrace_get(fr, i);
+		if (!ft || (c->t[i].ok && st_spare_reserve(ft, c->t[i].len)))
+			dev_warn(&fr->rproc->dev,
+				 "snaptrace: trace%d: no memory for its crash copy yet\n",
+				 i);
+	}
+	kfree(c);
+}
+
+static void st_capture_failed(struct st_follow *fr, int index,
+			      const char *why)
+{
+	fr->failures++;
+	dev_warn(&fr->rproc->dev,
+		 "snaptrace: trace%d not captured: %s (%u failures)\n", index,
+		 why, fr->failures);
+}
+
+/* The remote crashed and stops: keep its traces. */
+static void st_capture(struct st_follow *fr)
+{
+	struct rproc *rproc = fr->rproc;
+	u64 now = ktime_get_boottime_ns();
+	bool got[SNAPTRACE_RPROC_MAX_TRACES] = {};
+	struct st_rsc_traces *c;
+	struct st_ftrace *ft;
+	unsigned int n = 0;
+	u64 bytes = 0;
+	bool shutdown;
+	int i;
+
+	/* rproc_shutdown() drops the last power reference before it stops. */
+	shutdown = READ_ONCE(rproc->deleting) || !atomic_read(&rproc->power);
+	c = st_read_traces(rproc);
+	for (i = 0; c && i < c->n; i++) {
+		if (!c->t[i].ok)
+			continue;	/* the check said why */
+		ft = st_ftrace_get(fr, i);
+		if (!ft || st_spare_reserve(ft, c->t[i].len)) {
+			st_capture_failed(fr, i, "out of memory");
+			continue;
+		}
+		if (st_copy_da(rproc, c->t[i].da, c->t[i].len, ft->spare)) {
+			st_capture_failed(fr, i, "its da is not mapped");
+			continue;
+		}
+		ft->spare_len = c->t[i].len;
+		got[i] = true;
+		n++;
+		bytes += ft->spare_len;
+	}
+	kfree(c);
+
+	/* Publish: every trace of this crash at once. */
+	mutex_lock(&fr->last_lock);
+	for (i = 0; i < fr->nr_traces; i++) {
+		ft = fr->traces[i];
+		if (got[i]) {
+			swap(ft->last, ft->spare);
+			swap(ft->last_size, ft->spare_size);
+			ft->last_len = ft->spare_len;
+		} else {
+			ft->last_len = 0;
+		}
+	}
+	fr->crashes++;
+	fr->last_time_ns = now;
+	fr->last_after = shutdown ? "shutdown" : "recovery";
+	fr->last_traces = n;
+	fr->last_bytes = bytes;
+	mutex_unlock(&fr->last_lock);
+	dev_info(&rproc->dev, "snaptrace: crash #%u: %u traces, %llu bytes kept\n",
+		 fr->crashes, n, bytes);
+}
+
+static int st_subdev_prepare(struct rproc_subdev *subdev)
+{
+	st_follow_prepare(container_of(subdev, struct st_follow, subdev));
+	return 0;	/* a boot never fails for us */
+}
+
+static void st_subdev_stop(struct rproc_subdev *subdev, bool crashed)
+{
+	struct st_follow *fr = container_of(subdev, struct st_follow, subdev);
+
+	/* See the top of this file: the state says it, not @crashed. */
+	if (fr->rproc->state == RPROC_CRASHED)
+		st_capture(fr);
+}
+
+/* ------------------------------------------------------------------ */
+/* Following                                                          */
+
+static bool st_follow_match(struct rproc *rproc)
+{
+	const char *p, *end;
+	size_t len;
+
+	if (st_follow_all)
+		return true;
+	for (p = st_follow_names; p && *p; p = end + (*end == ',')) {
+		end = strchrnul(p, ',');
+		len = end - p;
+		if ((strlen(rproc->name) == len && !strncmp(p, rproc->name, len)) ||
+		    (strlen(dev_name(&rproc->dev)) == len &&
+		     !strncmp(p, dev_name(&rproc->dev), len)))
+			return true;
+	}
+	return false;
+}
+
+/* Start following @rproc. Under st_follow_lock. */
+static void st_follow_add(struct rproc *rproc)
+{
+	struct st_follow *fr;
+
+	fr = kzalloc(sizeof(*fr), GFP_KERNEL);
+	if (!fr)
+		return;	/* not followed; the allocator said why */
+	fr->rproc = rproc;
+	get_device(&rproc->dev);
+	mutex_init(&fr->last_lock);
+	fr->last_after = "none";
+	fr->fmt = SNAPTRACE_TFMT_AUTO;
+	fr->subdev.prepare = st_subdev_prepare;
+	fr->subdev.stop = st_subdev_stop;
+	st_dir_create(fr, snaptrace_rproc_debugfs_dir());
+
+	mutex_lock(&rproc->lock);
+	/*
+	 * Already started: its sub-devices are too, and its stop will call
+	 * ours; be ready as if we had been prepared.
+	 */
+	if (rproc->state == RPROC_RUNNING || rproc->state == RPROC_ATTACHED ||
+	    rproc->state == RPROC_CRASHED)
+		st_follow_prepare(fr);
+	rproc_add_subdev(rproc, &fr->subdev);
+	mutex_unlock(&rproc->lock);
+
+	list_add_tail(&fr->node, &st_follows);
+	dev_info(&rproc->dev, "snaptrace: following its traces\n");
+}
+
+/* Let @fr go: off the list already. Under st_follow_lock. */
+static void st_follow_del(struct st_follow *fr)
+{
+	struct rproc *rproc = fr->rproc;
+	int i;
+
+	mutex_lock(&rproc->lock);
+	rproc_remove_subdev(rproc, &fr->subdev);
+	mutex_unlock(&rproc->lock);
+	/* Waits for readers inside the files; they may take rproc->lock. */
+	debugfs_remove_recursive(fr->dir);
+	for (i = 0; i < fr->nr_traces; i++) {
+		kvfree(fr->traces[i]->spare);
+		kvfree(fr->traces[i]->last);
+		kfree(fr->traces[i]);
+	}
+	mutex_destroy(&fr->last_lock);
+	dev_info(&rproc->dev, "snaptrace: no longer following\n");
+	kfree(fr);
+	put_device(&rproc->dev);
+}
+
+static struct rproc *st_dev_to_rproc(struct device *dev)
+{
+	/* Every device of rproc_class is a struct rproc's own. */
+	if (!dev->type || strcmp(dev->type->name, "remoteproc"))
+		return NULL;
+	return container_of(dev, struct rproc, dev);
+}
+
+static int st_follow_add_dev(SNAPTRACE_CLASS_INTF_ARGS)
+{
+	struct rproc *rproc = st_dev_to_rproc(dev);
+
+	if (!rproc)
+		return 0;
+	mutex_lock(&st_follow_lock);
+	if (st_follow_match(rproc))
+		st_follow_add(rproc);
+	mutex_unlock(&st_follow_lock);
+	return 0;
+}
+
+static void st_follow_remove_dev(SNAPTRACE_CLASS_INTF_ARGS)
+{
+	struct st_follow *fr;
+
+	mutex_lock(&st_follow_lock);
+	list_for_each_entry(fr, &st_follows, node) {
+		if (&fr->rproc->dev == dev) {
+			list_del(&fr->node);
+			st_follow_del(fr);
+			break;
+		}
+	}
+	mutex_unlock(&st_follow_lock);
+}
+
+static struct class_interface st_follow_intf = {
+	.add_dev = st_follow_add_dev,
+	.remove_dev = st_follow_remove_dev,
+};
+
+static bool st_intf_registered;
+
+static const struct rproc_ops st_no_ops;
+
+/*
+ * rproc_class, which upstream does not export, from a throw-away rproc:
+ * rproc_alloc() sets its class, rproc_free() gives everything back (its
+ * index to upstream's ida) as the device was never added.
+ */
+static int st_find_rproc_class(void)
+{
+	struct device *parent;
+	struct rproc *rproc;
+
+	parent = root_device_register("snaptrace-rproc-class");
+	if (IS_ERR(parent))
+		return PTR_ERR(parent);
+	rproc = rproc_alloc(parent, "snaptrace-class-probe", &st_no_ops, NULL, 0);
+	if (!rproc) {
+		root_device_unregister(parent);
+		return -ENOMEM;
+	}
+	st_follow_intf.class = rproc->dev.class;
+	rproc_free(rproc);
+	root_device_unregister(parent);
+	return st_follow_intf.class ? 0 : -ENODEV;
+}
+
+/**
+ * snaptrace_follow_start() - follow upstream's remote processors
+ * @follow: "all", "none", or names separated by commas, each an rproc's
+ *	name or its device's ("remoteprocN"); NULL is "all"
+ *
+ * What module init does with the "follow" parameter: finds the remotes
+ * registered with the kernel's remote processor framework, now and later
+ * (a class interface on upstream's rproc_class), and follows those named:
+ * a sub-device of ours in each keeps its traces at a crash, shown in
+ * debugfs remoteproc/<name>/. A name that matches nothing now may match a
+ * remote registered later. Upstream has no twin; it mirrors what a
+ * platform driver does with rproc_add_subdev().
+ *
+ * Context: process context, may sleep; not concurrently with
+ * snaptrace_follow_stop(). Takes and releases the class's mutex,
+ * st_follow_lock and each followed remote's lock.
+ * Return: 0; -EBUSY if already following; -ENOMEM; or the error
+ * registering the class interface.
+ */
+int snaptrace_follow_start(const char *follow)
+{
+	int ret = 0;
+
+	if (!follow)
+		follow = "all";
+	mutex_lock(&st_follow_lock);
+	if (st_following) {
+		mutex_unlock(&st_follow_lock);
+		return -EBUSY;
+	}
+	st_follow_all = !strcmp(follow, "all");
+	if (!st_follow_all) {
+		st_follow_names = kstrdup(follow, GFP_KERNEL);
+		if (!st_follow_names)
+			ret = -ENOMEM;
+	}
+	if (!ret)
+		st_following = true;
+	mutex_unlock(&st_follow_lock);
+	if (ret || !strcmp(follow, "none"))
+		return ret;
+
+	ret = st_find_rproc_class();
+	if (!ret)
+		ret = class_interface_register(&st_follow_intf);
+	if (ret) {
+		pr_err("cannot follow the remote processors: %pe\n", ERR_PTR(ret));
+		mutex_lock(&st_follow_lock);
+		kfree(st_follow_names);
+		st_follow_names = NULL;
+		st_following = false;
+		mutex_unlock(&st_follow_lock);
+		return ret;
+	}
+	st_intf_registered = true;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_follow_start);
+
+/**
+ * snaptrace_follow_stop() - let every followed remote go
+ *
+ * What rmmod does: removes our sub-device from every followed remote
+ * (under its lock, so never in the middle of its start, stop or
+ * recovery), removes its files (waiting for their readers), frees its
+ * copies and drops its device; running or crashed remotes go on as if we
+ * had never followed them. Nothing if not following.
+ *
+ * Context: process context, may sleep; not concurrently with
+ * snaptrace_follow_start(). Takes the class's mutex, then st_follow_lock
+ * and each remote's lock.
+ */
+void snaptrace_follow_stop(void)
+{
+	if (st_intf_registered)
+		class_interface_unregister(&st_follow_intf);
+	st_intf_registered = false;
+	mutex_lock(&st_follow_lock);
+	WARN_ON(!list_empty(&st_follows));
+	kfree(st_follow_names);
+	st_follow_names = NULL;
+	st_following = false;
+	mutex_unlock(&st_follow_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_follow_stop);
