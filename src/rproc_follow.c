@@ -96,6 +96,23 @@
 #include "trace_decode.h"
 
 /**
+ * struct st_rsc_traces - the trace entries of a table, in table order
+ * @dev: where to report a bad entry
+ * @n: entries seen, up to %SNAPTRACE_RPROC_MAX_TRACES
+ * @t: each one's device address and length, bounded by
+ *	%SNAPTRACE_RPROC_TRACE_MAX (@ok: it passed the checks)
+ */
+struct st_rsc_traces {
+	struct device *dev;
+	int n;
+	struct {
+		u32 da;
+		u32 len;
+		bool ok;
+	} t[SNAPTRACE_RPROC_MAX_TRACES];
+};
+
+/**
  * struct st_ftrace - trace N of a followed remote: its files and copies
  * @fr: the remote
  * @index: N, its rank among the trace entries of the loaded table
@@ -130,6 +147,11 @@ struct st_ftrace {
  * @traces: trace N's files and copies, made when first seen (the remote's
  *	lock); @nr_traces of them
  * @nr_traces: entries in @traces
+ * @table: a copy of the loaded table last walked, @table_sz bytes (the
+ *	remote's lock)
+ * @table_sz: its size
+ * @table_ok: it passed the checks; @rsc holds its traces
+ * @rsc: its trace entries
  * @fmt: the trace convention to decode with (&enum snaptrace_tfmt),
  *	SNAPTRACE_TFMT_AUTO unless forced; READ_ONCE()/WRITE_ONCE()
  * @failures: traces a capture could not copy (the remote's lock)
@@ -149,6 +171,10 @@ struct st_follow {
 	struct dentry *dir;
 	struct st_ftrace *traces[SNAPTRACE_RPROC_MAX_TRACES];
 	int nr_traces;
+	void *table;
+	size_t table_sz;
+	bool table_ok;
+	struct st_rsc_traces rsc;
 	int fmt;
 	unsigned int failures;
 	struct mutex last_lock;		/* @last of each trace, the counts */
@@ -168,20 +194,6 @@ static char *st_follow_names;		/* the names given, or NULL */
 /* ------------------------------------------------------------------ */
 /* The traces of the loaded resource table                            */
 
-/**
- * struct st_rsc_traces - the trace entries of a table, in table order
- * @n: entries seen, up to %SNAPTRACE_RPROC_MAX_TRACES
- * @t: each one's device address and length (@ok: it passed the checks)
- */
-struct st_rsc_traces {
-	int n;
-	struct {
-		u32 da;
-		u32 len;
-		bool ok;
-	} t[SNAPTRACE_RPROC_MAX_TRACES];
-};
-
 static int st_collect_trace(void *priv, u32 type, void *rsc, int offset,
 			    int avail)
 {
@@ -194,8 +206,12 @@ static int st_collect_trace(void *priv, u32 type, void *rsc, int offset,
 	 * Numbered as upstream numbers its trace files; one that fails the
 	 * checks keeps its number and is not read.
 	 */
-	c->t[c->n].ok = !snaptrace_rsc_check_trace(NULL, t, offset, avail);
+	c->t[c->n].ok = !snaptrace_rsc_check_trace(c->dev, t, offset, avail);
 	if (c->t[c->n].ok) {
+		if (get_unaligned_le32(&t->len) > SNAPTRACE_RPROC_TRACE_MAX)
+			dev_warn(c->dev, "snaptrace: trace%d has %u bytes: only the first %u are kept\n",
+				 c->n, get_unaligned_le32(&t->len),
+				 SNAPTRACE_RPROC_TRACE_MAX);
 		c->t[c->n].da = get_unaligned_le32(&t->da);
 		c->t[c->n].len = min_t(u32, get_unaligned_le32(&t->len),
 				       SNAPTRACE_RPROC_TRACE_MAX);
@@ -206,27 +222,35 @@ static int st_collect_trace(void *priv, u32 type, void *rsc, int offset,
 
 /*
  * The trace entries of the table the remote has loaded, read from a copy
- * (the remote may write its table meanwhile). Lock held. Returns NULL if
- * there is no table, it is malformed or we are out of memory.
+ * (the remote may write its table meanwhile). A table the same as the one
+ * walked last is not walked again: what is wrong with it was said once.
+ * The remote's lock held. Returns NULL if there is no table, it is
+ * malformed or we are out of memory.
  */
-static struct st_rsc_traces *st_read_traces(struct rproc *rproc)
+static const struct st_rsc_traces *st_read_traces(struct st_follow *fr)
 {
-	struct st_rsc_traces *c;
+	struct rproc *rproc = fr->rproc;
 	size_t sz = rproc->table_sz;
 	void *table;
 
 	if (!rproc->table_ptr || !sz || sz > SNAPTRACE_RSC_TABLE_MAX)
 		return NULL;
-	table = kmemdup(rproc->table_ptr, sz, GFP_KERNEL);
-	c = kzalloc(sizeof(*c), GFP_KERNEL);
-	if (!table || !c ||
-	    snaptrace_rsc_walk(&rproc->dev, table, sz, st_collect_trace, c)) {
-		kfree(table);
-		kfree(c);
+	table = kvmalloc(sz, GFP_KERNEL);
+	if (!table)
 		return NULL;
+	memcpy(table, rproc->table_ptr, sz);
+	if (fr->table && fr->table_sz == sz && !memcmp(fr->table, table, sz)) {
+		kvfree(table);
+		return fr->table_ok ? &fr->rsc : NULL;
 	}
-	kfree(table);
-	return c;
+	kvfree(fr->table);
+	fr->table = table;
+	fr->table_sz = sz;
+	memset(&fr->rsc, 0, sizeof(fr->rsc));
+	fr->rsc.dev = &rproc->dev;
+	fr->table_ok = !snaptrace_rsc_walk(&rproc->dev, table, sz,
+					   st_collect_trace, &fr->rsc);
+	return fr->table_ok ? &fr->rsc : NULL;
 }
 
 /* Copy @len bytes at @da of the remote's memory: lock held. */
@@ -296,7 +320,7 @@ static int st_live_open(struct inode *inode, struct file *filp)
 {
 	struct st_ftrace *ft = inode->i_private;
 	struct rproc *rproc = ft->fr->rproc;
-	struct st_rsc_traces *c = NULL;
+	const struct st_rsc_traces *c = NULL;
 	struct st_view *view;
 	int ret;
 
@@ -307,7 +331,7 @@ static int st_live_open(struct inode *inode, struct file *filp)
 	if (ret)
 		goto free;
 	if (rproc->state == RPROC_RUNNING || rproc->state == RPROC_ATTACHED)
-		c = st_read_traces(rproc);
+		c = st_read_traces(ft->fr);
 	if (c && ft->index < c->n && c->t[ft->index].ok) {
 		size_t len = c->t[ft->index].len;
 
@@ -318,7 +342,6 @@ static int st_live_open(struct inode *inode, struct file *filp)
 			view->len = len;
 	}
 	mutex_unlock(&rproc->lock);
-	kfree(c);
 	if (ret)
 		goto free;
 	return st_view_open(filp, ft->fr, view);
@@ -525,7 +548,7 @@ static int st_spare_reserve(struct st_ftrace *ft, size_t len)
 /* The remote starts (or we start following it running): get ready. */
 static void st_follow_prepare(struct st_follow *fr)
 {
-	struct st_rsc_traces *c = st_read_traces(fr->rproc);
+	const struct st_rsc_traces *c = st_read_traces(fr);
 	struct st_ftrace *ft;
 	int i;
 
@@ -536,7 +559,6 @@ static void st_follow_prepare(struct st_follow *fr)
 				 "snaptrace: trace%d: no memory for its crash copy yet\n",
 				 i);
 	}
-	kfree(c);
 }
 
 static void st_capture_failed(struct st_follow *fr, int index,
@@ -554,7 +576,7 @@ static void st_capture(struct st_follow *fr)
 	struct rproc *rproc = fr->rproc;
 	u64 now = ktime_get_boottime_ns();
 	bool got[SNAPTRACE_RPROC_MAX_TRACES] = {};
-	struct st_rsc_traces *c;
+	const struct st_rsc_traces *c;
 	struct st_ftrace *ft;
 	unsigned int n = 0;
 	u64 bytes = 0;
@@ -563,7 +585,7 @@ static void st_capture(struct st_follow *fr)
 
 	/* rproc_shutdown() drops the last power reference before it stops. */
 	shutdown = READ_ONCE(rproc->deleting) || !atomic_read(&rproc->power);
-	c = st_read_traces(rproc);
+	c = st_read_traces(fr);
 	for (i = 0; c && i < c->n; i++) {
 		if (!c->t[i].ok)
 			continue;	/* the check said why */
@@ -581,7 +603,6 @@ static void st_capture(struct st_follow *fr)
 		n++;
 		bytes += ft->spare_len;
 	}
-	kfree(c);
 
 	/* Publish: every trace of this crash at once. */
 	mutex_lock(&fr->last_lock);
@@ -641,11 +662,18 @@ static bool st_follow_match(struct rproc *rproc)
 	return false;
 }
 
-/* Start following @rproc. Under st_follow_lock. */
+/*
+ * Start following @rproc. Under st_follow_lock. A device added while the
+ * class interface is being registered may be offered twice: once by
+ * class_interface_register()'s walk, once by device_add().
+ */
 static void st_follow_add(struct rproc *rproc)
 {
 	struct st_follow *fr;
 
+	list_for_each_entry(fr, &st_follows, node)
+		if (fr->rproc == rproc)
+			return;
 	fr = kzalloc(sizeof(*fr), GFP_KERNEL);
 	if (!fr)
 		return;	/* not followed; the allocator said why */
@@ -689,6 +717,7 @@ static void st_follow_del(struct st_follow *fr)
 		kvfree(fr->traces[i]->last);
 		kfree(fr->traces[i]);
 	}
+	kvfree(fr->table);
 	mutex_destroy(&fr->last_lock);
 	dev_info(&rproc->dev, "snaptrace: no longer following\n");
 	kfree(fr);
