@@ -583,8 +583,11 @@ static void st_capture(struct st_follow *fr)
 	bool shutdown;
 	int i;
 
-	/* rproc_shutdown() drops the last power reference before it stops. */
-	shutdown = READ_ONCE(rproc->deleting) || !atomic_read(&rproc->power);
+	/*
+	 * rproc_shutdown() drops the last power reference before it stops;
+	 * rproc_del() (7.3) forces the shutdown whatever the count.
+	 */
+	shutdown = snaptrace_rproc_deleting(rproc) || !atomic_read(&rproc->power);
 	c = st_read_traces(fr);
 	for (i = 0; c && i < c->n; i++) {
 		if (!c->t[i].ok)
