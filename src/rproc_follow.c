@@ -68,6 +68,12 @@
  * callbacks take only last_lock. Files are removed (debugfs waits for
  * readers inside them, who may wait for rproc->lock) after the sub-device
  * is, without rproc->lock.
+ *
+ * Not done: adding the captures to the remote's devcoredump with
+ * rproc_coredump_add_custom_segment(). Upstream has no call to take one
+ * segment back out (rproc_coredump_cleanup() drops the platform driver's
+ * too), so rmmod would leave a dump function of ours, gone with the
+ * module, on the remote's list until its next shutdown.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -775,13 +781,17 @@ static const struct rproc_ops st_no_ops;
 /*
  * rproc_class, which upstream does not export, from a throw-away rproc:
  * rproc_alloc() sets its class, rproc_free() gives everything back (its
- * index to upstream's ida) as the device was never added.
+ * index to upstream's ida) as the device was never added. Once per load of
+ * snaptrace: the class lives as long as the framework, which cannot go
+ * before us (we use its symbols).
  */
 static int st_find_rproc_class(void)
 {
 	struct device *parent;
 	struct rproc *rproc;
 
+	if (st_follow_intf.class)
+		return 0;
 	parent = root_device_register("snaptrace-rproc-class");
 	if (IS_ERR(parent))
 		return PTR_ERR(parent);
