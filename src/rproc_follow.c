@@ -44,9 +44,12 @@
  * rproc_start_subdevices() also calls stop(subdev, true) to unroll a
  * failed start: the state is not CRASHED then, and nothing is captured.
  * So the state, not the flag, says "crashed": the capture runs when the
- * state is RPROC_CRASHED. Which stop it is: rproc_shutdown() dropped the
- * last power reference (or rproc_del() is deleting the remote) before it
- * stops; a recovery keeps it.
+ * state is RPROC_CRASHED. rproc_stop_subdevices() walks the list in
+ * reverse: the vdevs, which each boot adds after us, stop before our
+ * capture, the platform's own sub-devices (added before us) after it;
+ * none of them frees the remote's memory. Which stop it is:
+ * rproc_shutdown() dropped the last power reference (or rproc_del() is
+ * deleting the remote) before it stops; a recovery keeps it.
  *
  * The capture reads the loaded table again (a firmware may fill in its
  * trace's da at run time), maps each trace with rproc_da_to_va() and copies
