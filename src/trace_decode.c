@@ -31,7 +31,10 @@
  *	ram_console.h), the buffer starts with a 64-byte header: "RAM_CONSOLE"
  *	and its NUL, buf_addr, buf_size (SIZE - 65), and pos, the number of
  *	characters ever written (a u32), each at buf_addr[pos % buf_size]:
- *	there the write position is known.
+ *	there the write position is known. When pos wraps to 0 the writer
+ *	sets it to (0xFFFFFFFF % buf_size) + 1, at most buf_size again; NXP's
+ *	first version of the header kept pos % buf_size. The buffer is zeroed
+ *	before the first character.
  * LIBMETAL: the libmetal log handler of Xilinx's OpenAMP R5 applications
  *	(embeddedsw, lib/sw_apps/openamp_echo_test/src/system/generic/machine/
  *	zynqmp_r5/helper.c and its siblings: rsc_trace_logger() and
@@ -63,7 +66,8 @@
  * -------------------------------------------------------------
  * 0. a Zephyr RAM console header (the flag, then a buf_size that fits in
  *    the buffer, read as a 32-bit remote's little-endian fields, else as a
- *    64-bit one's): ZEPHYR, wrapped when pos > buf_size.
+ *    64-bit one's): ZEPHYR, wrapped when pos > buf_size, or pos < buf_size
+ *    with a byte other than NUL after it.
  * 1. full, and at least two libmetal record headers ("<cnt> L<0-7> ", or
  *    "<ticks> <cnt> L<0-7> "), at least half of them followed (in
  *    circular order) by the header counting one more: LIBMETAL, wrapped.
@@ -83,7 +87,7 @@
  * Reading (detected or forced)
  * ----------------------------
  * ZEPHYR with its header: the characters [0, pos) of the text after the
- *	header, or once pos > buf_size all of it from pos % buf_size, less
+ *	header, or once wrapped (rule 0) all of it from pos % buf_size, less
  *	the first line up to its newline unless it starts with a timestamp
  *	(the character before it was overwritten); lines lost unknown.
  *	Another convention forced on it reads it as any other buffer.
@@ -598,7 +602,14 @@ static void td_zephyr_header(const u8 *b, u32 bs, u32 pos,
 	u32 o, k;
 	u64 key;
 
-	if (pos <= bs) {
+	/*
+	 * pos at most buf_size and the bytes after it still zero (the writer
+	 * clears the buffer first): not wrapped. After 2^32 characters the
+	 * writer sets pos to (0xFFFFFFFF % buf_size) + 1, and NXP's first
+	 * version of the header kept pos % buf_size: either way a pos below
+	 * buf_size with text after it is the write position of a full buffer.
+	 */
+	if (pos == bs || (pos < bs && !memchr_inv(t.b + pos, 0, bs - pos))) {
 		dec->span[0].off = TD_RC_HEAD_SIZE;
 		dec->span[0].len = pos;
 		return;

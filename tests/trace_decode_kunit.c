@@ -576,6 +576,9 @@ static void td_rcon_puts(struct td_rcon *r, const char *s)
 	for (; *s; s++) {
 		r->buf[64 + r->pos % r->bs] = *s;
 		r->pos++;
+		/* ram_console_out(): "in case of overflow". */
+		if (!r->pos)
+			r->pos = (U32_MAX % r->bs) + 1;
 	}
 	td_put32(r->buf + r->pos_at, r->pos);
 }
@@ -640,6 +643,34 @@ static void zephyr_header(struct kunit *test)
 	td_run(test, &r, buf, 152, SNAPTRACE_TFMT_AUTO);
 	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_PLAIN);
 	td_expect_spans(test, &r.dec, 0, 11, 0, 0);
+}
+
+/*
+ * The header's pos after 2^32 characters: upstream's ram_console_out() sets
+ * it to (0xFFFFFFFF % buf_size) + 1 when it wraps to 0, so it is no longer
+ * above buf_size though the text went round (NXP's first version of the
+ * header kept pos % buf_size all along: the same bytes). SIZE 152, buf_size
+ * 87, U32_MAX % 87 = 15: from pos 0xFFFFFFFF - 15 - 87 (a multiple of 87,
+ * index 0), lines 0-4 (145 characters) lay the buffer out as in
+ * zephyr_header; 103 characters reach the overflow, 42 more: pos 58.
+ */
+static void zephyr_header_pos_overflow(struct kunit *test)
+{
+	struct td_rcon rc;
+	struct td_res r;
+	u8 *buf = td_rcon_init(test, &rc, 152, false);
+
+	rc.pos = U32_MAX - 15 - 87;
+	KUNIT_ASSERT_EQ(test, rc.pos % rc.bs, 0U);
+	td_rcon_lines(&rc, 0, 5);
+	KUNIT_ASSERT_EQ(test, rc.pos, 58U);
+	td_run(test, &r, buf, 152, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_ZEPHYR);
+	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 122, 29, 64, 58);
+	td_expect_lost(test, &r.dec, false, 0);
+	KUNIT_EXPECT_STREQ(test, r.out,
+			   td_cat(test, TD_UNKNOWN, td_zlines(test, 2, 5)));
 }
 
 /* ---- libmetal ---- */
@@ -1460,6 +1491,7 @@ static struct kunit_case snaptrace_trace_decode_cases[] = {
 	KUNIT_CASE(zephyr_timestamp_kinds),
 	KUNIT_CASE(zephyr_without_timestamps),
 	KUNIT_CASE(zephyr_header),
+	KUNIT_CASE(zephyr_header_pos_overflow),
 	KUNIT_CASE(libmetal_unwrapped),
 	KUNIT_CASE(libmetal_wrapped_in_record),
 	KUNIT_CASE(libmetal_wrapped_at_boundary),
