@@ -103,14 +103,16 @@
  *	a line printed without one when the wrap fell on a line boundary).
  *	The write position is unknown, and so are the lines lost.
  * LIBMETAL, full region: wrapped; the newest record is the header with the
- *	greatest counter (last in memory on a tie) and ends after its first
+ *	latest counter, compared modulo 2^32 (c_cnt is a uint32_t: it goes
+ *	from 4294967295 to 0), last in memory on a tie, and ends after its first
  *	newline, before the next header, or after 127 bytes; the oldest is the
  *	first header after that, unless the header after it does not count
  *	one more, in which case it is the digits left of a header the writer
  *	cut, and the next one is the oldest. The bytes between the newest
  *	record's end and the oldest's start (the record cut by the wrap) are
  *	not shown. Lost lines: the oldest counter (counters start at 0 in
- *	init_system()), plus every counter skipped between records shown.
+ *	init_system()), plus every counter skipped between records shown
+ *	(modulo 2^32 too: from 4294967295 to 0 skips none).
  *	Without any header: the region from offset 0, lost lines unknown.
  * STM32CUBE, stm32 layout: wrapped; the oldest text is after the NUL, the
  *	newest before it; the first line of the oldest text is dropped up to
@@ -494,6 +496,16 @@ static u32 td_lm_next(const struct td_text *t, u32 from, u32 limit, u32 *at,
 	return 0;
 }
 
+/*
+ * Whether counter @a was written after @b: c_cnt is a uint32_t that goes
+ * from 4294967295 to 0, and a buffer of at most 4 GiB holds fewer than
+ * 2^31 records, so the difference modulo 2^32 tells (RFC 1982).
+ */
+static bool td_lm_after(u32 a, u32 b)
+{
+	return (s32)(a - b) > 0;
+}
+
 /* Counters missing from the records in [@from, @from + @len). */
 static u64 td_lm_lost(const struct td_text *t, u32 from, u32 len)
 {
@@ -504,7 +516,7 @@ static u64 td_lm_lost(const struct td_text *t, u32 from, u32 len)
 	while (k < len && td_lm_next(t, td_fwd(t, from, k), len - k, &at, &cnt)) {
 		if (first)
 			lost = cnt;
-		else if (cnt > prev)
+		else if (td_lm_after(cnt, prev))
 			lost += cnt - prev - 1;
 		first = false;
 		prev = cnt;
@@ -637,7 +649,7 @@ static void td_lm_full(const struct td_text *t, struct snaptrace_tdec *dec)
 
 	for (p = 0; p < t->end; p++) {
 		hl = td_lm_header(t, p, &cnt);
-		if (hl && (!any || cnt >= ncnt)) {
+		if (hl && (!any || td_lm_after(cnt, ncnt) || cnt == ncnt)) {
 			newest = p;
 			ncnt = cnt;
 			nhl = hl;

@@ -813,6 +813,35 @@ static void libmetal_counter_gaps(struct kunit *test)
 }
 
 /*
+ * c_cnt is a uint32_t: "%u" goes from 4294967295 to 0. len 100; records
+ * 4294967291-4294967295 ("429496729N L7 ping\r\n", 20 bytes) fill it,
+ * records 0-2 (11 bytes) overwrite [0, 33): [33, 40) is what is left of
+ * 4294967292, 4294967293 at 40 is the oldest, 2 the newest. Lost: the
+ * oldest counter, nothing skipped (4294967295 to 0 is one step).
+ */
+static void libmetal_counter_wrap(struct kunit *test)
+{
+	struct td_lm l;
+	struct td_res r;
+	u8 *buf = td_lm_init(test, &l, 100);
+
+	l.cnt = U32_MAX - 4;
+	while (l.cnt != 3)
+		td_lm_log(&l, 7, "ping\r\n");
+	KUNIT_ASSERT_EQ(test, l.pos, 33U);
+	td_run(test, &r, buf, 100, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_LIBMETAL);
+	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
+	td_expect_spans(test, &r.dec, 40, 60, 0, 33);
+	td_expect_lost(test, &r.dec, true, 4294967293ULL);
+	KUNIT_EXPECT_STREQ(test, r.out,
+			   "[snaptrace: wrapped, 4294967293 lines lost]\n"
+			   "4294967293 L7 ping\n4294967294 L7 ping\n"
+			   "4294967295 L7 ping\n0 L7 ping\n1 L7 ping\n"
+			   "2 L7 ping\n");
+}
+
+/*
  * The writer stopped inside an old header's digits. len 48, records 10-13
  * ("1N L7 ping\r\n", 12 bytes) fill it; record 14, "14 L7 pingg\r\n" (13
  * bytes), overwrites [0, 13): [13, 24) is "1 L7 ping\r\n", what is left of
@@ -1497,6 +1526,7 @@ static struct kunit_case snaptrace_trace_decode_cases[] = {
 	KUNIT_CASE(libmetal_wrapped_at_boundary),
 	KUNIT_CASE(libmetal_wrapped_many),
 	KUNIT_CASE(libmetal_counter_gaps),
+	KUNIT_CASE(libmetal_counter_wrap),
 	KUNIT_CASE(libmetal_header_cut),
 	KUNIT_CASE(libmetal_ticks),
 	KUNIT_CASE(stm32_unwrapped),
