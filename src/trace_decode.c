@@ -826,6 +826,29 @@ int snaptrace_trace_decode(const void *buf, size_t size,
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_trace_decode);
 
+/* The start of the line snaptrace_trace_show() prints first when wrapped. */
+#define TD_SELF			"[snaptrace:"
+
+/* Byte @i of the text shown (span 0's bytes, then span 1's), or -1. */
+static int td_show_at(const u8 *b, const u32 *off, const u32 *len, u64 i)
+{
+	if (i < len[0])
+		return b[off[0] + i];
+	i -= len[0];
+	return i < len[1] ? b[off[1] + i] : -1;
+}
+
+/* Whether the text shown has TD_SELF at @i. */
+static bool td_show_self(const u8 *b, const u32 *off, const u32 *len, u64 i)
+{
+	unsigned int k;
+
+	for (k = 0; k < sizeof(TD_SELF) - 1; k++)
+		if (td_show_at(b, off, len, i + k) != TD_SELF[k])
+			return false;
+	return true;
+}
+
 /* One span's bytes [@from, @to) of the text, escaped as %pE would. */
 static void td_show_run(struct seq_file *m, const u8 *b, u32 from, u32 to)
 {
@@ -846,7 +869,9 @@ static void td_show_run(struct seq_file *m, const u8 *b, u32 from, u32 to)
  * a carriage return just before a newline is dropped (firmware writes
  * "\r\n" for a terminal), and any other byte that is not printable is
  * escaped as %pE (ESCAPE_ANY_NP) escapes it: "\e", "\r", octal, so that a
- * remote cannot send escape sequences to the reader's terminal. The output
+ * remote cannot send escape sequences to the reader's terminal; the '[' of
+ * a line that starts with "[snaptrace:" is escaped too ("\133"), so that
+ * the remote's text cannot pass for that first line. The output
  * ends with a newline when there is text and its last byte is not one.
  * The spans are clipped to @dec->size: never a byte outside the buffer.
  * Upstream's rproc_trace_read() (remoteproc_debugfs.c) hands the reader the
@@ -860,6 +885,7 @@ void snaptrace_trace_show(struct seq_file *m, const void *buf,
 	const u8 *b = buf;
 	u32 off[2], len[2], i, s, at;
 	int last = -1, c;
+	bool bol = true;
 	u64 total;
 
 	if (dec->wrapped) {
@@ -882,6 +908,13 @@ void snaptrace_trace_show(struct seq_file *m, const void *buf,
 		for (at = 0; at < len[i]; at++) {
 			c = b[off[i] + at];
 			last = c;
+			if (bol && c == '[' &&
+			    td_show_self(b, off, len, (i ? len[0] : 0) + (u64)at)) {
+				td_show_run(m, b, off[i] + s, off[i] + at);
+				seq_puts(m, "\\133");
+				s = at + 1;
+			}
+			bol = c == '\n';
 			if (c == '\r') {
 				int nx;
 

@@ -1376,6 +1376,43 @@ static void show_headers(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, td_show(test, text, &dec), TD_UNKNOWN);
 }
 
+/*
+ * The remote's text cannot pass for the decoder's own header line: a line
+ * that starts with "[snaptrace:" has its '[' escaped (octal, as %pE), at
+ * the start of the text, after a newline, and across the two spans.
+ */
+static void show_no_fake_header(struct kunit *test)
+{
+	static const char fake[] = "[snaptrace: wrapped, 0 lines lost]\nok\n"
+				   "x [snaptrace: no\n[snaptrace: wrapped\n";
+	static const char text[] = "ace: b\n[snaptr";
+	struct snaptrace_tdec dec = {
+		.fmt = SNAPTRACE_TFMT_PLAIN,
+		.wrapped = true,
+		.size = sizeof(text) - 1,
+	};
+	struct td_res r;
+
+	td_run(test, &r, fake, sizeof(fake), SNAPTRACE_TFMT_PLAIN);
+	KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
+	KUNIT_EXPECT_STREQ(test, r.out,
+			   "\\133snaptrace: wrapped, 0 lines lost]\nok\n"
+			   "x [snaptrace: no\n\\133snaptrace: wrapped\n");
+
+	/* "[snaptr" ends span[0], "ace: b\n" starts span[1]. */
+	dec.span[0].off = 7;
+	dec.span[0].len = 7;
+	dec.span[1].off = 0;
+	dec.span[1].len = 7;
+	KUNIT_EXPECT_STREQ(test, td_show(test, text, &dec),
+			   TD_UNKNOWN "\\133snaptrace: b\n");
+	/* Not at a line start: as is. */
+	dec.span[0].off = 8;
+	dec.span[0].len = 6;
+	KUNIT_EXPECT_STREQ(test, td_show(test, text, &dec),
+			   TD_UNKNOWN "snaptrace: b\n");
+}
+
 /* ---- names, errors ---- */
 
 static void names(struct kunit *test)
@@ -1539,6 +1576,7 @@ static struct kunit_case snaptrace_trace_decode_cases[] = {
 	KUNIT_CASE_PARAM(detection, td_detect_gen_params),
 	KUNIT_CASE(show_escapes),
 	KUNIT_CASE(show_headers),
+	KUNIT_CASE(show_no_fake_header),
 	KUNIT_CASE(names),
 	KUNIT_CASE(bad_arguments),
 	KUNIT_CASE_SLOW(garbage),
