@@ -731,10 +731,13 @@ static void td_stm32(const struct td_text *t, u32 z, struct snaptrace_tdec *dec)
  * remoteproc_debugfs.c (rproc_trace_read()) prints up to the first NUL.
  * The spans in @dec always lie inside [0, @size), whatever the bytes.
  *
- * Context: any; never sleeps, allocates nothing, takes no lock; bounded by
- * a few passes over the buffer.
+ * Context: any; never sleeps, allocates nothing, takes no lock; linear in
+ * @size: a few passes over the buffer, each reading a bounded number of
+ * bytes at each position (a timestamp's 48 at most, or a few libmetal
+ * headers).
  * Return: 0, or -EINVAL (and @dec empty, PLAIN) for @fmt out of range, a
- * NULL @buf with a nonzero @size, or @size above U32_MAX.
+ * NULL @buf with a nonzero @size, or @size above U32_MAX; -EINVAL for a
+ * NULL @dec, nothing written.
  */
 int snaptrace_trace_decode(const void *buf, size_t size,
 			   enum snaptrace_tfmt fmt, struct snaptrace_tdec *dec)
@@ -876,6 +879,8 @@ static void td_show_run(struct seq_file *m, const u8 *b, u32 from, u32 to)
  * The spans are clipped to @dec->size: never a byte outside the buffer.
  * Upstream's rproc_trace_read() (remoteproc_debugfs.c) hands the reader the
  * raw bytes up to the first NUL, escape sequences included.
+ *
+ * A NULL @buf prints the header line only; @dec must not be NULL.
  *
  * Context: process (seq_file show); does not sleep itself.
  */
