@@ -303,32 +303,39 @@ fi_walk_pages
 
 st_check "insmod with faults off" insmod $ST_MOD/snaptrace.ko
 
+# op_step: one N of op's walk (op's variables).
+op_step() {
+	out=$(faulty $n "$cmd")
+	case "$out" in
+	*" left="[1-9]*) past=$((past + 1)) c=. ;;
+	*) past=0 c=c ;;
+	esac
+	case "$out" in
+	*rc=0" left="*)
+		sh -c "$undo" >/dev/null 2>&1 || echo "N=$n: undo failed" >>/tmp/bad ;;
+	*)
+		failed=$((failed + 1)) c=F
+		echo "$out" | grep -q 'Cannot allocate memory' ||
+			echo "N=$n: not ENOMEM: $(echo "$out" | tr '\n' ' ')" >>/tmp/bad
+		sh -c "$check" >/dev/null 2>&1 ||
+			{ echo "N=$n: state changed: $(echo "$out" | tr '\n' ' ')" >>/tmp/bad
+			  sh -c "$undo" >/dev/null 2>&1; } ;;
+	esac
+	walk=$walk$c
+}
+
 # op NAME CMD CHECK UNDO: CMD under fail-nth N = 1, 2, ..., MAXN, or
 # until FI_PAST Ns in a row inject nothing (CMD made fewer than N
 # allocations: every one of them has been failed once, and a larger N
 # changes nothing); after a failure CHECK (state as before) must hold and
 # the message must be ENOMEM's; after a success UNDO restores the state.
-# Bad cases are listed as diagnostics.
+# Bad cases are listed as diagnostics; the log shows each N's outcome (F
+# failed, c a fault coped with, . no fault).
 op() {
-	local name=$1 cmd=$2 check=$3 undo=$4 n=1 failed=0 out past=0
+	local name=$1 cmd=$2 check=$3 undo=$4 n=1 failed=0 out past=0 walk="" c
 	: >/tmp/bad
 	while [ $past -lt $FI_PAST ] && [ $n -le $MAXN ]; do
-		out=$(faulty $n "$cmd")
-		case "$out" in
-		*" left="[1-9]*) past=$((past + 1)) ;;
-		*) past=0 ;;
-		esac
-		case "$out" in
-		*rc=0" left="*)
-			sh -c "$undo" >/dev/null 2>&1 || echo "N=$n: undo failed" >>/tmp/bad ;;
-		*)
-			failed=$((failed + 1))
-			echo "$out" | grep -q 'Cannot allocate memory' ||
-				echo "N=$n: not ENOMEM: $(echo "$out" | tr '\n' ' ')" >>/tmp/bad
-			sh -c "$check" >/dev/null 2>&1 ||
-				{ echo "N=$n: state changed: $(echo "$out" | tr '\n' ' ')" >>/tmp/bad
-				  sh -c "$undo" >/dev/null 2>&1; } ;;
-		esac
+		op_step
 		n=$((n + 1))
 	done
 	if [ $past -lt $FI_PAST ]; then
@@ -336,6 +343,7 @@ op() {
 	else
 		echo "# $name: N = 1 to $((n - 1)), all its allocations; $failed failed"
 	fi
+	echo "# $name: $walk"
 	head -n 5 /tmp/bad >/tmp/bad5
 	st_result "$(wc -l </tmp/bad)" "$name: every failure is -ENOMEM with nothing changed" /tmp/bad5
 	st_check "$name: some allocations were failed ($failed)" test $failed -gt 0
