@@ -13,9 +13,17 @@
  * logger, STM32Cube's log); at the end of a run it may report a crash
  * (rproc_report_crash()) from that tick, in hard interrupt context (a
  * timer's, on PREEMPT_RT a threaded one, as a driver's watchdog IRQ).
- * Completions signalled from ops->start, ops->stop and the last tick are
- * what the tests wait for; a bounded wait only guards against a hang, and
- * fails the test.
+ * Completions signalled from ops->start, ops->stop and the last tick, and
+ * flush_work() of upstream's crash handler, are what the tests wait for; a
+ * bounded wait only guards against a hang, and fails the test.
+ *
+ * snaptrace follows these remotes as any (src/rproc_follow.c): each case
+ * sets what upstream's own debugfs shows (the new run after a recovery)
+ * against snaptrace's traceN_last (the crash-time log, decoded, byte for
+ * byte, oldest line first) and its crashes file. The driver lives in the
+ * KUnit module, which needs snaptrace.ko: letting go of running remotes is
+ * tested through snaptrace_follow_stop() and _start(), what rmmod and
+ * insmod do, not by an rmmod of snaptrace.
  */
 #include <linux/completion.h>
 #include <linux/elf.h>
@@ -27,6 +35,7 @@
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/minmax.h>
+#include <linux/mman.h>
 #include <linux/mutex.h>
 #include <linux/platform_device.h>
 #include <linux/preempt.h>
@@ -37,11 +46,14 @@
 #include <linux/vmalloc.h>
 #include <kunit/test.h>
 
+#include "../src/rproc_follow.h"
 #include "st_kunit.h"
 
 #define RF_DRV			"snaptrace-rf"
 /* Upstream's own debugfs directory of the remotes. */
 #define RF_UPSTREAM		ST_DEBUGFS "/remoteproc"
+/* snaptrace's, of the remotes it follows. */
+#define RF_ST			ST_ROOT "/remoteproc"
 /* Where the images built here are written for request_firmware(). */
 #define RF_FW_DIR		"/lib/firmware/"
 #define RF_FIXTURES		"snaptrace-fixtures/"
@@ -63,14 +75,7 @@ enum rf_fmt {
 	RF_PLAIN,	/* NUL-terminated text from offset 0, never wraps */
 	RF_ZEPHYR,	/* circular over len - 1, no NUL written */
 	RF_LIBMETAL,	/* "cnt L<level> msg" lines, circular over len, no NUL */
-	RF_STM32CUBE,	/* circular over len, a NUL after each character */
-};
-
-static const char *const rf_fmt_names[] = {
-	[RF_PLAIN] = "plain",
-	[RF_ZEPHYR] = "zephyr",
-	[RF_LIBMETAL] = "libmetal",
-	[RF_STM32CUBE] = "stm32cube",
+	RF_STM32CUBE,	/* a NUL after each character, wrapping before the last byte */
 };
 
 /* What the firmware does in one run (from one ops->start). */
@@ -96,7 +101,7 @@ struct rf_region {
 /* Where the firmware writes next in one trace. */
 struct rf_wstate {
 	u32 pos;
-	u32 cnt;		/* libmetal's line counter */
+	u32 cnt;		/* plain: full */
 };
 
 /* A test remote: the rproc's priv. */
@@ -104,6 +109,7 @@ struct rf_remote {
 	struct rproc *rproc;
 	struct platform_device *pdev;
 	const char *tag;		/* what its lines start with */
+	const char *st_name;		/* its directory under snaptrace/remoteproc */
 	struct rf_region region[RF_MAX_REGIONS];
 	unsigned int nr_regions;
 	int (*elf_parse_fw)(struct rproc *rproc, const struct firmware *fw);
@@ -316,41 +322,59 @@ static struct fw_rsc_trace *rf_fw_trace(struct rf_remote *r, unsigned int i)
 	return NULL;
 }
 
+/*
+ * Line @line of run @run in trace @t: libmetal's records start "cnt L<level> "
+ * (counters from 0), Zephyr's with a tick timestamp "[%08u] ".
+ */
 static int rf_line(char *out, size_t size, const char *tag, enum rf_fmt fmt,
 		   unsigned int run, unsigned int t, unsigned int line)
 {
 	if (fmt == RF_LIBMETAL)
 		return scnprintf(out, size, "%u L3 %s run%u trace%u line%u\n",
 				 line, tag, run, t, line);
+	if (fmt == RF_ZEPHYR)
+		return scnprintf(out, size, "[%08u] %s run%u trace%u line%u\n",
+				 line, tag, run, t, line);
 	return scnprintf(out, size, "%s run%u trace%u line%u\n", tag, run, t, line);
 }
 
-/* Writes @s into a trace buffer of @len bytes, as firmware of @fmt does. */
+/*
+ * Writes @s into a trace buffer of @len bytes, as firmware of @fmt does:
+ * Zephyr's ram_console_out() (circular over len - 1, the last byte stays
+ * NUL), libmetal's rsc_trace_putchar() (circular over len, no NUL),
+ * STM32Cube's log_buff() (a NUL after each character, wrapping when the
+ * next would be the last byte). Plain text stops when full.
+ */
 static void rf_put(u8 *buf, u32 len, struct rf_wstate *w, enum rf_fmt fmt,
 		   const char *s, size_t n)
 {
 	size_t k;
 
 	if (fmt == RF_PLAIN) {
-		if (len < 1 || w->pos + n > len - 1)
-			return;	/* full: plain text never wraps */
+		if (w->cnt || w->pos + n > len - 1) {
+			w->cnt = 1;
+			return;
+		}
 		memcpy(buf + w->pos, s, n);
 		w->pos += n;
 		buf[w->pos] = '\0';
 		return;
 	}
 	for (k = 0; k < n; k++) {
-		buf[w->pos] = s[k];
 		switch (fmt) {
 		case RF_ZEPHYR:
-			/* ram_console_out(): the last byte stays NUL */
+			buf[w->pos] = s[k];
 			w->pos = (w->pos + 1) % (len - 1);
 			break;
 		case RF_STM32CUBE:
-			w->pos = (w->pos + 1) % len;
-			buf[w->pos] = '\0';
+			if (w->pos + 1 >= len)
+				w->pos = 0;
+			buf[w->pos] = s[k];
+			buf[w->pos + 1] = '\0';
+			w->pos++;
 			break;
 		default:
+			buf[w->pos] = s[k];
 			w->pos = (w->pos + 1) % len;
 			break;
 		}
@@ -462,6 +486,7 @@ static int rf_probe(struct platform_device *pdev)
 	r->rproc = rproc;
 	r->pdev = pdev;
 	r->tag = rproc->name;
+	r->st_name = rproc->name;
 	hrtimer_setup(&r->timer, rf_tick, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	init_completion(&r->started);
 	init_completion(&r->stopped);
@@ -555,31 +580,55 @@ static bool rf_upstream_has(struct kunit *test, struct rf_remote *r, const char 
 				     dev_name(&r->rproc->dev), file));
 }
 
+/* A run's text in one trace, and what of it a reader can see. */
+struct rf_text {
+	char *all;		/* every line the firmware wrote */
+	const char *kept;	/* the lines left whole, oldest first */
+	bool wrapped;		/* the writer went round */
+	unsigned int lost;	/* lines before the first kept one */
+};
+
 /*
- * What the reader of a trace of @len bytes written in @fmt shows of run
- * @run: its lines, or for a circular buffer the ones not (even partly)
- * overwritten, oldest first. Sets *@wrapped when the writer went round.
+ * What the firmware of @r wrote in trace @t (@len bytes) during run @run,
+ * and the lines of it still whole in the buffer: for a circular buffer
+ * that went round, those after the line the writer cut (a line starting
+ * right where the window starts is whole, except for STM32Cube's, whose
+ * NUL hides whether it is).
  */
-static char *rf_expect(struct kunit *test, struct rf_remote *r, unsigned int t,
-		       unsigned int run, u32 len, bool *wrapped)
+static struct rf_text rf_text(struct kunit *test, struct rf_remote *r,
+			      unsigned int t, unsigned int run, u32 len)
 {
 	const struct rf_run *rn = &r->run[min(run, RF_MAX_RUNS) - 1];
 	enum rf_fmt fmt = r->fmt[t];
-	size_t cap, total = 0, size = (size_t)rn->lines * RF_LINE_MAX + 1;
-	char *all = kunit_kzalloc(test, size, GFP_KERNEL);
-	char *p;
+	size_t cap, n, total = 0, size = (size_t)rn->lines * RF_LINE_MAX + 1;
+	struct rf_text x = {};
+	const char *p;
 	unsigned int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, all);
-	for (i = 0; i < rn->lines; i++)
-		total += rf_line(all + total, size - total, r->tag, fmt, run, t, i);
-	cap = fmt == RF_LIBMETAL ? len : len - 1;
-	*wrapped = false;
-	if (fmt == RF_PLAIN || total <= cap)
-		return all;
-	*wrapped = true;
-	p = strchr(all + total - cap, '\n');
-	return p ? p + 1 : all + total;
+	x.all = kunit_kzalloc(test, size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, x.all);
+	for (i = 0; i < rn->lines; i++) {
+		n = rf_line(x.all + total, size - total, r->tag, fmt, run, t, i);
+		if (fmt == RF_PLAIN && total + n > len - 1) {
+			x.all[total] = '\0';
+			break;
+		}
+		total += n;
+	}
+	x.kept = x.all;
+	cap = fmt == RF_LIBMETAL ? len : fmt == RF_STM32CUBE ? len - 2 : len - 1;
+	if (fmt == RF_PLAIN || total <= (fmt == RF_STM32CUBE ? len - 1 : cap))
+		return x;
+	x.wrapped = true;
+	/* STM32Cube's NUL on the last byte: no mark of where it writes */
+	KUNIT_ASSERT_TRUE(test, fmt != RF_STM32CUBE || total % (len - 1));
+	p = x.all + total - cap;
+	if (fmt == RF_STM32CUBE || p[-1] != '\n')
+		p = strchr(p, '\n') + 1;
+	x.kept = p;
+	for (p = x.all; p < x.kept; p++)
+		x.lost += *p == '\n';
+	return x;
 }
 
 /* Upstream's traceN shows run @run of the firmware, as it reads (to a NUL). */
@@ -587,11 +636,10 @@ static void rf_expect_upstream_run(struct kunit *test, struct rf_remote *r,
 				   unsigned int t, unsigned int run, u32 len)
 {
 	char *file = rf_upstream(test, r, st_fmt(test, "trace%u", t));
-	bool wrapped;
-	char *want = rf_expect(test, r, t, run, len, &wrapped);
+	struct rf_text x = rf_text(test, r, t, run, len);
 
-	KUNIT_ASSERT_FALSE_MSG(test, wrapped, "a test of upstream's view wraps");
-	KUNIT_EXPECT_STREQ_MSG(test, st_slurp(test, file), want, "%s", file);
+	KUNIT_ASSERT_FALSE_MSG(test, x.wrapped, "a test of upstream's view wraps");
+	KUNIT_EXPECT_STREQ_MSG(test, st_slurp(test, file), x.kept, "%s", file);
 }
 
 /* ---- images ---- */
@@ -709,7 +757,7 @@ static void rf_boot(struct kunit *test, struct rf_remote *r)
 
 	KUNIT_ASSERT_EQ(test, rproc_boot(r->rproc), 0);
 	KUNIT_ASSERT_EQ(test, r->starts, starts + 1);
-	KUNIT_ASSERT_EQ(test, r->rproc->state, RPROC_RUNNING);
+	/* not its state: the firmware may have crashed already */
 	rf_wait(test, &r->started, "start", r);
 	rf_wait(test, &r->done, "end of run", r);
 }
@@ -743,6 +791,103 @@ static void rf_set_recovery(struct kunit *test, struct rf_remote *r, const char 
 			    "%s < %s", file, how);
 }
 
+/* ---- snaptrace's side ---- */
+
+static char *rf_st(struct kunit *test, struct rf_remote *r, const char *file)
+{
+	return st_fmt(test, RF_ST "/%s/%s", r->st_name, file);
+}
+
+/* Whether snaptrace's directory of @r (@file "") or a file of it exists. */
+static bool rf_st_has(struct kunit *test, struct rf_remote *r, const char *file)
+{
+	return st_debugfs_has(st_fmt(test, SNAPTRACE_DEBUGFS_NAME "/remoteproc/%s%s%s",
+				     r->st_name, *file ? "/" : "", file));
+}
+
+/*
+ * What snaptrace's decoder shows of run @run in trace @t (@len bytes),
+ * exactly (src/trace_decode.c): the lines left whole, oldest first, after
+ * a first line saying what wrapping lost when the writer went round.
+ */
+static char *rf_decoded(struct kunit *test, struct rf_remote *r, unsigned int t,
+			unsigned int run, u32 len)
+{
+	struct rf_text x = rf_text(test, r, t, run, len);
+	size_t size = strlen(x.kept) + 64;
+	char *out;
+
+	if (!x.wrapped)
+		return (char *)x.kept;
+	out = kunit_kzalloc(test, size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	if (r->fmt[t] == RF_LIBMETAL)
+		scnprintf(out, size, "[snaptrace: wrapped, %u line%s lost]\n%s", x.lost,
+			  x.lost == 1 ? "" : "s", x.kept);
+	else
+		scnprintf(out, size, "[snaptrace: wrapped, lines lost unknown]\n%s", x.kept);
+	return out;
+}
+
+static void rf_expect_st(struct kunit *test, struct rf_remote *r, const char *file,
+			 const char *want)
+{
+	KUNIT_EXPECT_STREQ_MSG(test, st_slurp(test, rf_st(test, r, file)), want,
+			       "%s", rf_st(test, r, file));
+}
+
+/* snaptrace's trace@t_last holds run @run, as the crash left it. */
+static void rf_expect_last(struct kunit *test, struct rf_remote *r, unsigned int t,
+			   unsigned int run, u32 len)
+{
+	rf_expect_st(test, r, st_fmt(test, "trace%u_last", t), rf_decoded(test, r, t, run, len));
+}
+
+/* snaptrace's live trace@t shows run @run. */
+static void rf_expect_live(struct kunit *test, struct rf_remote *r, unsigned int t,
+			   unsigned int run, u32 len)
+{
+	rf_expect_st(test, r, st_fmt(test, "trace%u", t), rf_decoded(test, r, t, run, len));
+}
+
+/*
+ * snaptrace's crashes file, byte for byte; the capture's time between
+ * @t_lo (taken before the crash) and now.
+ */
+static void rf_expect_crashes(struct kunit *test, struct rf_remote *r, unsigned int n,
+			      const char *after, unsigned int traces, u64 bytes, u64 t_lo)
+{
+	char *text = st_slurp(test, rf_st(test, r, "crashes"));
+	const char *p = strstr(text, "\nlast_time_ns: ");
+	u64 t_hi = ktime_get_boottime_ns();
+	unsigned long long ts = 0;
+
+	if (p && sscanf(p + strlen("\nlast_time_ns: "), "%llu", &ts) != 1)
+		ts = 0;
+	KUNIT_EXPECT_STREQ(test, text,
+			   st_fmt(test, "crashes: %u\nlast_time_ns: %llu\nlast_after: %s\n"
+				  "last_traces: %u\nlast_bytes: %llu\n",
+				  n, ts, after, traces, bytes));
+	if (!n) {
+		KUNIT_EXPECT_EQ(test, ts, 0);
+		return;
+	}
+	KUNIT_EXPECT_GE(test, ts, t_lo);
+	KUNIT_EXPECT_LE(test, ts, t_hi);
+}
+
+static void rf_follow_again(void *unused)
+{
+	/* -EBUSY: the test left it following, as it should */
+	snaptrace_follow_start("all");
+}
+
+/* Lets the test stop following; follows all again when it ends. */
+static void rf_follow_restored(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rf_follow_again, NULL), 0);
+}
+
 /* ---- the suite ---- */
 
 static int rf_init(struct kunit *test)
@@ -751,19 +896,10 @@ static int rf_init(struct kunit *test)
 	return 0;
 }
 
-/* Formats of a parameterised case, with a long enough run to show them. */
-static const enum rf_fmt rf_fmts[] = { RF_PLAIN, RF_ZEPHYR, RF_LIBMETAL, RF_STM32CUBE };
-
-static void rf_fmt_desc(const enum rf_fmt *f, char *desc)
-{
-	strscpy(desc, rf_fmt_names[*f], KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(rf_fmt, rf_fmts, rf_fmt_desc);
-
 /*
- * Boot: upstream loads the image, the firmware writes its lines, and
- * upstream's trace0 shows them; after a shutdown, no trace file.
+ * Boot: upstream loads the image, the firmware writes its lines; upstream's
+ * trace0 and snaptrace's show them, nothing was captured yet; after a
+ * shutdown upstream has no trace file and snaptrace's live one is empty.
  */
 static void rf_boot_test(struct kunit *test)
 {
@@ -774,9 +910,17 @@ static void rf_boot_test(struct kunit *test)
 	rf_boot(test, r);
 	KUNIT_EXPECT_FALSE(test, r->not_hardirq);
 	rf_expect_upstream_run(test, r, 0, 1, 0x400);
+	rf_expect_live(test, r, 0, 1, 0x400);
+	rf_expect_st(test, r, "trace0_last", "");
+	rf_expect_crashes(test, r, 0, "none", 0, 0, 0);
+	rf_expect_st(test, r, "trace_format", "[auto] plain zephyr libmetal stm32cube\n");
+
 	KUNIT_EXPECT_EQ(test, rproc_shutdown(r->rproc), 0);
 	KUNIT_EXPECT_EQ(test, r->stops, 1);
 	KUNIT_EXPECT_FALSE(test, rf_upstream_has(test, r, "trace0"));
+	rf_expect_st(test, r, "trace0", "");
+	rf_expect_st(test, r, "trace0_last", "");
+	rf_expect_crashes(test, r, 0, "none", 0, 0, 0);
 }
 
 /*
@@ -907,8 +1051,9 @@ KUNIT_ARRAY_PARAM(rf_image, rf_images, rf_image_desc);
 /*
  * The project's example images and the fixture images: upstream's core
  * parses, loads and boots them (or refuses them, as it does on a remote
- * without an IOMMU), the firmware writes each declared trace, it crashes,
- * and recovery starts a new run that upstream's traces show.
+ * without an IOMMU), the firmware writes each declared trace, wrapping the
+ * circular ones, it crashes from its timer, and recovery starts a new run:
+ * upstream's traces show the new run, snaptrace's traceN_last the old.
  */
 static void rf_image_test(struct kunit *test)
 {
@@ -917,6 +1062,7 @@ static void rf_image_test(struct kunit *test)
 	const struct firmware *fw;
 	struct rf_remote *r;
 	unsigned int t;
+	u64 t0, bytes = 0;
 
 	r = rf_new(test, "rf-image", img->fw, false);
 	if (firmware_request_nowarn(&fw, img->fw, &r->pdev->dev)) {
@@ -933,7 +1079,7 @@ static void rf_image_test(struct kunit *test)
 	}
 	for (t = 0; t < RF_MAX_TRACES; t++)
 		r->fmt[t] = img->fmt;
-	r->run[0] = (struct rf_run){ .lines = 6, .crash = true };
+	r->run[0] = (struct rf_run){ .lines = 40, .crash = true };
 	r->run[1] = (struct rf_run){ .lines = 3 };
 	if (img->boot) {
 		KUNIT_EXPECT_EQ(test, rproc_boot(r->rproc), img->boot);
@@ -941,34 +1087,71 @@ static void rf_image_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, r->rproc->state, RPROC_OFFLINE);
 		KUNIT_EXPECT_FALSE(test, rf_upstream_has(test, r, "trace0"));
 		KUNIT_EXPECT_EQ(test, r->nr_regions, 0);
+		KUNIT_EXPECT_FALSE(test, rf_st_has(test, r, "trace0"));
+		rf_expect_crashes(test, r, 0, "none", 0, 0, 0);
 		return;
 	}
+	t0 = ktime_get_boottime_ns();
 	rf_boot(test, r);
 	rf_wait_recovered(test, r);
 	KUNIT_EXPECT_EQ(test, r->rproc->crash_cnt, 1);
 	KUNIT_EXPECT_EQ(test, r->stops, 1);
-	for (t = 0; t < img->ntraces; t++)
+	for (t = 0; t < img->ntraces; t++) {
 		rf_expect_upstream_run(test, r, t, 2, img->len[t]);
+		rf_expect_live(test, r, t, 2, img->len[t]);
+		rf_expect_last(test, r, t, 1, img->len[t]);
+		bytes += img->len[t];
+	}
+	rf_expect_crashes(test, r, 1, "recovery", img->ntraces, bytes, t0);
 	KUNIT_EXPECT_FALSE(test, rf_upstream_has(test, r,
 						 st_fmt(test, "trace%u", img->ntraces)));
+	KUNIT_EXPECT_FALSE(test, rf_st_has(test, r, st_fmt(test, "trace%u", img->ntraces)));
 }
+
+/* A crash case: the convention, and lines enough to wrap or not. */
+struct rf_crash_case {
+	enum rf_fmt fmt;
+	unsigned int lines;
+	const char *desc;
+};
+
+static const struct rf_crash_case rf_crash_cases[] = {
+	{ RF_PLAIN, 12, "plain" },
+	{ RF_PLAIN, 40, "plain-full" },
+	{ RF_ZEPHYR, 12, "zephyr" },
+	{ RF_ZEPHYR, 40, "zephyr-wrapped" },
+	{ RF_LIBMETAL, 12, "libmetal" },
+	{ RF_LIBMETAL, 40, "libmetal-wrapped" },
+	{ RF_STM32CUBE, 12, "stm32cube" },
+	{ RF_STM32CUBE, 40, "stm32cube-wrapped" },
+};
+
+static void rf_crash_case_desc(const struct rf_crash_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rf_crash, rf_crash_cases, rf_crash_case_desc);
 
 /*
  * A crash reported from the firmware's timer (hard irq), recovery
  * enabled: upstream stops, reloads (zeroing the trace) and restarts the
- * remote, and its trace0 shows the new run.
+ * remote; its trace0 shows the new run, snaptrace's trace0_last the
+ * crash-time log, decoded, oldest line first.
  */
 static void rf_crash_recovery_test(struct kunit *test)
 {
-	const enum rf_fmt *fmt = test->param_value;
+	const struct rf_crash_case *c = test->param_value;
 	struct rf_remote *r;
+	u64 t0;
 
-	r = rf_new(test, st_fmt(test, "rf-crash-%s", rf_fmt_names[*fmt]),
-		   rf_build1(test, st_fmt(test, "snaptrace-rf-crash-%s.elf",
-					  rf_fmt_names[*fmt]), 0x400), false);
-	r->fmt[0] = *fmt;
-	r->run[0] = (struct rf_run){ .lines = 12, .crash = true };
+	r = rf_new(test, st_fmt(test, "rf-crash-%s", c->desc),
+		   rf_build1(test, st_fmt(test, "snaptrace-rf-crash-%s.elf", c->desc), 0x400),
+		   false);
+	r->fmt[0] = c->fmt;
+	r->run[0] = (struct rf_run){ .lines = c->lines, .crash = true };
 	r->run[1] = (struct rf_run){ .lines = 4 };
+	t0 = ktime_get_boottime_ns();
 	rf_boot(test, r);
 	rf_wait_recovered(test, r);
 	KUNIT_EXPECT_FALSE(test, r->not_hardirq);
@@ -976,28 +1159,34 @@ static void rf_crash_recovery_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->starts, 2);
 	KUNIT_EXPECT_EQ(test, r->stops, 1);
 	rf_expect_upstream_run(test, r, 0, 2, 0x400);
+	rf_expect_live(test, r, 0, 2, 0x400);
+	rf_expect_last(test, r, 0, 1, 0x400);
+	rf_expect_crashes(test, r, 1, "recovery", 1, 0x400, t0);
 }
 
 /*
  * Recovery disabled: the remote stays CRASHED, not stopped, its trace as
- * the crash left it; then "recover" through upstream's debugfs starts a
- * new run.
+ * the crash left it, and nothing is captured yet; then "recover" through
+ * upstream's debugfs captures it and starts a new run.
  */
 static void rf_crash_no_recovery_test(struct kunit *test)
 {
 	struct rf_remote *r = rf_new(test, "rf-norecovery",
 				     rf_build1(test, "snaptrace-rf-norecovery.elf", 0x400),
 				     true);
+	u64 t0;
 
 	r->fmt[0] = RF_ZEPHYR;
-	r->run[0] = (struct rf_run){ .lines = 7, .crash = true };
+	r->run[0] = (struct rf_run){ .lines = 30, .crash = true };
 	r->run[1] = (struct rf_run){ .lines = 2 };
 	rf_boot(test, r);
 	rf_wait_crashed(test, r);
 	KUNIT_EXPECT_EQ(test, r->rproc->crash_cnt, 1);
 	KUNIT_EXPECT_EQ(test, r->stops, 0);
-	rf_expect_upstream_run(test, r, 0, 1, 0x400);
+	rf_expect_st(test, r, "trace0_last", "");
+	rf_expect_crashes(test, r, 0, "none", 0, 0, 0);
 
+	t0 = ktime_get_boottime_ns();
 	rf_set_recovery(test, r, "recover");
 	KUNIT_EXPECT_EQ(test, r->stops, 1);
 	KUNIT_EXPECT_EQ(test, r->starts, 2);
@@ -1006,44 +1195,57 @@ static void rf_crash_no_recovery_test(struct kunit *test)
 	rf_wait(test, &r->done, "end of the new run", r);
 	KUNIT_EXPECT_EQ(test, r->rproc->state, RPROC_RUNNING);
 	rf_expect_upstream_run(test, r, 0, 2, 0x400);
+	rf_expect_live(test, r, 0, 2, 0x400);
+	rf_expect_last(test, r, 0, 1, 0x400);
+	rf_expect_crashes(test, r, 1, "recovery", 1, 0x400, t0);
 }
 
 /*
  * Stop while crashed: a shutdown of a CRASHED remote (recovery disabled)
- * removes upstream's trace files; the next boot shows a new run.
+ * captures its trace and removes upstream's trace files; trace0_last is
+ * kept across the stop and the next boot, which upstream's trace0 shows.
  */
 static void rf_stop_crashed_test(struct kunit *test)
 {
 	struct rf_remote *r = rf_new(test, "rf-stopcrashed",
 				     rf_build1(test, "snaptrace-rf-stopcrashed.elf", 0x400),
 				     true);
+	u64 t0;
 
 	r->fmt[0] = RF_LIBMETAL;
-	r->run[0] = (struct rf_run){ .lines = 5, .crash = true };
+	r->run[0] = (struct rf_run){ .lines = 35, .crash = true };
 	r->run[1] = (struct rf_run){ .lines = 3 };
 	rf_boot(test, r);
 	rf_wait_crashed(test, r);
+	t0 = ktime_get_boottime_ns();
 	KUNIT_EXPECT_EQ(test, rproc_shutdown(r->rproc), 0);
 	KUNIT_EXPECT_EQ(test, r->stops, 1);
 	KUNIT_EXPECT_EQ(test, r->rproc->state, RPROC_OFFLINE);
 	KUNIT_EXPECT_FALSE(test, rf_upstream_has(test, r, "trace0"));
 	rf_wait(test, &r->stopped, "stop", r);
+	rf_expect_st(test, r, "trace0", "");
+	rf_expect_last(test, r, 0, 1, 0x400);
+	rf_expect_crashes(test, r, 1, "shutdown", 1, 0x400, t0);
 
 	rf_boot(test, r);
 	rf_expect_upstream_run(test, r, 0, 2, 0x400);
+	rf_expect_live(test, r, 0, 2, 0x400);
+	rf_expect_last(test, r, 0, 1, 0x400);
+	rf_expect_crashes(test, r, 1, "shutdown", 1, 0x400, t0);
 }
 
 /*
  * A trace whose da the firmware fills in at run time (da 0 in the image):
  * upstream took the da when it handled the table, so its trace0 never
- * finds the buffer; the firmware writes it all the same, through its
- * loaded table.
+ * finds the buffer; snaptrace reads the loaded table at capture (and read)
+ * time, and finds it.
  */
 static void rf_runtime_da_test(struct kunit *test)
 {
 	const struct rf_trace_cfg tc = { 0, 0x400 };
 	struct rf_remote *r;
 	struct fw_rsc_trace *tr;
+	u64 t0;
 
 	rf_build(test, "snaptrace-rf-runtime-da.elf", &tc, 1);
 	r = rf_new(test, "rf-runtime-da", "snaptrace-rf-runtime-da.elf", false);
@@ -1051,6 +1253,7 @@ static void rf_runtime_da_test(struct kunit *test)
 	r->fmt[0] = RF_PLAIN;
 	r->run[0] = (struct rf_run){ .lines = 6, .crash = true };
 	r->run[1] = (struct rf_run){ .lines = 2 };
+	t0 = ktime_get_boottime_ns();
 	rf_boot(test, r);
 	rf_wait_recovered(test, r);
 	tr = rf_fw_trace(r, 0);
@@ -1059,12 +1262,16 @@ static void rf_runtime_da_test(struct kunit *test)
 	/* rproc_handle_trace() never names its rproc_mem_entry: "" */
 	KUNIT_EXPECT_STREQ(test, st_slurp(test, rf_upstream(test, r, "trace0")),
 			   "Trace  not available\n");
+	rf_expect_live(test, r, 0, 2, 0x400);
+	rf_expect_last(test, r, 0, 1, 0x400);
+	rf_expect_crashes(test, r, 1, "recovery", 1, 0x400, t0);
 }
 
 /*
  * A table that changes between boots: image A (one plain trace), crashed
  * and shut down; rproc_set_firmware() to image B (two traces elsewhere,
- * other lengths and conventions), which boots, crashes and recovers.
+ * other lengths and conventions), which boots, crashes and recovers:
+ * the capture follows B's table, and A's trace0_last is kept until then.
  */
 static void rf_table_change_test(struct kunit *test)
 {
@@ -1072,6 +1279,7 @@ static void rf_table_change_test(struct kunit *test)
 		{ RF_TRACE_DA(1), 0x200 }, { RF_TRACE_DA(0) + 0x800, 0x300 },
 	};
 	struct rf_remote *r;
+	u64 t0;
 
 	rf_build(test, "snaptrace-rf-change-b.elf", b, 2);
 	r = rf_new(test, "rf-change", rf_build1(test, "snaptrace-rf-change-a.elf", 0x400),
@@ -1080,51 +1288,37 @@ static void rf_table_change_test(struct kunit *test)
 	r->run[0] = (struct rf_run){ .lines = 4, .crash = true };
 	rf_boot(test, r);
 	rf_wait_crashed(test, r);
+	t0 = ktime_get_boottime_ns();
 	KUNIT_EXPECT_EQ(test, rproc_shutdown(r->rproc), 0);
 	rf_wait(test, &r->stopped, "stop", r);
+	rf_expect_last(test, r, 0, 1, 0x400);
+	rf_expect_crashes(test, r, 1, "shutdown", 1, 0x400, t0);
+	KUNIT_EXPECT_FALSE(test, rf_st_has(test, r, "trace1"));
 
 	KUNIT_ASSERT_EQ(test, rproc_set_firmware(r->rproc, "snaptrace-rf-change-b.elf"), 0);
 	r->fmt[0] = RF_ZEPHYR;
 	r->fmt[1] = RF_LIBMETAL;
-	r->run[1] = (struct rf_run){ .lines = 5, .crash = true };
+	r->run[1] = (struct rf_run){ .lines = 20, .crash = true };
 	r->run[2] = (struct rf_run){ .lines = 3 };
 	rf_set_recovery(test, r, "enabled");
+	t0 = ktime_get_boottime_ns();
 	rf_boot(test, r);
 	rf_wait_recovered(test, r);
 	rf_expect_upstream_run(test, r, 0, 3, 0x200);
 	rf_expect_upstream_run(test, r, 1, 3, 0x300);
+	rf_expect_live(test, r, 0, 3, 0x200);
+	rf_expect_live(test, r, 1, 3, 0x300);
+	rf_expect_last(test, r, 0, 2, 0x200);
+	rf_expect_last(test, r, 1, 2, 0x300);
+	rf_expect_crashes(test, r, 2, "recovery", 2, 0x500, t0);
 	KUNIT_EXPECT_EQ(test, r->rproc->crash_cnt, 2);
 }
 
-/* The driver unbound (rproc_del()) while the remote runs, and crashed. */
-static void rf_unbind_test(struct kunit *test)
-{
-	struct rf_remote *r = rf_new(test, "rf-unbind",
-				     rf_build1(test, "snaptrace-rf-unbind.elf", 0x400), false);
-	struct rf_remote *c = rf_new(test, "rf-unbind-crashed",
-				     rf_build1(test, "snaptrace-rf-unbind-c.elf", 0x400), true);
-	const char *dir;
-
-	r->run[0] = (struct rf_run){ .lines = 3, .crash = true };
-	r->run[1] = (struct rf_run){ .lines = 3 };
-	rf_boot(test, r);
-	rf_wait_recovered(test, r);
-	c->run[0] = (struct rf_run){ .lines = 3, .crash = true };
-	rf_boot(test, c);
-	rf_wait_crashed(test, c);
-
-	dir = st_fmt(test, "remoteproc/%s", dev_name(&r->rproc->dev));
-	rf_unbind(test, r);
-	KUNIT_EXPECT_FALSE(test, st_debugfs_has(dir));
-	dir = st_fmt(test, "remoteproc/%s", dev_name(&c->rproc->dev));
-	rf_unbind(test, c);
-	KUNIT_EXPECT_FALSE(test, st_debugfs_has(dir));
-}
-
-/* Reports a crash of every remote of @r from one hard irq. */
+/* Reports a crash of each of @n remotes, from one interrupt. */
 struct rf_crasher {
 	struct hrtimer timer;
 	struct rf_remote *r[2];
+	unsigned int n;
 	bool not_hardirq;
 	struct completion done;
 };
@@ -1132,49 +1326,253 @@ struct rf_crasher {
 static enum hrtimer_restart rf_crash_tick(struct hrtimer *timer)
 {
 	struct rf_crasher *k = container_of(timer, struct rf_crasher, timer);
+	unsigned int i;
 
 	if (!IS_ENABLED(CONFIG_PREEMPT_RT) && !in_hardirq())
 		k->not_hardirq = true;
-	rproc_report_crash(k->r[0]->rproc, RPROC_FATAL_ERROR);
-	rproc_report_crash(k->r[1]->rproc, RPROC_FATAL_ERROR);
+	for (i = 0; i < k->n; i++)
+		rproc_report_crash(k->r[i]->rproc, RPROC_FATAL_ERROR);
 	complete(&k->done);
 	return HRTIMER_NORESTART;
 }
 
-/*
- * Two remotes of the same name crashing at once (reported from the same
- * interrupt): both recover, each trace showing its own new run.
- */
-static void rf_two_crash_test(struct kunit *test)
+static void rf_crash_now(struct kunit *test, struct rf_remote **r, unsigned int n)
 {
 	struct rf_crasher *k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
-	struct rf_remote *r[2];
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, k);
+	for (i = 0; i < n; i++)
+		k->r[i] = r[i];
+	k->n = n;
+	init_completion(&k->done);
+	hrtimer_setup(&k->timer, rf_crash_tick, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	hrtimer_start(&k->timer, ns_to_ktime(RF_PERIOD_NS), HRTIMER_MODE_REL);
+	if (!wait_for_completion_timeout(&k->done, msecs_to_jiffies(RF_GUARD_MS))) {
+		hrtimer_cancel(&k->timer);
+		KUNIT_FAIL_AND_ABORT(test, "the crash timer never fired");
+	}
+	hrtimer_cancel(&k->timer);
+	KUNIT_EXPECT_FALSE(test, k->not_hardirq);
+}
+
+/*
+ * snaptrace letting go while remotes run (snaptrace_follow_stop(), what
+ * rmmod does) and following them again (snaptrace_follow_start(), what
+ * insmod does): the remote runs on and recovers unfollowed; followed
+ * again, it starts from nothing captured, and the next crash is captured.
+ */
+static void rf_follow_stop_start_test(struct kunit *test)
+{
+	struct rf_remote *r = rf_new(test, "rf-letgo",
+				     rf_build1(test, "snaptrace-rf-letgo.elf", 0x400), false);
+	u64 t0;
+
+	r->fmt[0] = RF_LIBMETAL;
+	r->run[0] = (struct rf_run){ .lines = 4 };
+	r->run[1] = (struct rf_run){ .lines = 3 };
+	r->run[2] = (struct rf_run){ .lines = 2 };
+	rf_boot(test, r);
+	rf_expect_live(test, r, 0, 1, 0x400);
+	rf_follow_restored(test);
+
+	snaptrace_follow_stop();
+	KUNIT_EXPECT_FALSE(test, rf_st_has(test, r, ""));
+	KUNIT_EXPECT_EQ(test, r->rproc->state, RPROC_RUNNING);
+	rf_expect_upstream_run(test, r, 0, 1, 0x400);
+	rf_crash_now(test, &r, 1);
+	rf_wait_recovered(test, r);
+	rf_expect_upstream_run(test, r, 0, 2, 0x400);
+	KUNIT_EXPECT_FALSE(test, rf_st_has(test, r, ""));
+
+	KUNIT_ASSERT_EQ(test, snaptrace_follow_start("all"), 0);
+	KUNIT_EXPECT_EQ(test, snaptrace_follow_start("all"), -EBUSY);
+	rf_expect_live(test, r, 0, 2, 0x400);
+	rf_expect_st(test, r, "trace0_last", "");
+	rf_expect_crashes(test, r, 0, "none", 0, 0, 0);
+
+	t0 = ktime_get_boottime_ns();
+	rf_crash_now(test, &r, 1);
+	rf_wait_recovered(test, r);
+	rf_expect_upstream_run(test, r, 0, 3, 0x400);
+	rf_expect_live(test, r, 0, 3, 0x400);
+	rf_expect_last(test, r, 0, 2, 0x400);
+	rf_expect_crashes(test, r, 1, "recovery", 1, 0x400, t0);
+	KUNIT_EXPECT_EQ(test, r->rproc->crash_cnt, 2);
+}
+
+/*
+ * The driver unbound (rproc_del()) while followed: a running remote that
+ * crashed and recovered, and a CRASHED one (recovery disabled), whose
+ * shutdown is a capture; snaptrace lets both go, and a trace0_last opened
+ * before reads as a removed debugfs file does.
+ */
+static void rf_unbind_test(struct kunit *test)
+{
+	struct rf_remote *r = rf_new(test, "rf-unbind",
+				     rf_build1(test, "snaptrace-rf-unbind.elf", 0x400), false);
+	struct rf_remote *c = rf_new(test, "rf-unbind-crashed",
+				     rf_build1(test, "snaptrace-rf-unbind-c.elf", 0x400), true);
+	const char *rdir, *updir, *cdir;
+	unsigned long ubuf;
+	struct file *f;
+	loff_t pos = 0;
+	u64 t0;
+
+	r->run[0] = (struct rf_run){ .lines = 3, .crash = true };
+	r->run[1] = (struct rf_run){ .lines = 3 };
+	t0 = ktime_get_boottime_ns();
+	rf_boot(test, r);
+	rf_wait_recovered(test, r);
+	rf_expect_last(test, r, 0, 1, 0x400);
+	rf_expect_crashes(test, r, 1, "recovery", 1, 0x400, t0);
+	c->run[0] = (struct rf_run){ .lines = 3, .crash = true };
+	rf_boot(test, c);
+	rf_wait_crashed(test, c);
+
+	ubuf = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE(test, ubuf, 0);
+	scoped_with_init_fs()
+		f = filp_open(rf_st(test, r, "trace0_last"), O_RDONLY, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f), "%pe", f);
+
+	/* r and c are freed with their rprocs: their paths first */
+	rdir = st_fmt(test, SNAPTRACE_DEBUGFS_NAME "/remoteproc/%s", r->st_name);
+	updir = st_fmt(test, "remoteproc/%s", dev_name(&r->rproc->dev));
+	cdir = st_fmt(test, SNAPTRACE_DEBUGFS_NAME "/remoteproc/%s", c->st_name);
+	rf_unbind(test, r);
+	KUNIT_EXPECT_FALSE(test, st_debugfs_has(rdir));
+	KUNIT_EXPECT_FALSE(test, st_debugfs_has(updir));
+	KUNIT_EXPECT_EQ(test, f->f_op->read(f, (char __user *)ubuf, PAGE_SIZE, &pos), -EIO);
+	fput(f);
+
+	rf_unbind(test, c);
+	KUNIT_EXPECT_FALSE(test, st_debugfs_has(cdir));
+}
+
+/*
+ * Two remotes of the same name crashing at once (reported from the same
+ * interrupt): the second is followed as name@remoteprocN; both recover,
+ * each trace0_last holding its own crash-time log.
+ */
+static void rf_two_crash_test(struct kunit *test)
+{
+	struct rf_remote *r[2];
+	unsigned int i;
+	u64 t0;
+
 	for (i = 0; i < 2; i++) {
 		r[i] = rf_new(test, "rf-twin",
 			      rf_build1(test, st_fmt(test, "snaptrace-rf-twin%u.elf", i),
 					0x300 + 0x100 * i), false);
 		r[i]->tag = i ? "rf-twin-b" : "rf-twin-a";
 		r[i]->fmt[0] = i ? RF_STM32CUBE : RF_ZEPHYR;
-		r[i]->run[0] = (struct rf_run){ .lines = 5 + i };
+		r[i]->run[0] = (struct rf_run){ .lines = 25 + i };
 		r[i]->run[1] = (struct rf_run){ .lines = 2 + i };
 		rf_boot(test, r[i]);
-		k->r[i] = r[i];
 	}
-	init_completion(&k->done);
-	hrtimer_setup(&k->timer, rf_crash_tick, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	hrtimer_start(&k->timer, ns_to_ktime(RF_PERIOD_NS), HRTIMER_MODE_REL);
-	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&k->done,
-							  msecs_to_jiffies(RF_GUARD_MS)), 0);
-	hrtimer_cancel(&k->timer);
-	KUNIT_EXPECT_FALSE(test, k->not_hardirq);
+	r[1]->st_name = st_fmt(test, "rf-twin@%s", dev_name(&r[1]->rproc->dev));
+	KUNIT_EXPECT_TRUE(test, rf_st_has(test, r[0], "crashes"));
+	KUNIT_EXPECT_TRUE(test, rf_st_has(test, r[1], "crashes"));
+	t0 = ktime_get_boottime_ns();
+	rf_crash_now(test, r, 2);
 	for (i = 0; i < 2; i++) {
+		u32 len = 0x300 + 0x100 * i;
+
 		rf_wait_recovered(test, r[i]);
 		KUNIT_EXPECT_EQ(test, r[i]->rproc->crash_cnt, 1);
-		rf_expect_upstream_run(test, r[i], 0, 2, 0x300 + 0x100 * i);
+		rf_expect_upstream_run(test, r[i], 0, 2, len);
+		rf_expect_live(test, r[i], 0, 2, len);
+		rf_expect_last(test, r[i], 0, 1, len);
+		rf_expect_crashes(test, r[i], 1, "recovery", 1, len, t0);
 	}
+}
+
+/*
+ * follow=: only the remotes named (by rproc->name or remoteprocN) are
+ * followed; "none" follows none; "all" all.
+ */
+static void rf_follow_param_test(struct kunit *test)
+{
+	struct rf_remote *a = rf_new(test, "rf-param-a",
+				     rf_build1(test, "snaptrace-rf-param.elf", 0x400), false);
+	struct rf_remote *b = rf_new(test, "rf-param-b", "snaptrace-rf-param.elf", false);
+	const char *bdev = dev_name(&b->rproc->dev);
+
+	rf_follow_restored(test);
+	KUNIT_EXPECT_TRUE(test, rf_st_has(test, a, ""));
+	KUNIT_EXPECT_TRUE(test, rf_st_has(test, b, ""));
+
+	snaptrace_follow_stop();
+	KUNIT_ASSERT_EQ(test, snaptrace_follow_start("rf-param-a"), 0);
+	KUNIT_EXPECT_TRUE(test, rf_st_has(test, a, ""));
+	KUNIT_EXPECT_FALSE(test, rf_st_has(test, b, ""));
+
+	snaptrace_follow_stop();
+	KUNIT_ASSERT_EQ(test, snaptrace_follow_start(bdev), 0);
+	KUNIT_EXPECT_FALSE(test, rf_st_has(test, a, ""));
+	KUNIT_EXPECT_TRUE(test, rf_st_has(test, b, ""));
+
+	snaptrace_follow_stop();
+	KUNIT_ASSERT_EQ(test, snaptrace_follow_start(st_fmt(test, "rf-param-a,%s", bdev)), 0);
+	KUNIT_EXPECT_TRUE(test, rf_st_has(test, a, ""));
+	KUNIT_EXPECT_TRUE(test, rf_st_has(test, b, ""));
+
+	snaptrace_follow_stop();
+	KUNIT_ASSERT_EQ(test, snaptrace_follow_start("none"), 0);
+	KUNIT_EXPECT_FALSE(test, rf_st_has(test, a, ""));
+	KUNIT_EXPECT_FALSE(test, rf_st_has(test, b, ""));
+	/* a remote registered later, not named: not followed either */
+	KUNIT_EXPECT_FALSE(test, rf_st_has(test, rf_new(test, "rf-param-c",
+							"snaptrace-rf-param.elf", false), ""));
+
+	snaptrace_follow_stop();
+	KUNIT_ASSERT_EQ(test, snaptrace_follow_start("all"), 0);
+	KUNIT_EXPECT_TRUE(test, rf_st_has(test, a, ""));
+	KUNIT_EXPECT_TRUE(test, rf_st_has(test, b, ""));
+}
+
+/*
+ * trace_format: auto-detection of a wrapped Zephyr console; forcing plain
+ * reads it as upstream does (up to the first NUL); a bad name is -EINVAL
+ * and changes nothing; auto again.
+ */
+static void rf_trace_format_test(struct kunit *test)
+{
+	struct rf_remote *r = rf_new(test, "rf-format",
+				     rf_build1(test, "snaptrace-rf-format.elf", 0x200), false);
+	const char *file = rf_st(test, r, "trace_format");
+	char *upstream, *plain;
+
+	r->fmt[0] = RF_ZEPHYR;
+	r->run[0] = (struct rf_run){ .lines = 20 };
+	rf_boot(test, r);
+	rf_expect_st(test, r, "trace_format", "[auto] plain zephyr libmetal stm32cube\n");
+	rf_expect_live(test, r, 0, 1, 0x200);
+
+	KUNIT_EXPECT_EQ(test, st_write_file(test, file, "plain\n", 0), 6);
+	rf_expect_st(test, r, "trace_format", "auto [plain] zephyr libmetal stm32cube\n");
+	upstream = st_slurp(test, rf_upstream(test, r, "trace0"));
+	KUNIT_ASSERT_EQ(test, strlen(upstream), 0x200 - 1);
+	/* show() ends the text with a newline */
+	plain = kunit_kzalloc(test, strlen(upstream) + 2, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, plain);
+	scnprintf(plain, strlen(upstream) + 2, "%s%s", upstream,
+		  upstream[strlen(upstream) - 1] == '\n' ? "" : "\n");
+	rf_expect_st(test, r, "trace0", plain);
+
+	KUNIT_EXPECT_EQ(test, st_write_file(test, file, "zephyr2\n", 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st_write_file(test, file, "", 0), -EINVAL);
+	rf_expect_st(test, r, "trace_format", "auto [plain] zephyr libmetal stm32cube\n");
+	rf_expect_st(test, r, "trace0", plain);
+
+	KUNIT_EXPECT_EQ(test, st_write_file(test, file, "zephyr", 0), 6);
+	rf_expect_st(test, r, "trace_format", "auto plain [zephyr] libmetal stm32cube\n");
+	rf_expect_live(test, r, 0, 1, 0x200);
+	KUNIT_EXPECT_EQ(test, st_write_file(test, file, "auto\n", 0), 5);
+	rf_expect_st(test, r, "trace_format", "[auto] plain zephyr libmetal stm32cube\n");
+	rf_expect_live(test, r, 0, 1, 0x200);
 }
 
 static int rf_suite_init(struct kunit_suite *suite)
@@ -1190,13 +1588,16 @@ static void rf_suite_exit(struct kunit_suite *suite)
 static struct kunit_case rf_cases[] = {
 	KUNIT_CASE(rf_boot_test),
 	KUNIT_CASE_PARAM(rf_image_test, rf_image_gen_params),
-	KUNIT_CASE_PARAM(rf_crash_recovery_test, rf_fmt_gen_params),
+	KUNIT_CASE_PARAM(rf_crash_recovery_test, rf_crash_gen_params),
 	KUNIT_CASE(rf_crash_no_recovery_test),
 	KUNIT_CASE(rf_stop_crashed_test),
 	KUNIT_CASE(rf_runtime_da_test),
 	KUNIT_CASE(rf_table_change_test),
+	KUNIT_CASE(rf_follow_stop_start_test),
 	KUNIT_CASE(rf_unbind_test),
 	KUNIT_CASE(rf_two_crash_test),
+	KUNIT_CASE(rf_follow_param_test),
+	KUNIT_CASE(rf_trace_format_test),
 	{}
 };
 
