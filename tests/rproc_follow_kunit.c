@@ -123,6 +123,7 @@ struct rf_remote {
 	struct rf_wstate w[RF_MAX_TRACES];
 	unsigned int line;		/* lines written in this run */
 	bool not_hardirq;		/* a tick ran outside hard irq (not on RT) */
+	bool iomem;			/* da_to_va says it is I/O memory */
 	/* Counted by ops->start / ops->stop, under rproc->lock */
 	unsigned int starts;
 	unsigned int stops;
@@ -148,9 +149,12 @@ static void *rf_va(struct rf_remote *r, u64 da, size_t len)
 
 static void *rf_da_to_va(struct rproc *rproc, u64 da, size_t len, bool *is_iomem)
 {
+	struct rf_remote *r = rproc->priv;
+
+	/* x86 reads I/O memory with plain loads: RAM stands in for it */
 	if (is_iomem)
-		*is_iomem = false;
-	return rf_va(rproc->priv, da, len);
+		*is_iomem = r->iomem;
+	return rf_va(r, da, len);
 }
 
 static void rf_unmap(struct rf_remote *r)
@@ -1185,6 +1189,8 @@ static void rf_crash_no_recovery_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->stops, 0);
 	rf_expect_st(test, r, "trace0_last", "");
 	rf_expect_crashes(test, r, 0, "none", 0, 0, 0);
+	/* not running: no live trace */
+	rf_expect_st(test, r, "trace0", "");
 
 	t0 = ktime_get_boottime_ns();
 	rf_set_recovery(test, r, "recover");
@@ -1264,6 +1270,37 @@ static void rf_runtime_da_test(struct kunit *test)
 			   "Trace  not available\n");
 	rf_expect_live(test, r, 0, 2, 0x400);
 	rf_expect_last(test, r, 0, 1, 0x400);
+	rf_expect_crashes(test, r, 1, "recovery", 1, 0x400, t0);
+}
+
+/*
+ * A trace never mapped (da 0, never filled in) beside one that is, in
+ * memory da_to_va says is I/O: upstream cannot show the first; snaptrace
+ * captures the other (memcpy_fromio()), counts one trace, and keeps an
+ * empty trace1_last.
+ */
+static void rf_unmapped_trace_test(struct kunit *test)
+{
+	const struct rf_trace_cfg tc[] = { { RF_TRACE_DA(0), 0x400 }, { 0, 0x100 } };
+	struct rf_remote *r;
+	u64 t0;
+
+	rf_build(test, "snaptrace-rf-unmapped.elf", tc, 2);
+	r = rf_new(test, "rf-unmapped", "snaptrace-rf-unmapped.elf", false);
+	r->iomem = true;
+	r->fmt[0] = RF_LIBMETAL;
+	r->run[0] = (struct rf_run){ .lines = 33, .crash = true };
+	r->run[1] = (struct rf_run){ .lines = 2 };
+	t0 = ktime_get_boottime_ns();
+	rf_boot(test, r);
+	rf_wait_recovered(test, r);
+	rf_expect_upstream_run(test, r, 0, 2, 0x400);
+	KUNIT_EXPECT_STREQ(test, st_slurp(test, rf_upstream(test, r, "trace1")),
+			   "Trace  not available\n");
+	rf_expect_live(test, r, 0, 2, 0x400);
+	rf_expect_last(test, r, 0, 1, 0x400);
+	KUNIT_EXPECT_TRUE(test, rf_st_has(test, r, "trace1"));
+	rf_expect_st(test, r, "trace1_last", "");
 	rf_expect_crashes(test, r, 1, "recovery", 1, 0x400, t0);
 }
 
@@ -1592,6 +1629,7 @@ static struct kunit_case rf_cases[] = {
 	KUNIT_CASE(rf_crash_no_recovery_test),
 	KUNIT_CASE(rf_stop_crashed_test),
 	KUNIT_CASE(rf_runtime_da_test),
+	KUNIT_CASE(rf_unmapped_trace_test),
 	KUNIT_CASE(rf_table_change_test),
 	KUNIT_CASE(rf_follow_stop_start_test),
 	KUNIT_CASE(rf_unbind_test),
