@@ -1344,33 +1344,3 @@ void st_snap_timer_stop(struct st_snap_timer *tm)
 MODULE_DESCRIPTION("KUnit tests for snaptrace");
 MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
-
-/**
- * st_elf32_hdr_init() - the ELF header of a test's little ARM image
- * @eh: the header, at the image's start, zeroed
- * @shoff: where the section headers are (bytes from the start)
- * @shnum: how many; the section names are section 2
- *
- * An ELF32 little-endian ARM executable with one program header, right
- * after this header, as the firmware images the tests build have.
- *
- * Context: any.
- */
-void st_elf32_hdr_init(struct elf32_hdr *eh, u32 shoff, u16 shnum)
-{
-	memcpy(eh->e_ident, ELFMAG, SELFMAG);
-	eh->e_ident[EI_CLASS] = ELFCLASS32;
-	eh->e_ident[EI_DATA] = ELFDATA2LSB;
-	eh->e_ident[EI_VERSION] = EV_CURRENT;
-	eh->e_type = ET_EXEC;
-	eh->e_machine = EM_ARM;
-	eh->e_version = EV_CURRENT;
-	eh->e_phoff = sizeof(*eh);
-	eh->e_shoff = shoff;
-	eh->e_ehsize = sizeof(*eh);
-	eh->e_phentsize = sizeof(struct elf32_phdr);
-	eh->e_phnum = 1;
-	eh->e_shentsize = sizeof(struct elf32_shdr);
-	eh->e_shnum = shnum;
-	eh->e_shstrndx = 2;
-}

@@ -1,29 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of following upstream's remote processors: a test platform
- * driver registers real struct rprocs (rproc_alloc(), rproc_add(), no auto
- * boot) whose ops are upstream's ELF loader and vmalloc'ed memory for
- * da_to_va, so that upstream's core parses, loads, boots, crashes and
- * recovers our example images, the fixture images and images built here.
+ * KUnit tests of following upstream's remote processors (src/rproc_follow.c)
+ * with real struct rprocs: those of the test driver (rproc_testdrv.c,
+ * module snaptrace_rproc_test), which upstream's core parses, loads, boots,
+ * crashes and recovers, from our example images, the fixture images and
+ * images built here, and whose timer "firmware" writes each trace
+ * convention real firmware uses.
  *
- * The remotes' "firmware" is an hrtimer that ops->start starts: each tick
- * writes a line into every trace buffer the loaded resource table
- * (rproc->table_ptr) declares, in one of the conventions real firmware
- * uses (plain NUL-terminated text, Zephyr's RAM console, libmetal's R5
- * logger, STM32Cube's log); at the end of a run it may report a crash
- * (rproc_report_crash()) from that tick, in hard interrupt context (a
- * timer's, on PREEMPT_RT a threaded one, as a driver's watchdog IRQ).
- * Completions signalled from ops->start, ops->stop and the last tick, and
- * flush_work() of upstream's crash handler, are what the tests wait for; a
- * bounded wait only guards against a hang, and fails the test.
+ * Completions signalled from ops->start, ops->stop and the firmware's last
+ * tick, and flush_work() of upstream's crash handler, are what the tests
+ * wait for; a bounded wait only guards against a hang, and fails the test.
  *
- * snaptrace follows these remotes as any (src/rproc_follow.c): each case
- * sets what upstream's own debugfs shows (the new run after a recovery)
- * against snaptrace's traceN_last (the crash-time log, decoded, byte for
- * byte, oldest line first) and its crashes file. The driver lives in the
- * KUnit module, which needs snaptrace.ko: letting go of running remotes is
- * tested through snaptrace_follow_stop() and _start(), what rmmod and
- * insmod do, not by an rmmod of snaptrace.
+ * Each case sets what upstream's own debugfs shows (the new run after a
+ * recovery) against snaptrace's traceN_last (the crash-time log, decoded,
+ * byte for byte, oldest line first) and its crashes file. Letting go of
+ * running remotes is tested here through snaptrace_follow_stop() and
+ * _start() (what rmmod and insmod do), and by rmmod itself in the
+ * rproc_follow scenario: the driver is a module of its own for that.
  */
 #include <linux/completion.h>
 #include <linux/elf.h>
@@ -36,494 +29,30 @@
 #include <linux/jiffies.h>
 #include <linux/minmax.h>
 #include <linux/mman.h>
-#include <linux/mutex.h>
 #include <linux/platform_device.h>
 #include <linux/preempt.h>
 #include <linux/remoteproc.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include <linux/string.h>
-#include <linux/vmalloc.h>
 #include <kunit/test.h>
 
 #include "../src/rproc_follow.h"
+#include "rproc_testdrv.h"
 #include "st_kunit.h"
 
-#define RF_DRV			"snaptrace-rf"
 /* Upstream's own debugfs directory of the remotes. */
 #define RF_UPSTREAM		ST_DEBUGFS "/remoteproc"
 /* snaptrace's, of the remotes it follows. */
 #define RF_ST			ST_ROOT "/remoteproc"
-/* Where the images built here are written for request_firmware(). */
-#define RF_FW_DIR		"/lib/firmware/"
 #define RF_FIXTURES		"snaptrace-fixtures/"
 /* Hang guard of every wait: reaching it fails the test. */
 #define RF_GUARD_MS		120000
-/* Time between two lines of the firmware. */
-#define RF_PERIOD_NS		(200 * NSEC_PER_USEC)
-#define RF_MAX_TRACES		2
-#define RF_MAX_RUNS		4
-#define RF_MAX_REGIONS		16
-/* The built images: one segment, table first, trace buffers in its .bss. */
-#define RF_SEG_DA		0x10000000U
-#define RF_SEG_MEMSZ		0x4000U
-#define RF_TRACE_DA(i)		(RF_SEG_DA + 0x1000U * ((i) + 1))
-#define RF_LINE_MAX		96
 
-/* How the firmware writes a trace (the conventions of issue 18). */
-enum rf_fmt {
-	RF_PLAIN,	/* NUL-terminated text from offset 0, never wraps */
-	RF_ZEPHYR,	/* circular over len - 1, no NUL written */
-	RF_LIBMETAL,	/* "cnt L<level> msg" lines, circular over len, no NUL */
-	RF_STM32CUBE,	/* a NUL after each character, wrapping before the last byte */
-};
+/* ---- the test driver's remotes (rproc_testdrv.c) ---- */
 
-/* What the firmware does in one run (from one ops->start). */
-struct rf_run {
-	unsigned int lines;	/* lines per trace, one per tick */
-	bool crash;		/* report a crash after the last line */
-};
-
-/* Platform data of a test remote. */
-struct rf_pdata {
-	const char *name;	/* rproc->name */
-	const char *fw;		/* firmware name under /lib/firmware */
-	bool no_recovery;
-};
-
-/* A range of the remote's memory, backed by vmalloc. */
-struct rf_region {
-	u64 da;
-	size_t len;
-	u8 *va;
-};
-
-/* Where the firmware writes next in one trace. */
-struct rf_wstate {
-	u32 pos;
-	u32 cnt;		/* plain: full */
-};
-
-/* A test remote: the rproc's priv. */
-struct rf_remote {
-	struct rproc *rproc;
-	struct platform_device *pdev;
-	const char *tag;		/* what its lines start with */
-	const char *st_name;		/* its directory under snaptrace/remoteproc */
-	struct rf_region region[RF_MAX_REGIONS];
-	unsigned int nr_regions;
-	int (*elf_parse_fw)(struct rproc *rproc, const struct firmware *fw);
-	/* The "firmware" */
-	struct hrtimer timer;
-	u8 *table;			/* its loaded table (as the firmware knows it) */
-	size_t table_sz;
-	enum rf_fmt fmt[RF_MAX_TRACES];
-	u32 fill_da[RF_MAX_TRACES];	/* if not 0: written into the table at run time */
-	struct rf_run run[RF_MAX_RUNS];
-	struct rf_wstate w[RF_MAX_TRACES];
-	unsigned int line;		/* lines written in this run */
-	bool not_hardirq;		/* a tick ran outside hard irq (not on RT) */
-	bool iomem;			/* da_to_va says it is I/O memory */
-	/* Counted by ops->start / ops->stop, under rproc->lock */
-	unsigned int starts;
-	unsigned int stops;
-	struct completion started;
-	struct completion stopped;
-	struct completion done;		/* a run wrote its last line */
-};
-
-/* ---- memory: da_to_va over vmalloc'ed regions ---- */
-
-static void *rf_va(struct rf_remote *r, u64 da, size_t len)
+static void rf_unregister(void *r)
 {
-	unsigned int i;
-
-	for (i = 0; i < r->nr_regions; i++) {
-		struct rf_region *g = &r->region[i];
-
-		if (da >= g->da && len <= g->len && da - g->da <= g->len - len)
-			return g->va + (da - g->da);
-	}
-	return NULL;
-}
-
-static void *rf_da_to_va(struct rproc *rproc, u64 da, size_t len, bool *is_iomem)
-{
-	struct rf_remote *r = rproc->priv;
-
-	/* x86 reads I/O memory with plain loads: RAM stands in for it */
-	if (is_iomem)
-		*is_iomem = r->iomem;
-	return rf_va(r, da, len);
-}
-
-static void rf_unmap(struct rf_remote *r)
-{
-	while (r->nr_regions)
-		vfree(r->region[--r->nr_regions].va);
-}
-
-static int rf_range_cmp(const void *a, const void *b)
-{
-	const struct rf_region *x = a, *y = b;
-
-	return x->da < y->da ? -1 : x->da > y->da;
-}
-
-static int rf_add_range(struct rf_region *rg, unsigned int *n, u64 da, u64 len)
-{
-	if (!len)
-		return 0;
-	if (*n == RF_MAX_REGIONS || len > SZ_16M)
-		return -E2BIG;
-	rg[*n].da = da;
-	rg[*n].len = len;
-	(*n)++;
-	return 0;
-}
-
-/*
- * The image's PT_LOAD ranges (by p_paddr, as rproc_elf_load_segments()
- * loads them) and its trace buffers outside them, merged, each backed by
- * zeroed vmalloc memory. A trace da of 0 is the firmware's to fill in at
- * run time: not mapped.
- */
-static int rf_map(struct rf_remote *r, const struct firmware *fw)
-{
-	struct rf_region rg[RF_MAX_REGIONS];
-	const u8 *d = fw->data;
-	bool is64 = d[EI_CLASS] == ELFCLASS64;
-	unsigned int i, n = 0, m;
-	u64 phoff, da, memsz;
-	u16 phnum, phsz;
-	int ret;
-
-	if (is64) {
-		const struct elf64_hdr *eh = (const void *)d;
-
-		phoff = eh->e_phoff;
-		phnum = eh->e_phnum;
-		phsz = sizeof(struct elf64_phdr);
-	} else {
-		const struct elf32_hdr *eh = (const void *)d;
-
-		phoff = eh->e_phoff;
-		phnum = eh->e_phnum;
-		phsz = sizeof(struct elf32_phdr);
-	}
-	if (phoff > fw->size || (u64)phnum * phsz > fw->size - phoff)
-		return -EINVAL;
-	for (i = 0; i < phnum; i++) {
-		const u8 *p = d + phoff + (u64)i * phsz;
-		u32 type;
-
-		if (is64) {
-			const struct elf64_phdr *ph = (const void *)p;
-
-			type = ph->p_type;
-			da = ph->p_paddr;
-			memsz = ph->p_memsz;
-		} else {
-			const struct elf32_phdr *ph = (const void *)p;
-
-			type = ph->p_type;
-			da = ph->p_paddr;
-			memsz = ph->p_memsz;
-		}
-		if (type != PT_LOAD)
-			continue;
-		ret = rf_add_range(rg, &n, da, memsz);
-		if (ret)
-			return ret;
-	}
-	if (r->rproc->table_ptr) {
-		const struct resource_table *t = (const void *)r->rproc->table_ptr;
-		size_t sz = r->rproc->table_sz;
-
-		for (i = 0; i < t->num; i++) {
-			u32 off = t->offset[i];
-			const struct fw_rsc_hdr *h;
-			const struct fw_rsc_trace *tr;
-
-			if (off > sz || sz - off < sizeof(*h) + sizeof(*tr))
-				continue;
-			h = (const void *)((const u8 *)t + off);
-			tr = (const void *)h->data;
-			if (h->type != RSC_TRACE || !tr->da)
-				continue;
-			ret = rf_add_range(rg, &n, tr->da, tr->len);
-			if (ret)
-				return ret;
-		}
-	}
-	sort(rg, n, sizeof(rg[0]), rf_range_cmp, NULL);
-	for (i = 0, m = 0; i < n; i++) {
-		if (m && rg[i].da <= rg[m - 1].da + rg[m - 1].len) {
-			u64 end = max(rg[m - 1].da + rg[m - 1].len, rg[i].da + rg[i].len);
-
-			rg[m - 1].len = end - rg[m - 1].da;
-		} else {
-			rg[m++] = rg[i];
-		}
-	}
-	for (i = 0; i < m; i++) {
-		r->region[i] = rg[i];
-		r->region[i].va = vzalloc(rg[i].len);
-		if (!r->region[i].va) {
-			r->nr_regions = i;
-			rf_unmap(r);
-			return -ENOMEM;
-		}
-	}
-	r->nr_regions = m;
-	return 0;
-}
-
-/* ---- the ops ---- */
-
-/*
- * Upstream's ELF loader (rproc_elf_load_rsc_table()) finds the table; an
- * image without one boots with no resources, as stm32_rproc_parse_fw()
- * lets it. Then the memory.
- */
-static int rf_parse_fw(struct rproc *rproc, const struct firmware *fw)
-{
-	struct rf_remote *r = rproc->priv;
-
-	if (r->elf_parse_fw(rproc, fw))
-		dev_info(&rproc->dev, "no resource table in the image\n");
-	rf_unmap(r);
-	return rf_map(r, fw);
-}
-
-static int rf_unprepare(struct rproc *rproc)
-{
-	rf_unmap(rproc->priv);
-	return 0;
-}
-
-/* The @i-th RSC_TRACE entry of the firmware's loaded table, or NULL. */
-static struct fw_rsc_trace *rf_fw_trace(struct rf_remote *r, unsigned int i)
-{
-	struct resource_table *t = (void *)r->table;
-	unsigned int e, seen = 0;
-
-	if (!t || r->table_sz < sizeof(*t))
-		return NULL;
-	for (e = 0; e < t->num && sizeof(*t) + (e + 1) * 4 <= r->table_sz; e++) {
-		u32 off = t->offset[e];
-		struct fw_rsc_hdr *h;
-
-		if (off > r->table_sz ||
-		    r->table_sz - off < sizeof(*h) + sizeof(struct fw_rsc_trace))
-			continue;
-		h = (void *)(r->table + off);
-		if (h->type != RSC_TRACE)
-			continue;
-		if (seen++ == i)
-			return (void *)h->data;
-	}
-	return NULL;
-}
-
-/*
- * Line @line of run @run in trace @t: libmetal's records start "cnt L<level> "
- * (counters from 0), Zephyr's with a tick timestamp "[%08u] ".
- */
-static int rf_line(char *out, size_t size, const char *tag, enum rf_fmt fmt,
-		   unsigned int run, unsigned int t, unsigned int line)
-{
-	if (fmt == RF_LIBMETAL)
-		return scnprintf(out, size, "%u L3 %s run%u trace%u line%u\n",
-				 line, tag, run, t, line);
-	if (fmt == RF_ZEPHYR)
-		return scnprintf(out, size, "[%08u] %s run%u trace%u line%u\n",
-				 line, tag, run, t, line);
-	return scnprintf(out, size, "%s run%u trace%u line%u\n", tag, run, t, line);
-}
-
-/*
- * Writes @s into a trace buffer of @len bytes, as firmware of @fmt does:
- * Zephyr's ram_console_out() (circular over len - 1, the last byte stays
- * NUL), libmetal's rsc_trace_putchar() (circular over len, no NUL),
- * STM32Cube's log_buff() (a NUL after each character, wrapping when the
- * next would be the last byte). Plain text stops when full.
- */
-static void rf_put(u8 *buf, u32 len, struct rf_wstate *w, enum rf_fmt fmt,
-		   const char *s, size_t n)
-{
-	size_t k;
-
-	if (fmt == RF_PLAIN) {
-		if (w->cnt || w->pos + n > len - 1) {
-			w->cnt = 1;
-			return;
-		}
-		memcpy(buf + w->pos, s, n);
-		w->pos += n;
-		buf[w->pos] = '\0';
-		return;
-	}
-	for (k = 0; k < n; k++) {
-		switch (fmt) {
-		case RF_ZEPHYR:
-			buf[w->pos] = s[k];
-			w->pos = (w->pos + 1) % (len - 1);
-			break;
-		case RF_STM32CUBE:
-			if (w->pos + 1 >= len)
-				w->pos = 0;
-			buf[w->pos] = s[k];
-			buf[w->pos + 1] = '\0';
-			w->pos++;
-			break;
-		default:
-			buf[w->pos] = s[k];
-			w->pos = (w->pos + 1) % len;
-			break;
-		}
-	}
-}
-
-static enum hrtimer_restart rf_tick(struct hrtimer *timer)
-{
-	struct rf_remote *r = container_of(timer, struct rf_remote, timer);
-	const struct rf_run *run = &r->run[min(r->starts, RF_MAX_RUNS) - 1];
-	char line[RF_LINE_MAX];
-	unsigned int t;
-
-	if (!IS_ENABLED(CONFIG_PREEMPT_RT) && !in_hardirq())
-		r->not_hardirq = true;
-	for (t = 0; t < RF_MAX_TRACES; t++) {
-		struct fw_rsc_trace *tr = rf_fw_trace(r, t);
-		u8 *buf;
-		int n;
-
-		if (!tr)
-			break;
-		if (r->line == 0 && r->fill_da[t])
-			WRITE_ONCE(tr->da, r->fill_da[t]);
-		buf = tr->len >= 2 ? rf_va(r, tr->da, tr->len) : NULL;
-		if (!buf)
-			continue;
-		if (r->line == 0) {
-			/* crt0 clears the buffer, wherever the image put it */
-			memset(buf, 0, tr->len);
-			r->w[t] = (struct rf_wstate){};
-		}
-		n = rf_line(line, sizeof(line), r->tag, r->fmt[t], r->starts, t, r->line);
-		rf_put(buf, tr->len, &r->w[t], r->fmt[t], line, n);
-	}
-	if (++r->line < run->lines) {
-		hrtimer_forward_now(timer, ns_to_ktime(RF_PERIOD_NS));
-		return HRTIMER_RESTART;
-	}
-	if (run->crash)
-		rproc_report_crash(r->rproc, RPROC_WATCHDOG);
-	complete(&r->done);
-	return HRTIMER_NORESTART;
-}
-
-static int rf_start(struct rproc *rproc)
-{
-	struct rf_remote *r = rproc->priv;
-	const struct rf_run *run;
-
-	r->starts++;
-	run = &r->run[min(r->starts, RF_MAX_RUNS) - 1];
-	/* The firmware knows where its table is: the loaded one. */
-	r->table = (u8 *)rproc->table_ptr;
-	r->table_sz = rproc->table_ptr ? rproc->table_sz : 0;
-	r->line = 0;
-	if (run->lines)
-		hrtimer_start(&r->timer, ns_to_ktime(RF_PERIOD_NS), HRTIMER_MODE_REL);
-	else
-		complete(&r->done);
-	complete(&r->started);
-	return 0;
-}
-
-static int rf_stop(struct rproc *rproc)
-{
-	struct rf_remote *r = rproc->priv;
-
-	hrtimer_cancel(&r->timer);
-	r->table = NULL;
-	r->stops++;
-	complete(&r->stopped);
-	return 0;
-}
-
-static const struct rproc_ops rf_ops = {
-	.unprepare = rf_unprepare,
-	.start = rf_start,
-	.stop = rf_stop,
-	.da_to_va = rf_da_to_va,
-	/*
-	 * No .load: rproc_alloc() then fills in upstream's ELF loader
-	 * (rproc_elf_sanity_check, _load_rsc_table, _find_loaded_rsc_table,
-	 * _load_segments, _get_boot_addr), declared only in its private
-	 * remoteproc_internal.h; rf_probe() wraps its parse_fw.
-	 */
-};
-
-/* ---- the platform driver ---- */
-
-static int rf_probe(struct platform_device *pdev)
-{
-	const struct rf_pdata *pd = dev_get_platdata(&pdev->dev);
-	struct rf_remote *r;
-	struct rproc *rproc;
-	int ret;
-
-	if (!pd)
-		return -EINVAL;
-	rproc = rproc_alloc(&pdev->dev, pd->name, &rf_ops, pd->fw, sizeof(*r));
-	if (!rproc)
-		return -ENOMEM;
-	rproc->auto_boot = false;
-	rproc->recovery_disabled = pd->no_recovery;
-	r = rproc->priv;
-	/* upstream's ELF loader, as rproc_alloc() filled it in */
-	r->elf_parse_fw = rproc->ops->parse_fw;
-	rproc->ops->parse_fw = rf_parse_fw;
-	r->rproc = rproc;
-	r->pdev = pdev;
-	r->tag = rproc->name;
-	r->st_name = rproc->name;
-	hrtimer_setup(&r->timer, rf_tick, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	init_completion(&r->started);
-	init_completion(&r->stopped);
-	init_completion(&r->done);
-	platform_set_drvdata(pdev, rproc);
-	ret = rproc_add(rproc);
-	if (ret) {
-		rproc_free(rproc);
-		return ret;
-	}
-	return 0;
-}
-
-static void rf_remove(struct platform_device *pdev)
-{
-	struct rproc *rproc = platform_get_drvdata(pdev);
-
-	rproc_del(rproc);
-	rf_unmap(rproc->priv);
-	rproc_free(rproc);
-}
-
-static struct platform_driver rf_driver = {
-	.probe = rf_probe,
-	.remove = rf_remove,
-	.driver = {
-		.name = RF_DRV,
-	},
-};
-
-static void rf_unregister(void *pdev)
-{
-	platform_device_unregister(pdev);
+	st_rf_unregister(r);
 }
 
 /*
@@ -533,25 +62,17 @@ static void rf_unregister(void *pdev)
 static struct rf_remote *rf_new(struct kunit *test, const char *name,
 				const char *fw, bool no_recovery)
 {
-	struct rf_pdata pd = { .name = name, .fw = fw, .no_recovery = no_recovery };
-	struct platform_device *pdev;
-	struct rproc *rproc;
+	struct rf_remote *r = st_rf_register(name, fw, no_recovery);
 
-	pdev = platform_device_register_data(NULL, RF_DRV, PLATFORM_DEVID_AUTO,
-					     &pd, sizeof(pd));
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(pdev), "register: %pe", pdev);
-	rproc = platform_get_drvdata(pdev);
-	if (!rproc)
-		platform_device_unregister(pdev);
-	KUNIT_ASSERT_NOT_NULL_MSG(test, rproc, "the test driver did not bind");
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rf_unregister, pdev), 0);
-	return rproc->priv;
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(r), "register %s: %pe", name, r);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rf_unregister, r), 0);
+	return r;
 }
 
 /* Unbinds the driver from @r (rproc_del() while whatever runs). */
 static void rf_unbind(struct kunit *test, struct rf_remote *r)
 {
-	kunit_release_action(test, rf_unregister, r->pdev);
+	kunit_release_action(test, rf_unregister, r);
 }
 
 /* ---- waiting, reading ---- */
@@ -612,7 +133,7 @@ static struct rf_text rf_text(struct kunit *test, struct rf_remote *r,
 	x.all = kunit_kzalloc(test, size, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, x.all);
 	for (i = 0; i < rn->lines; i++) {
-		n = rf_line(x.all + total, size - total, r->tag, fmt, run, t, i);
+		n = st_rf_line(x.all + total, size - total, r->tag, fmt, run, t, i);
 		if (fmt == RF_PLAIN && total + n > len - 1) {
 			x.all[total] = '\0';
 			break;
@@ -648,99 +169,18 @@ static void rf_expect_upstream_run(struct kunit *test, struct rf_remote *r,
 
 /* ---- images ---- */
 
-/* Installs @len bytes as /lib/firmware/@name, closed before it returns. */
+/* Installs @len bytes as /lib/firmware/@name. */
 static void rf_install(struct kunit *test, const char *name, const void *img,
 		       size_t len)
 {
-	const char *path = st_fmt(test, RF_FW_DIR "%s", name);
-	struct file *f;
-	loff_t pos = 0;
-	ssize_t n;
-
-	scoped_with_init_fs()
-		f = filp_open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f), "%s: %pe", path, f);
-	n = kernel_write(f, img, len, &pos);
-	fput(f);
-	/* request_firmware() refuses a file still open for writing */
-	flush_delayed_fput();
-	KUNIT_ASSERT_EQ_MSG(test, n, (ssize_t)len, "%s", path);
+	KUNIT_ASSERT_EQ_MSG(test, st_rf_install(name, img, len), 0, "%s", name);
 }
 
-/* The resource table of the built images. */
-struct rf_table {
-	u32 ver;
-	u32 num;
-	u32 reserved[2];
-	u32 offset[RF_MAX_TRACES];
-	struct {
-		u32 type;
-		struct fw_rsc_trace t;
-	} __packed trace[RF_MAX_TRACES];
-} __packed;
-
-/* A trace of a built image: its da (0: filled in at run time) and length. */
-struct rf_trace_cfg {
-	u32 da;
-	u32 len;
-};
-
-/*
- * The built image: ELF32 header, one program header, the segment's file
- * part (the table) at RF_IMG_SEG, section names, then the sections NULL,
- * .resource_table, .shstrtab. The segment is RF_SEG_MEMSZ in memory: the
- * trace buffers are in its .bss, which the loader zeroes.
- */
-#define RF_IMG_SEG	0x100
-#define RF_IMG_STR	0x200
-#define RF_IMG_SH	0x240
-#define RF_IMG_SIZE	(RF_IMG_SH + 3 * sizeof(struct elf32_shdr))
-
-static const char rf_strtab[] = "\0.resource_table\0.shstrtab";
-
+/* Builds an image of @ntraces trace entries as /lib/firmware/@name. */
 static void rf_build(struct kunit *test, const char *name,
 		     const struct rf_trace_cfg *tc, unsigned int ntraces)
 {
-	u8 *img = kunit_kzalloc(test, RF_IMG_SIZE, GFP_KERNEL);
-	struct elf32_hdr *eh = (void *)img;
-	struct elf32_phdr *ph = (void *)(img + sizeof(*eh));
-	struct elf32_shdr *sh = (void *)(img + RF_IMG_SH);
-	struct rf_table *t = (void *)(img + RF_IMG_SEG);
-	unsigned int i;
-
-	KUNIT_ASSERT_NOT_NULL(test, img);
-	KUNIT_ASSERT_LE(test, ntraces, RF_MAX_TRACES);
-	st_elf32_hdr_init(eh, RF_IMG_SH, 3);
-	eh->e_entry = RF_SEG_DA;
-	ph->p_type = PT_LOAD;
-	ph->p_offset = RF_IMG_SEG;
-	ph->p_vaddr = RF_SEG_DA;
-	ph->p_paddr = RF_SEG_DA;
-	ph->p_filesz = sizeof(*t);
-	ph->p_memsz = RF_SEG_MEMSZ;
-	ph->p_flags = PF_R | PF_W;
-
-	t->ver = 1;
-	t->num = ntraces;
-	for (i = 0; i < ntraces; i++) {
-		t->offset[i] = offsetof(struct rf_table, trace[i]);
-		t->trace[i].type = RSC_TRACE;
-		t->trace[i].t.da = tc[i].da;
-		t->trace[i].t.len = tc[i].len;
-		snprintf(t->trace[i].t.name, sizeof(t->trace[i].t.name), "log%u", i);
-	}
-	memcpy(img + RF_IMG_STR, rf_strtab, sizeof(rf_strtab));
-	sh[1].sh_name = 1;
-	sh[1].sh_type = SHT_PROGBITS;
-	sh[1].sh_flags = SHF_ALLOC | SHF_WRITE;
-	sh[1].sh_addr = RF_SEG_DA;
-	sh[1].sh_offset = RF_IMG_SEG;
-	sh[1].sh_size = sizeof(*t);
-	sh[2].sh_name = 17;
-	sh[2].sh_type = SHT_STRTAB;
-	sh[2].sh_offset = RF_IMG_STR;
-	sh[2].sh_size = sizeof(rf_strtab);
-	rf_install(test, name, img, RF_IMG_SIZE);
+	KUNIT_ASSERT_EQ_MSG(test, st_rf_build(name, tc, ntraces), 0, "%s", name);
 }
 
 /* A built image of one trace of @len bytes at the first trace da. */
@@ -1262,7 +702,7 @@ static void rf_runtime_da_test(struct kunit *test)
 	t0 = ktime_get_boottime_ns();
 	rf_boot(test, r);
 	rf_wait_recovered(test, r);
-	tr = rf_fw_trace(r, 0);
+	tr = st_rf_fw_trace(r, 0);
 	KUNIT_ASSERT_NOT_NULL(test, tr);
 	KUNIT_EXPECT_EQ(test, tr->da, RF_TRACE_DA(0));
 	/* rproc_handle_trace() never names its rproc_mem_entry: "" */
@@ -1612,16 +1052,6 @@ static void rf_trace_format_test(struct kunit *test)
 	rf_expect_live(test, r, 0, 1, 0x200);
 }
 
-static int rf_suite_init(struct kunit_suite *suite)
-{
-	return platform_driver_register(&rf_driver);
-}
-
-static void rf_suite_exit(struct kunit_suite *suite)
-{
-	platform_driver_unregister(&rf_driver);
-}
-
 static struct kunit_case rf_cases[] = {
 	KUNIT_CASE(rf_boot_test),
 	KUNIT_CASE_PARAM(rf_image_test, rf_image_gen_params),
@@ -1642,9 +1072,8 @@ static struct kunit_case rf_cases[] = {
 static struct kunit_suite rf_suite = {
 	.name = "snaptrace_rproc_follow",
 	.init = rf_init,
-	.suite_init = rf_suite_init,
-	.suite_exit = rf_suite_exit,
 	.test_cases = rf_cases,
 };
 
 kunit_test_suites(&rf_suite);
+

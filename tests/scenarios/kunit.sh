@@ -15,11 +15,19 @@ st_check "insmod snaptrace.ko" insmod $ST_MOD/snaptrace.ko
 if [ -d $ST_DEBUGFS/failslab ]; then
 	st_check "fault injection armed for fail_nth" st_fault_arm
 fi
+# Kernels with upstream's remote processor framework: the test driver of
+# real remotes that snaptrace_rproc_follow uses.
+if [ -e $ST_MOD/snaptrace_rproc_test.ko ]; then
+	st_check "insmod snaptrace_rproc_test.ko" insmod $ST_MOD/snaptrace_rproc_test.ko
+fi
 st_check "insmod snaptrace_kunit.ko (runs the suites)" \
 	insmod $ST_MOD/snaptrace_kunit.ko
 st_kunit_collect
 st_check "KUnit results were saved" sh -c 'ls /tmp/ktap/kunit-*.ktap'
 st_check "rmmod snaptrace_kunit" rmmod snaptrace_kunit
+if [ -e $ST_MOD/snaptrace_rproc_test.ko ]; then
+	st_check "rmmod snaptrace_rproc_test" rmmod snaptrace_rproc_test
+fi
 st_check "rmmod snaptrace" rmmod snaptrace
 st_check_fails "nothing left in debugfs" test -e $ST_DIR
 
