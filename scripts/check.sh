@@ -69,9 +69,9 @@ MATRIX=(
 	# KERNEL   SOURCE                    SCENARIOS                OPTIONS
 	"debug-7.3 7.3:kunit+remoteproc+faults  kunit+faults          --faults --timeout 3300"
 	"debug     6.12:kunit+remoteproc+faults kunit+faults          --faults --timeout 3300"
-	"debug-7.3 7.3:kunit+remoteproc+faults  tracefs+remoteproc+cycle --timeout 1800"
-	"debug     6.12:kunit+remoteproc+faults tracefs+remoteproc+cycle --timeout 1800"
-	"rt        6.12:kunit+remoteproc+rt  kunit+remoteproc         --timeout 1500 --allow-skip '$SKIP_RT'"
+	"debug-7.3 7.3:kunit+remoteproc+faults  tracefs+remoteproc+cycle+rproc_follow --timeout 1800"
+	"debug     6.12:kunit+remoteproc+faults tracefs+remoteproc+cycle+rproc_follow --timeout 1800"
+	"rt        6.12:kunit+remoteproc+rt  kunit+remoteproc+rproc_follow --timeout 1500 --allow-skip '$SKIP_RT'"
 	"clang     6.12:kunit+clang          kunit                    --timeout 900 --allow-skip '$SKIP_NOFAILSLAB'"
 	"kcsan     6.12:kunit+kcsan          kunit                    --timeout 900 --kcsan --allow-skip '$SKIP_NOFAILSLAB'"
 	"newer     linux-headers-amd64/trixie-backports smoke+tracefs+remoteproc+demo --timeout 900"
