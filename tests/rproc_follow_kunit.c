@@ -34,6 +34,7 @@
 #include <linux/remoteproc.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 #include <kunit/test.h>
 
 #include "../src/rproc_follow.h"
@@ -744,6 +745,104 @@ static void rf_unmapped_trace_test(struct kunit *test)
 	rf_expect_crashes(test, r, 1, "recovery", 1, 0x400, t0);
 }
 
+/* Lines of each run of rf_readers_test(): reads have time to interleave. */
+#define RF_READERS_LINES	300
+
+/* Reads @path whole into @buf (@len bytes, NUL-terminated) through @ubuf. */
+static ssize_t rf_read(const char *path, unsigned long ubuf, char *buf, size_t len)
+{
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n, total = 0;
+
+	scoped_with_init_fs()
+		f = filp_open(path, O_RDONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	do {
+		n = f->f_op->read(f, (char __user *)ubuf + total, len - 1 - total, &pos);
+		if (n > 0)
+			total += n;
+	} while (n > 0 && total < len - 1);
+	fput(f);
+	if (n < 0)
+		return n;
+	if (copy_from_user(buf, (char __user *)ubuf, total))
+		return -EFAULT;
+	buf[total] = '\0';
+	return total;
+}
+
+/*
+ * Readers during a crash and its recovery: the test reads trace0,
+ * trace0_last and crashes over and over while the remote crashes (from
+ * its timer) and upstream recovers it (on its workqueue). Every read
+ * succeeds; trace0_last is empty or the whole crash-time log, crashes
+ * says no capture or the whole of the one, and neither goes back once
+ * the capture is seen.
+ */
+static void rf_readers_test(struct kunit *test)
+{
+	struct rf_remote *r = rf_new(test, "rf-readers",
+				     rf_build1(test, "snaptrace-rf-readers.elf", 0x400), false);
+	const char *none = "crashes: 0\nlast_time_ns: 0\nlast_after: none\n"
+			   "last_traces: 0\nlast_bytes: 0\n";
+	const char *tail = "\nlast_after: recovery\nlast_traces: 1\nlast_bytes: 1024\n";
+	const char *f_live = rf_st(test, r, "trace0");
+	const char *f_last = rf_st(test, r, "trace0_last");
+	const char *f_crashes = rf_st(test, r, "crashes");
+	char *buf = kunit_kzalloc(test, ST_TEXT_MAX, GFP_KERNEL);
+	unsigned int i, reads = 0, bad = 0, back = 0;
+	bool seen = false;
+	unsigned long ubuf;
+	char *want;
+	u64 t0;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	ubuf = kunit_vm_mmap(test, NULL, 0, ST_TEXT_MAX, PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE(test, ubuf, 0);
+	r->fmt[0] = RF_LIBMETAL;
+	r->run[0] = (struct rf_run){ .lines = RF_READERS_LINES, .crash = true };
+	r->run[1] = (struct rf_run){ .lines = RF_READERS_LINES };
+	want = rf_decoded(test, r, 0, 1, 0x400);
+	t0 = ktime_get_boottime_ns();
+	KUNIT_ASSERT_EQ(test, rproc_boot(r->rproc), 0);
+	/* until the new run wrote its last line; bounded: a hang guard */
+	for (i = 0; i < 100000; i++) {
+		if (READ_ONCE(r->starts) == 2 && completion_done(&r->stopped) &&
+		    READ_ONCE(r->line) == RF_READERS_LINES)
+			break;
+		if (rf_read(f_live, ubuf, buf, ST_TEXT_MAX) < 0)
+			bad++;
+		if (rf_read(f_last, ubuf, buf, ST_TEXT_MAX) < 0 ||
+		    (strcmp(buf, "") && strcmp(buf, want)))
+			bad++;
+		else if (!strcmp(buf, ""))
+			back += seen;
+		else
+			seen = true;
+		if (rf_read(f_crashes, ubuf, buf, ST_TEXT_MAX) < 0)
+			bad++;
+		else if (!strcmp(buf, none))
+			back += seen;
+		else if (!str_has_prefix(buf, "crashes: 1\nlast_time_ns: ") ||
+			 !strstr(buf, tail) || strcmp(strstr(buf, tail), tail))
+			bad++;
+		reads++;
+	}
+	KUNIT_EXPECT_LT_MSG(test, i, 100000, "the remote never recovered");
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	KUNIT_EXPECT_EQ(test, back, 0);
+	kunit_info(test, "%u rounds of reads", reads);
+	rf_wait(test, &r->started, "start", r);
+	rf_wait(test, &r->done, "end of run", r);
+	rf_wait_recovered(test, r);
+	rf_expect_last(test, r, 0, 1, 0x400);
+	rf_expect_live(test, r, 0, 2, 0x400);
+	rf_expect_crashes(test, r, 1, "recovery", 1, 0x400, t0);
+}
+
 /*
  * A table that changes between boots: image A (one plain trace), crashed
  * and shut down; rproc_set_firmware() to image B (two traces elsewhere,
@@ -1060,6 +1159,7 @@ static struct kunit_case rf_cases[] = {
 	KUNIT_CASE(rf_stop_crashed_test),
 	KUNIT_CASE(rf_runtime_da_test),
 	KUNIT_CASE(rf_unmapped_trace_test),
+	KUNIT_CASE(rf_readers_test),
 	KUNIT_CASE(rf_table_change_test),
 	KUNIT_CASE(rf_follow_stop_start_test),
 	KUNIT_CASE(rf_unbind_test),
