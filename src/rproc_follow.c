@@ -459,6 +459,9 @@ static ssize_t st_format_write(struct file *filp, const char __user *ubuf,
 		return -EINVAL;
 	if (copy_from_user(buf, ubuf, cnt))
 		return -EFAULT;
+	/* "zephyr\0junk" is no name: do not parse up to the NUL only */
+	if (memchr(buf, '\0', cnt))
+		return -EINVAL;
 	buf[cnt] = '\0';
 	ret = snaptrace_tfmt_parse(strim(buf), &fmt);
 	if (ret)
