@@ -828,8 +828,10 @@ static int st_find_rproc_class(void)
  * Context: process context, may sleep; not concurrently with
  * snaptrace_follow_stop(). Takes and releases the class's mutex,
  * st_follow_lock and each followed remote's lock.
- * Return: 0; -EBUSY if already following; -ENOMEM; or the error
- * registering the class interface.
+ * Return: 0 (also for "none", which registers nothing); -EBUSY if already
+ * following; -ENOMEM; the error of root_device_register() for the
+ * throw-away rproc's parent, or -ENODEV if rproc_alloc() set no class;
+ * or the error of class_interface_register().
  */
 int snaptrace_follow_start(const char *follow)
 {
