@@ -81,6 +81,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/device.h>
 #include <linux/err.h>
@@ -659,6 +660,15 @@ static void st_subdev_stop(struct rproc_subdev *subdev, bool crashed)
 /* ------------------------------------------------------------------ */
 /* Following                                                          */
 
+static bool st_name_is(const char *name, const char *p, size_t len)
+{
+	return strlen(name) == len && !strncmp(p, name, len);
+}
+
+/*
+ * Whether follow= names @rproc: each entry, spaces around it dropped, is
+ * its name or its device's; an empty entry names nothing.
+ */
 static bool st_follow_match(struct rproc *rproc)
 {
 	const char *p, *end;
@@ -668,10 +678,12 @@ static bool st_follow_match(struct rproc *rproc)
 		return true;
 	for (p = st_follow_names; p && *p; p = end + (*end == ',')) {
 		end = strchrnul(p, ',');
+		p = skip_spaces(p);	/* stops at the ',' or NUL at worst */
 		len = end - p;
-		if ((strlen(rproc->name) == len && !strncmp(p, rproc->name, len)) ||
-		    (strlen(dev_name(&rproc->dev)) == len &&
-		     !strncmp(p, dev_name(&rproc->dev), len)))
+		while (len && isspace(p[len - 1]))
+			len--;
+		if (len && (st_name_is(rproc->name, p, len) ||
+			    st_name_is(dev_name(&rproc->dev), p, len)))
 			return true;
 	}
 	return false;
@@ -815,7 +827,8 @@ static int st_find_rproc_class(void)
 /**
  * snaptrace_follow_start() - follow upstream's remote processors
  * @follow: "all", "none", or names separated by commas, each an rproc's
- *	name or its device's ("remoteprocN"); NULL is "all"
+ *	name or its device's ("remoteprocN"), spaces around it ignored;
+ *	NULL is "all"
  *
  * What module init does with the "follow" parameter: finds the remotes
  * registered with the kernel's remote processor framework, now and later

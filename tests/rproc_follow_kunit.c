@@ -1091,7 +1091,8 @@ static void rf_two_crash_test(struct kunit *test)
 
 /*
  * follow=: only the remotes named (by rproc->name or remoteprocN) are
- * followed; "none" follows none; "all" all.
+ * followed, spaces around a name and empty entries ignored; "none"
+ * follows none; "all" all.
  */
 static void rf_follow_param_test(struct kunit *test)
 {
@@ -1116,6 +1117,13 @@ static void rf_follow_param_test(struct kunit *test)
 
 	snaptrace_follow_stop();
 	KUNIT_ASSERT_EQ(test, snaptrace_follow_start(st_fmt(test, "rf-param-a,%s", bdev)), 0);
+	KUNIT_EXPECT_TRUE(test, rf_st_has(test, a, ""));
+	KUNIT_EXPECT_TRUE(test, rf_st_has(test, b, ""));
+
+	/* spaces around a name, an empty entry: as "rf-param-a,remoteprocN" */
+	snaptrace_follow_stop();
+	KUNIT_ASSERT_EQ(test, snaptrace_follow_start(st_fmt(test, " rf-param-a ,, %s ", bdev)),
+			0);
 	KUNIT_EXPECT_TRUE(test, rf_st_has(test, a, ""));
 	KUNIT_EXPECT_TRUE(test, rf_st_has(test, b, ""));
 
