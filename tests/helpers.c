@@ -42,35 +42,27 @@
 #define ST_NMI_NAME		"snaptrace_kunit"
 
 /**
- * st_read_file() - read a file the way user space does
- * @test: the running test; owns the user buffer
+ * st_read_user() - read a file the way user space does, into a given mapping
  * @path: absolute path of the file
+ * @ubuf: user-space address of at least @len bytes the caller mapped
  * @buf: kernel buffer for the contents, NUL-terminated
- * @len: size of @buf in bytes; at most @len - 1 bytes are read
+ * @len: size of @buf (and of @ubuf) in bytes; at most @len - 1 are read
  *
- * Reads through the file's ->read() into a user-space mapping made for the
- * test, so copy_to_user(), seq_file and the debugfs proxy all take part as
- * they do for cat(1). (kernel_read() refuses debugfs files: they have
- * ->read, not ->read_iter.)
+ * What st_read_file() does, through a mapping the caller made once: a
+ * test that reads thousands of times does not map a buffer for each read.
  *
  * Context: process context (the KUnit test thread), may sleep.
  * Return: bytes read, or a negative errno.
  */
-ssize_t st_read_file(struct kunit *test, const char *path, char *buf,
+ssize_t st_read_user(const char *path, unsigned long ubuf, char *buf,
 		     size_t len)
 {
-	unsigned long ubuf;
 	struct file *f;
 	loff_t pos = 0;
 	ssize_t n, total = 0;
 
-	if (len == 0)
+	if (len == 0 || !ubuf)
 		return -EINVAL;
-	ubuf = kunit_vm_mmap(test, NULL, 0, len, PROT_READ | PROT_WRITE,
-			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
-	if (!ubuf)
-		return -ENOMEM;
-
 	scoped_with_init_fs()
 		f = filp_open(path, O_RDONLY, 0);
 	if (IS_ERR(f))
@@ -93,6 +85,35 @@ ssize_t st_read_file(struct kunit *test, const char *path, char *buf,
 		return -EFAULT;
 	buf[total] = '\0';
 	return total;
+}
+
+/**
+ * st_read_file() - read a file the way user space does
+ * @test: the running test; owns the user buffer
+ * @path: absolute path of the file
+ * @buf: kernel buffer for the contents, NUL-terminated
+ * @len: size of @buf in bytes; at most @len - 1 bytes are read
+ *
+ * Reads through the file's ->read() into a user-space mapping made for the
+ * test, so copy_to_user(), seq_file and the debugfs proxy all take part as
+ * they do for cat(1). (kernel_read() refuses debugfs files: they have
+ * ->read, not ->read_iter.)
+ *
+ * Context: process context (the KUnit test thread), may sleep.
+ * Return: bytes read, or a negative errno.
+ */
+ssize_t st_read_file(struct kunit *test, const char *path, char *buf,
+		     size_t len)
+{
+	unsigned long ubuf;
+
+	if (len == 0)
+		return -EINVAL;
+	ubuf = kunit_vm_mmap(test, NULL, 0, len, PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	if (!ubuf)
+		return -ENOMEM;
+	return st_read_user(path, ubuf, buf, len);
 }
 
 /**

@@ -193,6 +193,27 @@ static const char *rf_build1(struct kunit *test, const char *name, u32 len)
 	return name;
 }
 
+/*
+ * A registered remote of one trace of 0x400 bytes, firmware
+ * snaptrace-@name.elf, convention @fmt: its first run writes @crash_lines
+ * lines and crashes, the next one writes @next_lines.
+ */
+static struct rf_remote *rf_new_crashing(struct kunit *test, const char *name,
+					 bool no_recovery, enum rf_fmt fmt,
+					 unsigned int crash_lines,
+					 unsigned int next_lines)
+{
+	struct rf_remote *r;
+
+	r = rf_new(test, name,
+		   rf_build1(test, st_fmt(test, "snaptrace-%s.elf", name), 0x400),
+		   no_recovery);
+	r->fmt[0] = fmt;
+	r->run[0] = (struct rf_run){ .lines = crash_lines, .crash = true };
+	r->run[1] = (struct rf_run){ .lines = next_lines };
+	return r;
+}
+
 /* ---- a remote's life ---- */
 
 /* Boots @r (rproc_boot()) and waits for its first run to write its lines. */
@@ -343,6 +364,20 @@ static void rf_expect_crashes(struct kunit *test, struct rf_remote *r, unsigned 
 	}
 	KUNIT_EXPECT_GE(test, ts, t_lo);
 	KUNIT_EXPECT_LE(test, ts, t_hi);
+}
+
+/*
+ * After one crash of @r, captured @after (the crashes file's word): trace
+ * 0 (@len bytes) of upstream and snaptrace's live one show the new run,
+ * trace0_last the crash-time one, and the crashes file the one capture.
+ */
+static void rf_expect_after_crash(struct kunit *test, struct rf_remote *r, u32 len,
+				  const char *after, u64 t_lo)
+{
+	rf_expect_upstream_run(test, r, 0, 2, len);
+	rf_expect_live(test, r, 0, 2, len);
+	rf_expect_last(test, r, 0, 1, len);
+	rf_expect_crashes(test, r, 1, after, 1, len, t_lo);
 }
 
 static void rf_follow_again(void *unused)
@@ -614,12 +649,8 @@ static void rf_crash_recovery_test(struct kunit *test)
 	struct rf_remote *r;
 	u64 t0;
 
-	r = rf_new(test, st_fmt(test, "rf-crash-%s", c->desc),
-		   rf_build1(test, st_fmt(test, "snaptrace-rf-crash-%s.elf", c->desc), 0x400),
-		   false);
-	r->fmt[0] = c->fmt;
-	r->run[0] = (struct rf_run){ .lines = c->lines, .crash = true };
-	r->run[1] = (struct rf_run){ .lines = 4 };
+	r = rf_new_crashing(test, st_fmt(test, "rf-crash-%s", c->desc), false,
+			    c->fmt, c->lines, 4);
 	t0 = ktime_get_boottime_ns();
 	rf_boot(test, r);
 	rf_wait_recovered(test, r);
@@ -627,10 +658,7 @@ static void rf_crash_recovery_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->rproc->crash_cnt, 1);
 	KUNIT_EXPECT_EQ(test, r->starts, 2);
 	KUNIT_EXPECT_EQ(test, r->stops, 1);
-	rf_expect_upstream_run(test, r, 0, 2, 0x400);
-	rf_expect_live(test, r, 0, 2, 0x400);
-	rf_expect_last(test, r, 0, 1, 0x400);
-	rf_expect_crashes(test, r, 1, "recovery", 1, 0x400, t0);
+	rf_expect_after_crash(test, r, 0x400, "recovery", t0);
 }
 
 /*
@@ -640,14 +668,10 @@ static void rf_crash_recovery_test(struct kunit *test)
  */
 static void rf_crash_no_recovery_test(struct kunit *test)
 {
-	struct rf_remote *r = rf_new(test, "rf-norecovery",
-				     rf_build1(test, "snaptrace-rf-norecovery.elf", 0x400),
-				     true);
+	struct rf_remote *r = rf_new_crashing(test, "rf-norecovery", true,
+					      RF_ZEPHYR, 30, 2);
 	u64 t0;
 
-	r->fmt[0] = RF_ZEPHYR;
-	r->run[0] = (struct rf_run){ .lines = 30, .crash = true };
-	r->run[1] = (struct rf_run){ .lines = 2 };
 	rf_boot(test, r);
 	rf_wait_crashed(test, r);
 	KUNIT_EXPECT_EQ(test, r->rproc->crash_cnt, 1);
@@ -665,10 +689,7 @@ static void rf_crash_no_recovery_test(struct kunit *test)
 	rf_wait(test, &r->started, "start (recover)", r);
 	rf_wait(test, &r->done, "end of the new run", r);
 	KUNIT_EXPECT_EQ(test, r->rproc->state, RPROC_RUNNING);
-	rf_expect_upstream_run(test, r, 0, 2, 0x400);
-	rf_expect_live(test, r, 0, 2, 0x400);
-	rf_expect_last(test, r, 0, 1, 0x400);
-	rf_expect_crashes(test, r, 1, "recovery", 1, 0x400, t0);
+	rf_expect_after_crash(test, r, 0x400, "recovery", t0);
 }
 
 /*
@@ -678,14 +699,10 @@ static void rf_crash_no_recovery_test(struct kunit *test)
  */
 static void rf_stop_crashed_test(struct kunit *test)
 {
-	struct rf_remote *r = rf_new(test, "rf-stopcrashed",
-				     rf_build1(test, "snaptrace-rf-stopcrashed.elf", 0x400),
-				     true);
+	struct rf_remote *r = rf_new_crashing(test, "rf-stopcrashed", true,
+					      RF_LIBMETAL, 35, 3);
 	u64 t0;
 
-	r->fmt[0] = RF_LIBMETAL;
-	r->run[0] = (struct rf_run){ .lines = 35, .crash = true };
-	r->run[1] = (struct rf_run){ .lines = 3 };
 	rf_boot(test, r);
 	rf_wait_crashed(test, r);
 	t0 = ktime_get_boottime_ns();
@@ -699,10 +716,7 @@ static void rf_stop_crashed_test(struct kunit *test)
 	rf_expect_crashes(test, r, 1, "shutdown", 1, 0x400, t0);
 
 	rf_boot(test, r);
-	rf_expect_upstream_run(test, r, 0, 2, 0x400);
-	rf_expect_live(test, r, 0, 2, 0x400);
-	rf_expect_last(test, r, 0, 1, 0x400);
-	rf_expect_crashes(test, r, 1, "shutdown", 1, 0x400, t0);
+	rf_expect_after_crash(test, r, 0x400, "shutdown", t0);
 }
 
 /*
@@ -772,31 +786,6 @@ static void rf_unmapped_trace_test(struct kunit *test)
 /* Lines of each run of rf_readers_test(): reads have time to interleave. */
 #define RF_READERS_LINES	300
 
-/* Reads @path whole into @buf (@len bytes, NUL-terminated) through @ubuf. */
-static ssize_t rf_read(const char *path, unsigned long ubuf, char *buf, size_t len)
-{
-	struct file *f;
-	loff_t pos = 0;
-	ssize_t n, total = 0;
-
-	scoped_with_init_fs()
-		f = filp_open(path, O_RDONLY, 0);
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	do {
-		n = f->f_op->read(f, (char __user *)ubuf + total, len - 1 - total, &pos);
-		if (n > 0)
-			total += n;
-	} while (n > 0 && total < len - 1);
-	fput(f);
-	if (n < 0)
-		return n;
-	if (copy_from_user(buf, (char __user *)ubuf, total))
-		return -EFAULT;
-	buf[total] = '\0';
-	return total;
-}
-
 /*
  * Readers during a crash and its recovery: the test reads trace0,
  * trace0_last and crashes over and over while the remote crashes (from
@@ -837,16 +826,16 @@ static void rf_readers_test(struct kunit *test)
 		if (READ_ONCE(r->starts) == 2 && completion_done(&r->stopped) &&
 		    READ_ONCE(r->line) == RF_READERS_LINES)
 			break;
-		if (rf_read(f_live, ubuf, buf, ST_TEXT_MAX) < 0)
+		if (st_read_user(f_live, ubuf, buf, ST_TEXT_MAX) < 0)
 			bad++;
-		if (rf_read(f_last, ubuf, buf, ST_TEXT_MAX) < 0 ||
+		if (st_read_user(f_last, ubuf, buf, ST_TEXT_MAX) < 0 ||
 		    (strcmp(buf, "") && strcmp(buf, want)))
 			bad++;
 		else if (!strcmp(buf, ""))
 			back += seen;
 		else
 			seen = true;
-		if (rf_read(f_crashes, ubuf, buf, ST_TEXT_MAX) < 0)
+		if (st_read_user(f_crashes, ubuf, buf, ST_TEXT_MAX) < 0)
 			bad++;
 		else if (!strcmp(buf, none))
 			back += seen;
@@ -1082,10 +1071,7 @@ static void rf_two_crash_test(struct kunit *test)
 
 		rf_wait_recovered(test, r[i]);
 		KUNIT_EXPECT_EQ(test, r[i]->rproc->crash_cnt, 1);
-		rf_expect_upstream_run(test, r[i], 0, 2, len);
-		rf_expect_live(test, r[i], 0, 2, len);
-		rf_expect_last(test, r[i], 0, 1, len);
-		rf_expect_crashes(test, r[i], 1, "recovery", 1, len, t0);
+		rf_expect_after_crash(test, r[i], len, "recovery", t0);
 	}
 }
 

@@ -41,6 +41,8 @@
 
 ssize_t st_read_file(struct kunit *test, const char *path, char *buf,
 		     size_t len);
+ssize_t st_read_user(const char *path, unsigned long ubuf, char *buf,
+		     size_t len);
 void st_skip_unless_debugfs_mounted(struct kunit *test);
 ssize_t st_read_once(struct kunit *test, const char *path, int flags);
 ssize_t st_write_file(struct kunit *test, const char *path, const char *text,
