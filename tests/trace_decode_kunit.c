@@ -264,20 +264,521 @@ static char *td_cat(struct kunit *test, const char *a, const char *b)
 	return s;
 }
 
-/* ---- plain, empty, full ---- */
+/* ---- a writer's buffer, decoded: one table ---- */
 
-static void plain_text(struct kunit *test)
+/* How a case writes its buffer. */
+enum td_writer {
+	TD_W_BYTES,	/* @text in @size bytes, zeroes after it */
+	TD_W_ZLINES,	/* Zephyr, td_zline() lines */
+	TD_W_ZTICKS,	/* Zephyr, "[%08u] ttN\r\n", 16 bytes */
+	TD_W_ZSECS,	/* Zephyr, "[%5u.%06u] sN\n", 18 bytes */
+	TD_W_ZHELLO,	/* Zephyr, "Hello World! N\r\n", 16 bytes */
+	TD_W_ZTEXT,	/* Zephyr, td_zputs(@text) */
+	TD_W_LM,	/* libmetal, "N L7 ping\r\n" records */
+	TD_W_LM_TICKS,	/* libmetal's FreeRTOS variant, ticks 1000 + 10 N */
+	TD_W_ST,	/* STM32Cube, td_st_lines() */
+	TD_W_STTEXT,	/* STM32Cube, td_st_puts(@text) */
+};
+
+/*
+ * One buffer written by @writer, decoded once: the writer's SIZE (len,
+ * SYSTEM_TRACE_BUF_SZ) @size, lines or records 0 to @lines - 1 (or @text),
+ * where it is after them, @pos; @tlen bytes decoded as @fmt. What the
+ * decoder must say: everything, exactly. What show() prints: @out, or
+ * when NULL @head then the writer's lines @from to @lines - 1.
+ */
+struct td_case {
+	const char *desc;
+	enum td_writer writer;
+	u32 size;
+	unsigned int lines;
+	const char *text;
+	u32 pos;
+	u32 tlen;
+	enum snaptrace_tfmt fmt, want;
+	bool wrapped;
+	u32 span[4];	/* span[0].off, .len, span[1].off, .len */
+	bool lost_known;
+	u64 lost;
+	const char *out;
+	const char *head;
+	unsigned int from;
+};
+
+static const struct td_case td_cases[] = {
+	/* ---- plain, full ---- */
+	{
+		.desc = "plain text",
+		.writer = TD_W_BYTES, .size = 16, .text = "hello\nworld\n",
+		.pos = 12, .tlen = 16,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_PLAIN,
+		.span = { 0, 12, 0, 0 }, .lost_known = true,
+		.out = "hello\nworld\n",
+	},
+	/* No convention recognised: upstream's reading, the whole buffer. */
+	{
+		.desc = "full without a NUL",
+		.writer = TD_W_BYTES, .size = 16, .text = "0123456789abcdef",
+		.pos = 16, .tlen = 16,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_PLAIN,
+		.span = { 0, 16, 0, 0 }, .lost_known = true,
+		.out = "0123456789abcdef\n",
+	},
+	/* The same with a trailing NUL (a Zephyr console's extra byte). */
+	{
+		.desc = "full, then a NUL",
+		.writer = TD_W_BYTES, .size = 17, .text = "0123456789abcdef",
+		.pos = 16, .tlen = 17,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_PLAIN,
+		.span = { 0, 16, 0, 0 }, .lost_known = true,
+		.out = "0123456789abcdef\n",
+	},
+	/* One byte. */
+	{
+		.desc = "full, one byte",
+		.writer = TD_W_BYTES, .size = 1, .text = "x",
+		.pos = 1, .tlen = 1,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_PLAIN,
+		.span = { 0, 1, 0, 0 }, .lost_known = true,
+		.out = "x\n",
+	},
+
+	/* ---- Zephyr ---- */
+
+	/* Three lines, 87 bytes, then the zeroes of .bss. */
+	{
+		.desc = "zephyr, unwrapped",
+		.writer = TD_W_ZLINES, .size = 128, .lines = 3,
+		.pos = 87, .tlen = 129,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_ZEPHYR,
+		.span = { 0, 87, 0, 0 }, .lost_known = true,
+		.head = "", .from = 0,
+	},
+	/* printk() only, no timestamps: the banner tells it is Zephyr. */
+	{
+		.desc = "zephyr, unwrapped, a banner",
+		.writer = TD_W_ZTEXT, .size = 128,
+		.text = "*** Booting Zephyr OS build v3.6.0 ***\r\n"
+			"Hello World! stm32mp157c_dk2\r\n",
+		.pos = 70, .tlen = 129,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_ZEPHYR,
+		.span = { 0, 70, 0, 0 }, .lost_known = true,
+		.out = "*** Booting Zephyr OS build v3.6.0 ***\nHello World! stm32mp157c_dk2\n",
+	},
+	/*
+	 * Wrapped once, inside a line; trace len SIZE (Zephyr's own resource
+	 * table). SIZE 128, lines 0-5 (stream 0-174): pos 46. Buffer [0, 46) =
+	 * stream [128, 174): the tail of line 4 (from its byte 12), line 5 at
+	 * 17. [46, 128) = stream [46, 128): the tail of line 1 (from its byte
+	 * 17, at 46-57), lines 2 and 3 at 58 and 87, the head of line 4 at
+	 * 116. Oldest: line 2 (the smallest timestamp, after line 5's); the
+	 * tail of line 1 before it has no timestamp: dropped. Spans [58, 128)
+	 * and [0, 46).
+	 */
+	{
+		.desc = "zephyr, wrapped in a line",
+		.writer = TD_W_ZLINES, .size = 128, .lines = 6,
+		.pos = 46, .tlen = 128,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_ZEPHYR,
+		.wrapped = true, .span = { 58, 70, 0, 46 }, .lost_known = false,
+		.head = TD_UNKNOWN, .from = 2,
+	},
+	/*
+	 * Wrapped at a line boundary, trace len SIZE + 1 (as the
+	 * stm32mp157c-dk2 image's len 0x401, a 1 KiB console and its NUL).
+	 * SIZE 116 (4 lines), lines 0-5 (174 bytes): pos 58. [0, 58) = lines
+	 * 4, 5; [58, 116) = lines 2, 3; byte 116 NUL. Oldest: line 2; the line
+	 * before it (5) has a timestamp.
+	 */
+	{
+		.desc = "zephyr, wrapped at a line boundary",
+		.writer = TD_W_ZLINES, .size = 116, .lines = 6,
+		.pos = 58, .tlen = 117,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_ZEPHYR,
+		.wrapped = true, .span = { 58, 58, 0, 58 }, .lost_known = false,
+		.head = TD_UNKNOWN, .from = 2,
+	},
+	/* Lines 0-7 (232 bytes) into 116: pos 0, the oldest line at 0. */
+	{
+		.desc = "zephyr, wrapped at the buffer's start",
+		.writer = TD_W_ZLINES, .size = 116, .lines = 8,
+		.pos = 0, .tlen = 117,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_ZEPHYR,
+		.wrapped = true, .span = { 0, 116, 0, 0 }, .lost_known = false,
+		.head = TD_UNKNOWN, .from = 4,
+	},
+	/*
+	 * Wrapped many times: SIZE 128, lines 0-99 (2900 bytes): pos 2900 %
+	 * 128 = 84; the buffer holds stream [2772, 2900), stream s at (s -
+	 * 2772 + 84) % 128. Line k starts at 29k: line 95 (2755) is cut, its
+	 * tail [2772, 2784) at 84-95; line 96 (2784) at 96; line 97 (2813) at
+	 * 125, across the end; lines 98, 99 at 26, 55, up to 84.
+	 */
+	{
+		.desc = "zephyr, wrapped many times",
+		.writer = TD_W_ZLINES, .size = 128, .lines = 100,
+		.pos = 84, .tlen = 129,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_ZEPHYR,
+		.wrapped = true, .span = { 96, 32, 0, 84 }, .lost_known = false,
+		.head = TD_UNKNOWN, .from = 96,
+	},
+	/*
+	 * Zephyr's other timestamps: "[%08lu] " ticks, "[%5lu.%06d] " seconds.
+	 * SIZE 64, lines of 16 bytes ("[00000100] tt0\r\n"): lines 0-5 (96),
+	 * pos 32: [0, 32) lines 4, 5, [32, 64) lines 2, 3.
+	 */
+	{
+		.desc = "zephyr, ticks timestamps",
+		.writer = TD_W_ZTICKS, .size = 64, .lines = 6,
+		.pos = 32, .tlen = 64,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_ZEPHYR,
+		.wrapped = true, .span = { 32, 32, 0, 32 }, .lost_known = false,
+		.out = TD_UNKNOWN
+		       "[00000102] tt2\n[00000103] tt3\n[00000104] tt4\n[00000105] tt5\n",
+	},
+	/*
+	 * SIZE 72, lines of 18 bytes ("[    0.000000] s0\n"): lines 0-5 (108),
+	 * pos 36: [0, 36) lines 4, 5, [36, 72) lines 2, 3.
+	 */
+	{
+		.desc = "zephyr, seconds timestamps",
+		.writer = TD_W_ZSECS, .size = 72, .lines = 6,
+		.pos = 36, .tlen = 73,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_ZEPHYR,
+		.wrapped = true, .span = { 36, 36, 0, 36 }, .lost_known = false,
+		.out = TD_UNKNOWN
+		       "[    2.000000] s2\n[    3.000000] s3\n"
+		       "[    4.000000] s4\n[    5.000000] s5\n",
+	},
+	/*
+	 * No timestamps: nothing finds the oldest line. "Hello World! 0\r\n"
+	 * is 16 bytes: 5 of them, pos 16. Detected: PLAIN, the whole region
+	 * as upstream shows it.
+	 */
+	{
+		.desc = "zephyr without timestamps, detected",
+		.writer = TD_W_ZHELLO, .size = 32, .lines = 5,
+		.pos = 16, .tlen = 33,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_PLAIN,
+		.span = { 0, 32, 0, 0 }, .lost_known = true,
+		.out = "Hello World! 4\nHello World! 3\n",
+	},
+	/* Forced: wrapped, from offset 0, lost unknown. */
+	{
+		.desc = "zephyr without timestamps, forced",
+		.writer = TD_W_ZHELLO, .size = 32, .lines = 5,
+		.pos = 16, .tlen = 33,
+		.fmt = SNAPTRACE_TFMT_ZEPHYR, .want = SNAPTRACE_TFMT_ZEPHYR,
+		.wrapped = true, .span = { 0, 32, 0, 0 }, .lost_known = false,
+		.out = TD_UNKNOWN "Hello World! 4\nHello World! 3\n",
+	},
+
+	/* ---- libmetal ---- */
+
+	/* Records 0-4, "N L7 ping\r\n": 11 bytes each, 55 in all. */
+	{
+		.desc = "libmetal, unwrapped",
+		.writer = TD_W_LM, .size = 128, .lines = 5,
+		.pos = 55, .tlen = 128,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_LIBMETAL,
+		.span = { 0, 55, 0, 0 }, .lost_known = true,
+		.head = "", .from = 0,
+	},
+	/*
+	 * Wrapped once, inside a record: len 64, records 0-6 (77 bytes), pos
+	 * 13. [0, 13) = stream [64, 77): the end of record 5 ("\r\n"), record
+	 * 6 at 2. [13, 64) = stream [13, 64): record 1 from its byte 2 ("L7
+	 * ping\r\n", no header), records 2, 3, 4 at 22, 33, 44, record 5's
+	 * head at 55. Newest: 6 at 2, ending at 13; oldest: 2 at 22. Records
+	 * 0 and 1 lost.
+	 */
+	{
+		.desc = "libmetal, wrapped in a record",
+		.writer = TD_W_LM, .size = 64, .lines = 7,
+		.pos = 13, .tlen = 64,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_LIBMETAL,
+		.wrapped = true, .span = { 22, 42, 0, 13 },
+		.lost_known = true, .lost = 2,
+		.head = "[snaptrace: wrapped, 2 lines lost]\n", .from = 2,
+	},
+	/*
+	 * At a record boundary: len 55 (5 records), records 0-6 (77 bytes):
+	 * pos 22. [0, 22) = records 5, 6; [22, 55) = records 2, 3, 4.
+	 */
+	{
+		.desc = "libmetal, wrapped at a record boundary",
+		.writer = TD_W_LM, .size = 55, .lines = 7,
+		.pos = 22, .tlen = 55,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_LIBMETAL,
+		.wrapped = true, .span = { 22, 33, 0, 22 },
+		.lost_known = true, .lost = 2,
+		.head = "[snaptrace: wrapped, 2 lines lost]\n", .from = 2,
+	},
+	/*
+	 * Wrapped many times: len 100, records 0-199: 0-9 take 11 bytes
+	 * (110), 10-99 12 (1080, up to 1190), 100-199 13 (up to 2490). pos
+	 * 2490 % 100 = 90; the buffer holds stream [2390, 2490) at (s - 2390
+	 * + 90) % 100. Record 192 (2386) is cut; 193 (2399) at 99, its header
+	 * across the end; 199 ends at 2490, offset 90. Records 0-192 lost.
+	 */
+	{
+		.desc = "libmetal, wrapped many times",
+		.writer = TD_W_LM, .size = 100, .lines = 200,
+		.pos = 90, .tlen = 100,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_LIBMETAL,
+		.wrapped = true, .span = { 99, 1, 0, 90 },
+		.lost_known = true, .lost = 193,
+		.head = "[snaptrace: wrapped, 193 lines lost]\n", .from = 193,
+	},
+	/*
+	 * The FreeRTOS variant, "%u %u L%u " (ticks first): records of 16
+	 * bytes ("1000 0 L7 ping\r\n", ticks 1000 + 10 N). len 64, records
+	 * 0-5 (96): pos 32, at a boundary: [0, 32) records 4, 5, [32, 64)
+	 * records 2, 3.
+	 */
+	{
+		.desc = "libmetal ticks, wrapped at a record boundary",
+		.writer = TD_W_LM_TICKS, .size = 64, .lines = 6,
+		.pos = 32, .tlen = 64,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_LIBMETAL,
+		.wrapped = true, .span = { 32, 32, 0, 32 },
+		.lost_known = true, .lost = 2,
+		.head = "[snaptrace: wrapped, 2 lines lost]\n", .from = 2,
+	},
+	/*
+	 * len 60, records 0-6 (112): pos 52: [0, 4) the end of record 3,
+	 * records 4, 5, 6 at 4, 20, 36; [52, 60) record 3's bytes 4-11, " 3 L7
+	 * pi": its header without the ticks, counting 3, and 4 follows: record
+	 * 3 is shown from there.
+	 */
+	{
+		.desc = "libmetal ticks, wrapped in the ticks",
+		.writer = TD_W_LM_TICKS, .size = 60, .lines = 7,
+		.pos = 52, .tlen = 60,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_LIBMETAL,
+		.wrapped = true, .span = { 53, 7, 0, 52 },
+		.lost_known = true, .lost = 3,
+		.head = "[snaptrace: wrapped, 3 lines lost]\n3 L7 ping\n", .from = 4,
+	},
+	/* Unwrapped. */
+	{
+		.desc = "libmetal ticks, unwrapped",
+		.writer = TD_W_LM_TICKS, .size = 64, .lines = 2,
+		.pos = 32, .tlen = 64,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_LIBMETAL,
+		.span = { 0, 32, 0, 0 }, .lost_known = true,
+		.head = "", .from = 0,
+	},
+
+	/* ---- STM32Cube ---- */
+
+	/* Read as plain text: nothing tells the two apart, nor needs to. */
+	{
+		.desc = "stm32cube, unwrapped, detected",
+		.writer = TD_W_ST, .size = 64, .lines = 2,
+		.pos = 14, .tlen = 64,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_PLAIN,
+		.span = { 0, 14, 0, 0 }, .lost_known = true,
+		.out = "line-0\nline-1\n",
+	},
+	{
+		.desc = "stm32cube, unwrapped, forced",
+		.writer = TD_W_ST, .size = 64, .lines = 2,
+		.pos = 14, .tlen = 64,
+		.fmt = SNAPTRACE_TFMT_STM32CUBE, .want = SNAPTRACE_TFMT_STM32CUBE,
+		.span = { 0, 14, 0, 0 }, .lost_known = true,
+		.out = "line-0\nline-1\n",
+	},
+	/*
+	 * Wrapped once inside a line: SYSTEM_TRACE_BUF_SZ 32, 31 characters a
+	 * lap (the last byte stays NUL). Lines 0-5 (42 characters): stream [0,
+	 * 31) at 0-30, then [31, 42) at 0-10 ("e-4\n" then line 5), NUL at 11.
+	 * [12, 31) = stream [12, 31): "1\n" (line 1's end, dropped), lines 2, 3
+	 * at 14, 21, the head of line 4 at 28.
+	 */
+	{
+		.desc = "stm32cube, wrapped in a line",
+		.writer = TD_W_ST, .size = 32, .lines = 6,
+		.pos = 11, .tlen = 32,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_STM32CUBE,
+		.wrapped = true, .span = { 14, 17, 0, 11 }, .lost_known = false,
+		.out = TD_UNKNOWN "line-2\nline-3\nline-4\nline-5\n",
+	},
+	/* Upstream's reading, forced: the newest text only. */
+	{
+		.desc = "stm32cube, wrapped in a line, forced plain",
+		.writer = TD_W_ST, .size = 32, .lines = 6,
+		.pos = 11, .tlen = 32,
+		.fmt = SNAPTRACE_TFMT_PLAIN, .want = SNAPTRACE_TFMT_PLAIN,
+		.span = { 0, 11, 0, 0 }, .lost_known = true,
+		.out = "e-4\nline-5\n",
+	},
+	/*
+	 * Wrapped at a line boundary: SZ 29, 28 characters a lap = lines 0-3.
+	 * Lines 0-5: lines 4, 5 at 0-13, NUL at 14; [15, 28) = "ine-2\n"
+	 * (cut, dropped) and line 3 at 21, which ends at the end of the text.
+	 */
+	{
+		.desc = "stm32cube, wrapped at a line boundary",
+		.writer = TD_W_ST, .size = 29, .lines = 6,
+		.pos = 14, .tlen = 29,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_STM32CUBE,
+		.wrapped = true, .span = { 21, 7, 0, 14 }, .lost_known = false,
+		.out = TD_UNKNOWN "line-3\nline-4\nline-5\n",
+	},
+	/*
+	 * Many times: SZ 29, lines 0-29 (210 characters = 7 laps of 28, then
+	 * 14): lines 28, 29 at 0-13, NUL at 14, the end of line 26 at 15-20
+	 * (dropped), line 27 at 21.
+	 */
+	{
+		.desc = "stm32cube, wrapped many times",
+		.writer = TD_W_ST, .size = 29, .lines = 30,
+		.pos = 14, .tlen = 29,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_STM32CUBE,
+		.wrapped = true, .span = { 21, 7, 0, 14 }, .lost_known = false,
+		.out = TD_UNKNOWN "line-7\nline-8\nline-9\n",
+	},
+	/*
+	 * The cut line runs on into the newest text: SZ 16, 15 characters a
+	 * lap. "abcdefghijklmnopq\nrs": "abcdefghijklmno" at 0-14, then
+	 * "pq\nrs" at 0-4, NUL at 5 ('f' lost), "ghijklmno" at 6-14. The first
+	 * newline is in the newest text: only "rs", at 3, is whole.
+	 */
+	{
+		.desc = "stm32cube, the cut line runs into the newest",
+		.writer = TD_W_STTEXT, .size = 16, .text = "abcdefghijklmnopq\nrs",
+		.pos = 5, .tlen = 16,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_STM32CUBE,
+		.wrapped = true, .span = { 3, 2, 0, 0 }, .lost_known = false,
+		.out = TD_UNKNOWN "rs\n",
+	},
+	/*
+	 * No newline at all: all of it, oldest first. "abcdefghijklmnopqrs":
+	 * "abcdefghijklmno" at 0-14, then "pqrs" at 0-3, NUL at 4.
+	 */
+	{
+		.desc = "stm32cube, wrapped without a newline",
+		.writer = TD_W_STTEXT, .size = 16, .text = "abcdefghijklmnopqrs",
+		.pos = 4, .tlen = 16,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_STM32CUBE,
+		.wrapped = true, .span = { 5, 10, 0, 4 }, .lost_known = false,
+		.out = TD_UNKNOWN "fghijklmnopqrs\n",
+	},
+};
+
+static void td_case_desc(const struct td_case *c, char *desc)
 {
-	static const char text[16] = "hello\nworld\n";
-	struct td_res r;
-
-	td_run(test, &r, text, sizeof(text), SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_PLAIN);
-	KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
-	td_expect_spans(test, &r.dec, 0, 12, 0, 0);
-	td_expect_lost(test, &r.dec, true, 0);
-	KUNIT_EXPECT_STREQ(test, r.out, "hello\nworld\n");
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
 }
+
+KUNIT_ARRAY_PARAM(td_case, td_cases, td_case_desc);
+
+/* Zephyr line @i of @c's writer, "\r\n" (or "\n") included. */
+static void td_zline_of(const struct td_case *c, unsigned int i, char *line,
+			size_t n)
+{
+	switch (c->writer) {
+	case TD_W_ZTICKS:
+		snprintf(line, n, "[%08u] tt%u\r\n", 100 + i, i);
+		break;
+	case TD_W_ZSECS:
+		snprintf(line, n, "[%5u.%06u] s%u\n", i, 0, i);
+		break;
+	case TD_W_ZHELLO:
+		snprintf(line, n, "Hello World! %u\r\n", i);
+		break;
+	default:
+		snprintf(line, n, "[00:00:00.%03u,000] line %03u\r\n", i, i);
+		break;
+	}
+}
+
+/* Writes @c's buffer (at least @c->tlen bytes); *@pos: where its writer is. */
+static u8 *td_write(struct kunit *test, const struct td_case *c, u32 *pos)
+{
+	struct td_zcon z;
+	struct td_lm l;
+	struct td_st s;
+	char line[64];
+	unsigned int i;
+	u8 *buf;
+
+	switch (c->writer) {
+	case TD_W_BYTES:
+		buf = kunit_kzalloc(test, c->size, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, buf);
+		*pos = min_t(size_t, strlen(c->text), c->size);
+		memcpy(buf, c->text, *pos);
+		return buf;
+	case TD_W_ZLINES:
+	case TD_W_ZTICKS:
+	case TD_W_ZSECS:
+	case TD_W_ZHELLO:
+	case TD_W_ZTEXT:
+		buf = td_zcon_init(test, &z, c->size);
+		if (c->writer == TD_W_ZTEXT)
+			td_zputs(&z, c->text);
+		for (i = 0; i < c->lines; i++) {
+			td_zline_of(c, i, line, sizeof(line));
+			td_zputs(&z, line);
+		}
+		*pos = z.pos;
+		return buf;
+	case TD_W_LM:
+	case TD_W_LM_TICKS:
+		buf = td_lm_init(test, &l, c->size);
+		l.ticks = c->writer == TD_W_LM_TICKS;
+		for (l.tick = 1000; l.cnt < c->lines; l.tick += 10)
+			td_lm_log(&l, 7, "ping\r\n");
+		*pos = l.pos;
+		return buf;
+	case TD_W_ST:
+	case TD_W_STTEXT:
+		buf = td_st_init(test, &s, c->size);
+		if (c->writer == TD_W_STTEXT)
+			td_st_puts(&s, c->text);
+		td_st_lines(&s, 0, c->lines);
+		*pos = s.offset;
+		return buf;
+	}
+	KUNIT_FAIL_AND_ABORT(test, "writer %d", c->writer);
+	return NULL;
+}
+
+/* What show() must print of @c. */
+static const char *td_case_out(struct kunit *test, const struct td_case *c)
+{
+	if (c->out)
+		return c->out;
+	switch (c->writer) {
+	case TD_W_LM:
+	case TD_W_LM_TICKS:
+		return td_lmlines(test, c->head, c->from, c->lines,
+				  c->writer == TD_W_LM_TICKS);
+	default:
+		return td_cat(test, c->head, td_zlines(test, c->from, c->lines));
+	}
+}
+
+static void decode(struct kunit *test)
+{
+	const struct td_case *c = test->param_value;
+	struct td_res r;
+	u32 pos;
+	u8 *buf = td_write(test, c, &pos);
+
+	KUNIT_ASSERT_EQ(test, pos, c->pos);
+	td_run(test, &r, buf, c->tlen, c->fmt);
+	KUNIT_EXPECT_EQ(test, r.dec.fmt, c->want);
+	KUNIT_EXPECT_EQ(test, r.dec.wrapped, c->wrapped);
+	td_expect_spans(test, &r.dec, c->span[0], c->span[1], c->span[2],
+			c->span[3]);
+	td_expect_lost(test, &r.dec, c->lost_known, c->lost);
+	KUNIT_EXPECT_STREQ(test, r.out, td_case_out(test, c));
+}
+
+/* ---- empty ---- */
 
 static void empty_buffers(struct kunit *test)
 {
@@ -314,221 +815,7 @@ static void empty_buffers(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, r.out, "");
 }
 
-static void full_without_nul(struct kunit *test)
-{
-	static const char text[16] = "0123456789abcdef";
-	struct td_res r;
-
-	/* No convention recognised: upstream's reading, the whole buffer. */
-	td_run(test, &r, text, sizeof(text), SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_PLAIN);
-	KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
-	td_expect_spans(test, &r.dec, 0, 16, 0, 0);
-	KUNIT_EXPECT_STREQ(test, r.out, "0123456789abcdef\n");
-
-	/* The same with a trailing NUL (a Zephyr console's extra byte). */
-	td_run(test, &r, "0123456789abcdef", 17, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_PLAIN);
-	td_expect_spans(test, &r.dec, 0, 16, 0, 0);
-	KUNIT_EXPECT_STREQ(test, r.out, "0123456789abcdef\n");
-
-	/* One byte. */
-	td_run(test, &r, "x", 1, SNAPTRACE_TFMT_AUTO);
-	td_expect_spans(test, &r.dec, 0, 1, 0, 0);
-	KUNIT_EXPECT_STREQ(test, r.out, "x\n");
-}
-
 /* ---- Zephyr ---- */
-
-static void zephyr_unwrapped(struct kunit *test)
-{
-	struct td_zcon z;
-	struct td_res r;
-	u8 *buf = td_zcon_init(test, &z, 128);
-
-	/* Three lines, 87 bytes, then the zeroes of .bss. */
-	td_zline(&z, 0);
-	td_zline(&z, 1);
-	td_zline(&z, 2);
-	td_run(test, &r, buf, 129, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_ZEPHYR);
-	KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
-	td_expect_spans(test, &r.dec, 0, 87, 0, 0);
-	td_expect_lost(test, &r.dec, true, 0);
-	KUNIT_EXPECT_STREQ(test, r.out, td_zlines(test, 0, 3));
-
-	/* printk() only, no timestamps: the banner tells it is Zephyr. */
-	buf = td_zcon_init(test, &z, 128);
-	td_zputs(&z, "*** Booting Zephyr OS build v3.6.0 ***\r\nHello World! stm32mp157c_dk2\r\n");
-	td_run(test, &r, buf, 129, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_ZEPHYR);
-	KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
-	td_expect_spans(test, &r.dec, 0, 70, 0, 0);
-	KUNIT_EXPECT_STREQ(test, r.out,
-			   "*** Booting Zephyr OS build v3.6.0 ***\nHello World! stm32mp157c_dk2\n");
-}
-
-/*
- * Wrapped once, inside a line; trace len SIZE (Zephyr's own resource
- * table). SIZE 128, lines 0-5 (stream 0-174): pos 46. Buffer [0, 46) =
- * stream [128, 174): the tail of line 4 (from its byte 12), line 5 at 17.
- * [46, 128) = stream [46, 128): the tail of line 1 (from its byte 17, at
- * 46-57), lines 2 and 3 at 58 and 87, the head of line 4 at 116. Oldest:
- * line 2 (the smallest timestamp, after line 5's); the tail of line 1 before
- * it has no timestamp: dropped. Spans [58, 128) and [0, 46).
- */
-static void zephyr_wrapped_in_line(struct kunit *test)
-{
-	struct td_zcon z;
-	struct td_res r;
-	u8 *buf = td_zcon_init(test, &z, 128);
-	unsigned int i;
-
-	for (i = 0; i < 6; i++)
-		td_zline(&z, i);
-	KUNIT_ASSERT_EQ(test, z.pos, 46U);
-	td_run(test, &r, buf, 128, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_ZEPHYR);
-	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
-	td_expect_spans(test, &r.dec, 58, 70, 0, 46);
-	td_expect_lost(test, &r.dec, false, 0);
-	KUNIT_EXPECT_STREQ(test, r.out,
-			   td_cat(test, TD_UNKNOWN, td_zlines(test, 2, 6)));
-}
-
-/*
- * Wrapped at a line boundary, trace len SIZE + 1 (as the stm32mp157c-dk2
- * image's len 0x401, a 1 KiB console and its NUL). SIZE 116 (4 lines),
- * lines 0-5 (174 bytes): pos 58. [0, 58) = lines 4, 5; [58, 116) = lines 2,
- * 3; byte 116 NUL. Oldest: line 2; the line before it (5) has a timestamp.
- */
-static void zephyr_wrapped_at_boundary(struct kunit *test)
-{
-	struct td_zcon z;
-	struct td_res r;
-	u8 *buf = td_zcon_init(test, &z, 116);
-	unsigned int i;
-
-	for (i = 0; i < 6; i++)
-		td_zline(&z, i);
-	KUNIT_ASSERT_EQ(test, z.pos, 58U);
-	td_run(test, &r, buf, 117, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_ZEPHYR);
-	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
-	td_expect_spans(test, &r.dec, 58, 58, 0, 58);
-	td_expect_lost(test, &r.dec, false, 0);
-	KUNIT_EXPECT_STREQ(test, r.out,
-			   td_cat(test, TD_UNKNOWN, td_zlines(test, 2, 6)));
-
-	/* Lines 0-7 (232 bytes) into 116: pos 0, the oldest line at 0. */
-	td_zline(&z, 6);
-	td_zline(&z, 7);
-	KUNIT_ASSERT_EQ(test, z.pos, 0U);
-	td_run(test, &r, buf, 117, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_ZEPHYR);
-	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
-	td_expect_spans(test, &r.dec, 0, 116, 0, 0);
-	KUNIT_EXPECT_STREQ(test, r.out,
-			   td_cat(test, TD_UNKNOWN, td_zlines(test, 4, 8)));
-}
-
-/*
- * Wrapped many times: SIZE 128, lines 0-99 (2900 bytes): pos 2900 % 128 =
- * 84; the buffer holds stream [2772, 2900), stream s at (s - 2772 + 84) %
- * 128. Line k starts at 29k: line 95 (2755) is cut, its tail [2772, 2784)
- * at 84-95; line 96 (2784) at 96; line 97 (2813) at 125, across the end;
- * lines 98, 99 at 26, 55, up to 84.
- */
-static void zephyr_wrapped_many(struct kunit *test)
-{
-	struct td_zcon z;
-	struct td_res r;
-	u8 *buf = td_zcon_init(test, &z, 128);
-	unsigned int i;
-
-	for (i = 0; i < 100; i++)
-		td_zline(&z, i);
-	KUNIT_ASSERT_EQ(test, z.pos, 84U);
-	td_run(test, &r, buf, 129, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_ZEPHYR);
-	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
-	td_expect_spans(test, &r.dec, 96, 32, 0, 84);
-	td_expect_lost(test, &r.dec, false, 0);
-	KUNIT_EXPECT_STREQ(test, r.out,
-			   td_cat(test, TD_UNKNOWN, td_zlines(test, 96, 100)));
-}
-
-/*
- * Zephyr's other timestamps: "[%08lu] " ticks, "[%5lu.%06d] " seconds.
- * SIZE 64, lines of 16 bytes ("[00000100] tt0\r\n"): lines 0-5 (96), pos
- * 32: [0, 32) lines 4, 5, [32, 64) lines 2, 3. SIZE 72, lines of 18 bytes
- * ("[    0.000000] s0\n"): lines 0-5 (108), pos 36: [0, 36) lines 4, 5,
- * [36, 72) lines 2, 3.
- */
-static void zephyr_timestamp_kinds(struct kunit *test)
-{
-	struct td_zcon z;
-	struct td_res r;
-	char line[32];
-	unsigned int i;
-	u8 *buf;
-
-	buf = td_zcon_init(test, &z, 64);
-	for (i = 0; i < 6; i++) {
-		snprintf(line, sizeof(line), "[%08u] tt%u\r\n", 100 + i, i);
-		td_zputs(&z, line);
-	}
-	KUNIT_ASSERT_EQ(test, z.pos, 32U);
-	td_run(test, &r, buf, 64, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_ZEPHYR);
-	td_expect_spans(test, &r.dec, 32, 32, 0, 32);
-	KUNIT_EXPECT_STREQ(test, r.out, TD_UNKNOWN
-			   "[00000102] tt2\n[00000103] tt3\n[00000104] tt4\n[00000105] tt5\n");
-
-	buf = td_zcon_init(test, &z, 72);
-	for (i = 0; i < 6; i++) {
-		snprintf(line, sizeof(line), "[%5u.%06u] s%u\n", i, 0, i);
-		td_zputs(&z, line);
-	}
-	KUNIT_ASSERT_EQ(test, z.pos, 36U);
-	td_run(test, &r, buf, 73, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_ZEPHYR);
-	td_expect_spans(test, &r.dec, 36, 36, 0, 36);
-	KUNIT_EXPECT_STREQ(test, r.out, TD_UNKNOWN
-			   "[    2.000000] s2\n[    3.000000] s3\n"
-			   "[    4.000000] s4\n[    5.000000] s5\n");
-}
-
-/* No timestamps: nothing finds the oldest line. */
-static void zephyr_without_timestamps(struct kunit *test)
-{
-	struct td_zcon z;
-	struct td_res r;
-	u8 *buf = td_zcon_init(test, &z, 32);
-	unsigned int i;
-
-	/* "Hello World! 0\r\n" is 16 bytes: 5 of them, pos 16. */
-	for (i = 0; i < 5; i++) {
-		char line[24];
-
-		snprintf(line, sizeof(line), "Hello World! %u\r\n", i);
-		td_zputs(&z, line);
-	}
-	KUNIT_ASSERT_EQ(test, z.pos, 16U);
-	/* Detected: PLAIN, the whole region as upstream shows it. */
-	td_run(test, &r, buf, 33, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_PLAIN);
-	KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
-	td_expect_spans(test, &r.dec, 0, 32, 0, 0);
-	KUNIT_EXPECT_STREQ(test, r.out, "Hello World! 4\nHello World! 3\n");
-	/* Forced: wrapped, from offset 0, lost unknown. */
-	td_run(test, &r, buf, 33, SNAPTRACE_TFMT_ZEPHYR);
-	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
-	td_expect_spans(test, &r.dec, 0, 32, 0, 0);
-	td_expect_lost(test, &r.dec, false, 0);
-	KUNIT_EXPECT_STREQ(test, r.out,
-			   TD_UNKNOWN "Hello World! 4\nHello World! 3\n");
-}
 
 /*
  * CONFIG_RAM_CONSOLE_HEADER: "RAM_CONSOLE", buf_addr, buf_size (SIZE - 65),
@@ -675,106 +962,11 @@ static void zephyr_header_pos_overflow(struct kunit *test)
 
 /* ---- libmetal ---- */
 
-static void libmetal_unwrapped(struct kunit *test)
-{
-	struct td_lm l;
-	struct td_res r;
-	u8 *buf = td_lm_init(test, &l, 128);
-	unsigned int i;
-
-	/* Records 0-4, "N L7 ping\r\n": 11 bytes each, 55 in all. */
-	for (i = 0; i < 5; i++)
-		td_lm_log(&l, 7, "ping\r\n");
-	td_run(test, &r, buf, 128, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_LIBMETAL);
-	KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
-	td_expect_spans(test, &r.dec, 0, 55, 0, 0);
-	td_expect_lost(test, &r.dec, true, 0);
-	KUNIT_EXPECT_STREQ(test, r.out, td_lmlines(test, "", 0, 5, false));
-}
-
-/*
- * Wrapped once, inside a record: len 64, records 0-6 (77 bytes), pos 13.
- * [0, 13) = stream [64, 77): the end of record 5 ("\r\n"), record 6 at 2.
- * [13, 64) = stream [13, 64): record 1 from its byte 2 ("L7 ping\r\n", no
- * header), records 2, 3, 4 at 22, 33, 44, record 5's head at 55. Newest: 6
- * at 2, ending at 13; oldest: 2 at 22. Records 0 and 1 lost.
- */
-static void libmetal_wrapped_in_record(struct kunit *test)
-{
-	struct td_lm l;
-	struct td_res r;
-	u8 *buf = td_lm_init(test, &l, 64);
-	unsigned int i;
-
-	for (i = 0; i < 7; i++)
-		td_lm_log(&l, 7, "ping\r\n");
-	KUNIT_ASSERT_EQ(test, l.pos, 13U);
-	td_run(test, &r, buf, 64, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_LIBMETAL);
-	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
-	td_expect_spans(test, &r.dec, 22, 42, 0, 13);
-	td_expect_lost(test, &r.dec, true, 2);
-	KUNIT_EXPECT_STREQ(test, r.out,
-			   td_lmlines(test, "[snaptrace: wrapped, 2 lines lost]\n",
-				      2, 7, false));
-}
-
-/*
- * At a record boundary: len 55 (5 records), records 0-6 (77 bytes): pos 22.
- * [0, 22) = records 5, 6; [22, 55) = records 2, 3, 4.
- */
-static void libmetal_wrapped_at_boundary(struct kunit *test)
-{
-	struct td_lm l;
-	struct td_res r;
-	u8 *buf = td_lm_init(test, &l, 55);
-	unsigned int i;
-
-	for (i = 0; i < 7; i++)
-		td_lm_log(&l, 7, "ping\r\n");
-	KUNIT_ASSERT_EQ(test, l.pos, 22U);
-	td_run(test, &r, buf, 55, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_LIBMETAL);
-	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
-	td_expect_spans(test, &r.dec, 22, 33, 0, 22);
-	td_expect_lost(test, &r.dec, true, 2);
-	KUNIT_EXPECT_STREQ(test, r.out,
-			   td_lmlines(test, "[snaptrace: wrapped, 2 lines lost]\n",
-				      2, 7, false));
-}
-
-/*
- * Wrapped many times: len 100, records 0-199: 0-9 take 11 bytes (110),
- * 10-99 12 (1080, up to 1190), 100-199 13 (up to 2490). pos 2490 % 100 =
- * 90; the buffer holds stream [2390, 2490) at (s - 2390 + 90) % 100. Record
- * 192 (2386) is cut; 193 (2399) at 99, its header across the end; 199 ends
- * at 2490, offset 90. Records 0-192 lost.
- */
-static void libmetal_wrapped_many(struct kunit *test)
-{
-	struct td_lm l;
-	struct td_res r;
-	u8 *buf = td_lm_init(test, &l, 100);
-	unsigned int i;
-
-	for (i = 0; i < 200; i++)
-		td_lm_log(&l, 7, "ping\r\n");
-	KUNIT_ASSERT_EQ(test, l.pos, 90U);
-	td_run(test, &r, buf, 100, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_LIBMETAL);
-	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
-	td_expect_spans(test, &r.dec, 99, 1, 0, 90);
-	td_expect_lost(test, &r.dec, true, 193);
-	KUNIT_EXPECT_STREQ(test, r.out,
-			   td_lmlines(test, "[snaptrace: wrapped, 193 lines lost]\n",
-				      193, 200, false));
-}
-
 /*
  * Counters the records shown skip: unwrapped, records 0, 1, then 5, 6
- * (three counted but never written); wrapped, as libmetal_wrapped_in_record
- * but with counters 0-3 then 6-8: shown 2, 3, 6, 7, 8: lost 0, 1, 4, 5.
+ * (three counted but never written); wrapped, as the case "libmetal,
+ * wrapped in a record" but with counters 0-3 then 6-8: shown 2, 3, 6, 7,
+ * 8: lost 0, 1, 4, 5.
  */
 static void libmetal_counter_gaps(struct kunit *test)
 {
@@ -866,177 +1058,6 @@ static void libmetal_header_cut(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, r.out,
 			   "[snaptrace: wrapped, 12 lines lost]\n"
 			   "12 L7 ping\n13 L7 ping\n14 L7 pingg\n");
-}
-
-/*
- * The FreeRTOS variant, "%u %u L%u " (ticks first): records of 16 bytes
- * ("1000 0 L7 ping\r\n", ticks 1000 + 10 N). len 64, records 0-5 (96):
- * pos 32, at a boundary: [0, 32) records 4, 5, [32, 64) records 2, 3.
- * len 60, records 0-6 (112): pos 52: [0, 4) the end of record 3, records 4,
- * 5, 6 at 4, 20, 36; [52, 60) record 3's bytes 4-11, " 3 L7 pi": its
- * header without the ticks, counting 3, and 4 follows: record 3 is shown
- * from there.
- */
-static void libmetal_ticks(struct kunit *test)
-{
-	struct td_lm l;
-	struct td_res r;
-	u8 *buf = td_lm_init(test, &l, 64);
-
-	l.ticks = true;
-	for (l.tick = 1000; l.cnt < 6; l.tick += 10)
-		td_lm_log(&l, 7, "ping\r\n");
-	KUNIT_ASSERT_EQ(test, l.pos, 32U);
-	td_run(test, &r, buf, 64, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_LIBMETAL);
-	td_expect_spans(test, &r.dec, 32, 32, 0, 32);
-	td_expect_lost(test, &r.dec, true, 2);
-	KUNIT_EXPECT_STREQ(test, r.out,
-			   td_lmlines(test, "[snaptrace: wrapped, 2 lines lost]\n",
-				      2, 6, true));
-
-	buf = td_lm_init(test, &l, 60);
-	l.ticks = true;
-	for (l.tick = 1000; l.cnt < 7; l.tick += 10)
-		td_lm_log(&l, 7, "ping\r\n");
-	KUNIT_ASSERT_EQ(test, l.pos, 52U);
-	td_run(test, &r, buf, 60, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_LIBMETAL);
-	td_expect_spans(test, &r.dec, 53, 7, 0, 52);
-	td_expect_lost(test, &r.dec, true, 3);
-	KUNIT_EXPECT_STREQ(test, r.out,
-			   td_lmlines(test, "[snaptrace: wrapped, 3 lines lost]\n3 L7 ping\n",
-				      4, 7, true));
-
-	/* Unwrapped. */
-	buf = td_lm_init(test, &l, 64);
-	l.ticks = true;
-	for (l.tick = 1000; l.cnt < 2; l.tick += 10)
-		td_lm_log(&l, 7, "ping\r\n");
-	td_run(test, &r, buf, 64, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_LIBMETAL);
-	KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
-	td_expect_spans(test, &r.dec, 0, 32, 0, 0);
-	td_expect_lost(test, &r.dec, true, 0);
-	KUNIT_EXPECT_STREQ(test, r.out, td_lmlines(test, "", 0, 2, true));
-}
-
-/* ---- STM32Cube ---- */
-
-static void stm32_unwrapped(struct kunit *test)
-{
-	struct td_st s;
-	struct td_res r;
-	u8 *buf = td_st_init(test, &s, 64);
-
-	/* Read as plain text: nothing tells the two apart, nor needs to. */
-	td_st_lines(&s, 0, 2);
-	td_run(test, &r, buf, 64, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_PLAIN);
-	KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
-	td_expect_spans(test, &r.dec, 0, 14, 0, 0);
-	KUNIT_EXPECT_STREQ(test, r.out, "line-0\nline-1\n");
-	td_run(test, &r, buf, 64, SNAPTRACE_TFMT_STM32CUBE);
-	KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
-	td_expect_spans(test, &r.dec, 0, 14, 0, 0);
-	td_expect_lost(test, &r.dec, true, 0);
-	KUNIT_EXPECT_STREQ(test, r.out, "line-0\nline-1\n");
-}
-
-/*
- * Wrapped once inside a line: SYSTEM_TRACE_BUF_SZ 32, 31 characters a lap
- * (the last byte stays NUL). Lines 0-5 (42 characters): stream [0, 31) at
- * 0-30, then [31, 42) at 0-10 ("e-4\n" then line 5), NUL at 11. [12, 31) =
- * stream [12, 31): "1\n" (line 1's end, dropped), lines 2, 3 at 14, 21,
- * the head of line 4 at 28.
- */
-static void stm32_wrapped_in_line(struct kunit *test)
-{
-	struct td_st s;
-	struct td_res r;
-	u8 *buf = td_st_init(test, &s, 32);
-
-	td_st_lines(&s, 0, 6);
-	KUNIT_ASSERT_EQ(test, s.offset, 11U);
-	td_run(test, &r, buf, 32, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_STM32CUBE);
-	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
-	td_expect_spans(test, &r.dec, 14, 17, 0, 11);
-	td_expect_lost(test, &r.dec, false, 0);
-	KUNIT_EXPECT_STREQ(test, r.out,
-			   TD_UNKNOWN "line-2\nline-3\nline-4\nline-5\n");
-	/* Upstream's reading, forced: the newest text only. */
-	td_run(test, &r, buf, 32, SNAPTRACE_TFMT_PLAIN);
-	KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
-	td_expect_spans(test, &r.dec, 0, 11, 0, 0);
-	KUNIT_EXPECT_STREQ(test, r.out, "e-4\nline-5\n");
-}
-
-/*
- * Wrapped at a line boundary: SZ 29, 28 characters a lap = lines 0-3.
- * Lines 0-5: lines 4, 5 at 0-13, NUL at 14; [15, 28) = "ine-2\n" (cut,
- * dropped) and line 3 at 21, which ends at the end of the text.
- */
-static void stm32_wrapped_at_boundary(struct kunit *test)
-{
-	struct td_st s;
-	struct td_res r;
-	u8 *buf = td_st_init(test, &s, 29);
-
-	td_st_lines(&s, 0, 6);
-	KUNIT_ASSERT_EQ(test, s.offset, 14U);
-	td_run(test, &r, buf, 29, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_STM32CUBE);
-	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
-	td_expect_spans(test, &r.dec, 21, 7, 0, 14);
-	KUNIT_EXPECT_STREQ(test, r.out, TD_UNKNOWN "line-3\nline-4\nline-5\n");
-}
-
-/*
- * Many times: SZ 29, lines 0-29 (210 characters = 7 laps of 28, then 14):
- * lines 28, 29 at 0-13, NUL at 14, the end of line 26 at 15-20 (dropped),
- * line 27 at 21.
- */
-static void stm32_wrapped_many(struct kunit *test)
-{
-	struct td_st s;
-	struct td_res r;
-	u8 *buf = td_st_init(test, &s, 29);
-
-	td_st_lines(&s, 0, 30);
-	KUNIT_ASSERT_EQ(test, s.offset, 14U);
-	td_run(test, &r, buf, 29, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_STM32CUBE);
-	td_expect_spans(test, &r.dec, 21, 7, 0, 14);
-	KUNIT_EXPECT_STREQ(test, r.out, TD_UNKNOWN "line-7\nline-8\nline-9\n");
-}
-
-/*
- * The cut line runs on into the newest text: SZ 16, 15 characters a lap.
- * "abcdefghijklmnopq\nrs": "abcdefghijklmno" at 0-14, then "pq\nrs" at
- * 0-4, NUL at 5 ('f' lost), "ghijklmno" at 6-14. The first newline is in
- * the newest text: only "rs", at 3, is whole.
- */
-static void stm32_cut_line_into_newest(struct kunit *test)
-{
-	struct td_st s;
-	struct td_res r;
-	u8 *buf = td_st_init(test, &s, 16);
-
-	td_st_puts(&s, "abcdefghijklmnopq\nrs");
-	KUNIT_ASSERT_EQ(test, s.offset, 5U);
-	td_run(test, &r, buf, 16, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_STM32CUBE);
-	td_expect_spans(test, &r.dec, 3, 2, 0, 0);
-	KUNIT_EXPECT_STREQ(test, r.out, TD_UNKNOWN "rs\n");
-
-	/* No newline at all: all of it, oldest first. */
-	buf = td_st_init(test, &s, 16);
-	td_st_puts(&s, "abcdefghijklmnopqrs");
-	td_run(test, &r, buf, 16, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_STM32CUBE);
-	td_expect_spans(test, &r.dec, 5, 10, 0, 4);
-	KUNIT_EXPECT_STREQ(test, r.out, TD_UNKNOWN "fghijklmnopqrs\n");
 }
 
 /* ---- the largest trace a remote may declare ---- */
@@ -1547,30 +1568,13 @@ static void garbage(struct kunit *test)
 }
 
 static struct kunit_case snaptrace_trace_decode_cases[] = {
-	KUNIT_CASE(plain_text),
+	KUNIT_CASE_PARAM(decode, td_case_gen_params),
 	KUNIT_CASE(empty_buffers),
-	KUNIT_CASE(full_without_nul),
-	KUNIT_CASE(zephyr_unwrapped),
-	KUNIT_CASE(zephyr_wrapped_in_line),
-	KUNIT_CASE(zephyr_wrapped_at_boundary),
-	KUNIT_CASE(zephyr_wrapped_many),
-	KUNIT_CASE(zephyr_timestamp_kinds),
-	KUNIT_CASE(zephyr_without_timestamps),
 	KUNIT_CASE(zephyr_header),
 	KUNIT_CASE(zephyr_header_pos_overflow),
-	KUNIT_CASE(libmetal_unwrapped),
-	KUNIT_CASE(libmetal_wrapped_in_record),
-	KUNIT_CASE(libmetal_wrapped_at_boundary),
-	KUNIT_CASE(libmetal_wrapped_many),
 	KUNIT_CASE(libmetal_counter_gaps),
 	KUNIT_CASE(libmetal_counter_wrap),
 	KUNIT_CASE(libmetal_header_cut),
-	KUNIT_CASE(libmetal_ticks),
-	KUNIT_CASE(stm32_unwrapped),
-	KUNIT_CASE(stm32_wrapped_in_line),
-	KUNIT_CASE(stm32_wrapped_at_boundary),
-	KUNIT_CASE(stm32_wrapped_many),
-	KUNIT_CASE(stm32_cut_line_into_newest),
 	KUNIT_CASE_SLOW(largest_traces),
 	KUNIT_CASE(forced_mismatch),
 	KUNIT_CASE_PARAM(detection, td_detect_gen_params),
