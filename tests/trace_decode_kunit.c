@@ -276,13 +276,15 @@ enum td_writer {
 	TD_W_ZTEXT,	/* Zephyr, td_zputs(@text) */
 	TD_W_LM,	/* libmetal, "N L7 ping\r\n" records */
 	TD_W_LM_TICKS,	/* libmetal's FreeRTOS variant, ticks 1000 + 10 N */
+	TD_W_LM_CNTS,	/* libmetal, records counting @cnts, the last @text */
 	TD_W_ST,	/* STM32Cube, td_st_lines() */
 	TD_W_STTEXT,	/* STM32Cube, td_st_puts(@text) */
 };
 
 /*
  * One buffer written by @writer, decoded once: the writer's SIZE (len,
- * SYSTEM_TRACE_BUF_SZ) @size, lines or records 0 to @lines - 1 (or @text),
+ * SYSTEM_TRACE_BUF_SZ) @size, lines or records 0 to @lines - 1 (or @text,
+ * or @lines records counting @cnts),
  * where it is after them, @pos; @tlen bytes decoded as @fmt. What the
  * decoder must say: everything, exactly. What show() prints: @out, or
  * when NULL @head then the writer's lines @from to @lines - 1.
@@ -293,6 +295,7 @@ struct td_case {
 	u32 size;
 	unsigned int lines;
 	const char *text;
+	const u32 *cnts;
 	u32 pos;
 	u32 tlen;
 	enum snaptrace_tfmt fmt, want;
@@ -303,6 +306,14 @@ struct td_case {
 	const char *out;
 	const char *head;
 	unsigned int from;
+};
+
+/* Counters of libmetal records: some skipped, or going round. */
+static const u32 td_cnt_gaps[] = { 0, 1, 5, 6 };
+static const u32 td_cnt_gaps_wrapped[] = { 0, 1, 2, 3, 6, 7, 8 };
+static const u32 td_cnt_cut[] = { 10, 11, 12, 13, 14 };
+static const u32 td_cnt_wrap[] = {
+	U32_MAX - 4, U32_MAX - 3, U32_MAX - 2, U32_MAX - 1, U32_MAX, 0, 1, 2,
 };
 
 static const struct td_case td_cases[] = {
@@ -570,6 +581,76 @@ static const struct td_case td_cases[] = {
 		.head = "", .from = 0,
 	},
 
+	/*
+	 * Counters the records shown skip: unwrapped, records 0, 1, then 5, 6
+	 * (three counted but never written).
+	 */
+	{
+		.desc = "libmetal, counters skipped",
+		.writer = TD_W_LM_CNTS, .size = 128,
+		.cnts = td_cnt_gaps, .lines = ARRAY_SIZE(td_cnt_gaps),
+		.pos = 44, .tlen = 128,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_LIBMETAL,
+		.span = { 0, 44, 0, 0 }, .lost_known = true, .lost = 3,
+		.out = "0 L7 ping\n1 L7 ping\n5 L7 ping\n6 L7 ping\n",
+	},
+	/*
+	 * Wrapped, as the row "libmetal, wrapped in a record" but with
+	 * counters 0-3 then 6-8: shown 2, 3, 6, 7, 8: lost 0, 1, 4, 5.
+	 */
+	{
+		.desc = "libmetal, counters skipped, wrapped",
+		.writer = TD_W_LM_CNTS, .size = 64,
+		.cnts = td_cnt_gaps_wrapped, .lines = ARRAY_SIZE(td_cnt_gaps_wrapped),
+		.pos = 13, .tlen = 64,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_LIBMETAL,
+		.wrapped = true, .span = { 22, 42, 0, 13 },
+		.lost_known = true, .lost = 4,
+		.out = "[snaptrace: wrapped, 4 lines lost]\n"
+		       "2 L7 ping\n3 L7 ping\n6 L7 ping\n7 L7 ping\n8 L7 ping\n",
+	},
+	/*
+	 * c_cnt is a uint32_t: "%u" goes from 4294967295 to 0. len 100;
+	 * records 4294967291-4294967295 ("429496729N L7 ping\r\n", 20 bytes)
+	 * fill it, records 0-2 (11 bytes) overwrite [0, 33): [33, 40) is what
+	 * is left of 4294967292, 4294967293 at 40 is the oldest, 2 the newest.
+	 * Lost: the oldest counter, nothing skipped (4294967295 to 0 is one
+	 * step).
+	 */
+	{
+		.desc = "libmetal, the counter goes round",
+		.writer = TD_W_LM_CNTS, .size = 100,
+		.cnts = td_cnt_wrap, .lines = ARRAY_SIZE(td_cnt_wrap),
+		.pos = 33, .tlen = 100,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_LIBMETAL,
+		.wrapped = true, .span = { 40, 60, 0, 33 },
+		.lost_known = true, .lost = 4294967293ULL,
+		.out = "[snaptrace: wrapped, 4294967293 lines lost]\n"
+		       "4294967293 L7 ping\n4294967294 L7 ping\n"
+		       "4294967295 L7 ping\n0 L7 ping\n1 L7 ping\n"
+		       "2 L7 ping\n",
+	},
+	/*
+	 * The writer stopped inside an old header's digits. len 48, records
+	 * 10-13 ("1N L7 ping\r\n", 12 bytes) fill it; record 14, "14 L7
+	 * pingg\r\n" (13 bytes), overwrites [0, 13): [13, 24) is "1 L7
+	 * ping\r\n", what is left of record 11, a header counting 1. The
+	 * header after it counts 12, not 2: it is a cut record, and 12 (at 24)
+	 * is the oldest. 0-11 lost.
+	 */
+	{
+		.desc = "libmetal, stopped in a header",
+		.writer = TD_W_LM_CNTS, .size = 48,
+		.cnts = td_cnt_cut, .lines = ARRAY_SIZE(td_cnt_cut),
+		.text = "pingg\r\n",
+		.pos = 13, .tlen = 48,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_LIBMETAL,
+		.wrapped = true, .span = { 24, 24, 0, 13 },
+		.lost_known = true, .lost = 12,
+		.out = "[snaptrace: wrapped, 12 lines lost]\n"
+		       "12 L7 ping\n13 L7 ping\n14 L7 pingg\n",
+	},
+
 	/* ---- STM32Cube ---- */
 
 	/* Read as plain text: nothing tells the two apart, nor needs to. */
@@ -731,6 +812,15 @@ static u8 *td_write(struct kunit *test, const struct td_case *c, u32 *pos)
 		l.ticks = c->writer == TD_W_LM_TICKS;
 		for (l.tick = 1000; l.cnt < c->lines; l.tick += 10)
 			td_lm_log(&l, 7, "ping\r\n");
+		*pos = l.pos;
+		return buf;
+	case TD_W_LM_CNTS:
+		buf = td_lm_init(test, &l, c->size);
+		for (i = 0; i < c->lines; i++) {
+			l.cnt = c->cnts[i];
+			td_lm_log(&l, 7, i == c->lines - 1 && c->text ?
+				  c->text : "ping\r\n");
+		}
 		*pos = l.pos;
 		return buf;
 	case TD_W_ST:
@@ -958,106 +1048,6 @@ static void zephyr_header_pos_overflow(struct kunit *test)
 	td_expect_lost(test, &r.dec, false, 0);
 	KUNIT_EXPECT_STREQ(test, r.out,
 			   td_cat(test, TD_UNKNOWN, td_zlines(test, 2, 5)));
-}
-
-/* ---- libmetal ---- */
-
-/*
- * Counters the records shown skip: unwrapped, records 0, 1, then 5, 6
- * (three counted but never written); wrapped, as the case "libmetal,
- * wrapped in a record" but with counters 0-3 then 6-8: shown 2, 3, 6, 7,
- * 8: lost 0, 1, 4, 5.
- */
-static void libmetal_counter_gaps(struct kunit *test)
-{
-	struct td_lm l;
-	struct td_res r;
-	u8 *buf = td_lm_init(test, &l, 128);
-
-	td_lm_log(&l, 7, "ping\r\n");
-	td_lm_log(&l, 7, "ping\r\n");
-	l.cnt += 3;
-	td_lm_log(&l, 7, "ping\r\n");
-	td_lm_log(&l, 7, "ping\r\n");
-	td_run(test, &r, buf, 128, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_LIBMETAL);
-	KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
-	td_expect_spans(test, &r.dec, 0, 44, 0, 0);
-	td_expect_lost(test, &r.dec, true, 3);
-	KUNIT_EXPECT_STREQ(test, r.out,
-			   "0 L7 ping\n1 L7 ping\n5 L7 ping\n6 L7 ping\n");
-
-	buf = td_lm_init(test, &l, 64);
-	while (l.cnt < 4)
-		td_lm_log(&l, 7, "ping\r\n");
-	l.cnt = 6;
-	while (l.cnt < 9)
-		td_lm_log(&l, 7, "ping\r\n");
-	KUNIT_ASSERT_EQ(test, l.pos, 13U);
-	td_run(test, &r, buf, 64, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_LIBMETAL);
-	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
-	td_expect_spans(test, &r.dec, 22, 42, 0, 13);
-	td_expect_lost(test, &r.dec, true, 4);
-	KUNIT_EXPECT_STREQ(test, r.out,
-			   "[snaptrace: wrapped, 4 lines lost]\n"
-			   "2 L7 ping\n3 L7 ping\n6 L7 ping\n7 L7 ping\n8 L7 ping\n");
-}
-
-/*
- * c_cnt is a uint32_t: "%u" goes from 4294967295 to 0. len 100; records
- * 4294967291-4294967295 ("429496729N L7 ping\r\n", 20 bytes) fill it,
- * records 0-2 (11 bytes) overwrite [0, 33): [33, 40) is what is left of
- * 4294967292, 4294967293 at 40 is the oldest, 2 the newest. Lost: the
- * oldest counter, nothing skipped (4294967295 to 0 is one step).
- */
-static void libmetal_counter_wrap(struct kunit *test)
-{
-	struct td_lm l;
-	struct td_res r;
-	u8 *buf = td_lm_init(test, &l, 100);
-
-	l.cnt = U32_MAX - 4;
-	while (l.cnt != 3)
-		td_lm_log(&l, 7, "ping\r\n");
-	KUNIT_ASSERT_EQ(test, l.pos, 33U);
-	td_run(test, &r, buf, 100, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_LIBMETAL);
-	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
-	td_expect_spans(test, &r.dec, 40, 60, 0, 33);
-	td_expect_lost(test, &r.dec, true, 4294967293ULL);
-	KUNIT_EXPECT_STREQ(test, r.out,
-			   "[snaptrace: wrapped, 4294967293 lines lost]\n"
-			   "4294967293 L7 ping\n4294967294 L7 ping\n"
-			   "4294967295 L7 ping\n0 L7 ping\n1 L7 ping\n"
-			   "2 L7 ping\n");
-}
-
-/*
- * The writer stopped inside an old header's digits. len 48, records 10-13
- * ("1N L7 ping\r\n", 12 bytes) fill it; record 14, "14 L7 pingg\r\n" (13
- * bytes), overwrites [0, 13): [13, 24) is "1 L7 ping\r\n", what is left of
- * record 11, a header counting 1. The header after it counts 12, not 2: it
- * is a cut record, and 12 (at 24) is the oldest. 0-11 lost.
- */
-static void libmetal_header_cut(struct kunit *test)
-{
-	struct td_lm l;
-	struct td_res r;
-	u8 *buf = td_lm_init(test, &l, 48);
-
-	l.cnt = 10;
-	while (l.cnt < 14)
-		td_lm_log(&l, 7, "ping\r\n");
-	td_lm_log(&l, 7, "pingg\r\n");
-	KUNIT_ASSERT_EQ(test, l.pos, 13U);
-	td_run(test, &r, buf, 48, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_LIBMETAL);
-	td_expect_spans(test, &r.dec, 24, 24, 0, 13);
-	td_expect_lost(test, &r.dec, true, 12);
-	KUNIT_EXPECT_STREQ(test, r.out,
-			   "[snaptrace: wrapped, 12 lines lost]\n"
-			   "12 L7 ping\n13 L7 ping\n14 L7 pingg\n");
 }
 
 /* ---- the largest trace a remote may declare ---- */
@@ -1572,9 +1562,6 @@ static struct kunit_case snaptrace_trace_decode_cases[] = {
 	KUNIT_CASE(empty_buffers),
 	KUNIT_CASE(zephyr_header),
 	KUNIT_CASE(zephyr_header_pos_overflow),
-	KUNIT_CASE(libmetal_counter_gaps),
-	KUNIT_CASE(libmetal_counter_wrap),
-	KUNIT_CASE(libmetal_header_cut),
 	KUNIT_CASE_SLOW(largest_traces),
 	KUNIT_CASE(forced_mismatch),
 	KUNIT_CASE_PARAM(detection, td_detect_gen_params),
