@@ -135,6 +135,70 @@ static u8 *td_st_init(struct kunit *test, struct td_st *s, u32 sz)
 	return s->buf;
 }
 
+/*
+ * CONFIG_RAM_CONSOLE_HEADER: "RAM_CONSOLE", buf_addr, buf_size (SIZE - 65),
+ * pos (every character ever written) in a 64-byte header; the text after
+ * it, buf_addr[pos % buf_size]. Little-endian, a 32-bit remote's layout
+ * (fields at 12, 16, 20) or a 64-bit one's (16, 24, 32).
+ */
+struct td_rcon {
+	u8 *buf;
+	u32 bs, pos;
+	unsigned int pos_at;
+};
+
+static void td_put32(u8 *b, u32 v)
+{
+	b[0] = v;
+	b[1] = v >> 8;
+	b[2] = v >> 16;
+	b[3] = v >> 24;
+}
+
+static u8 *td_rcon_init(struct kunit *test, struct td_rcon *r, u32 size,
+			bool lp64)
+{
+	r->buf = kunit_kzalloc(test, size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r->buf);
+	strscpy(r->buf, "RAM_CONSOLE", 12);
+	r->bs = size - 1 - 64;
+	r->pos = 0;
+	if (lp64) {
+		td_put32(r->buf + 16, 0x80000040);	/* buf_addr, low half */
+		td_put32(r->buf + 20, 0x1);
+		td_put32(r->buf + 24, r->bs);
+		r->pos_at = 32;
+	} else {
+		td_put32(r->buf + 12, 0x10000040);
+		td_put32(r->buf + 16, r->bs);
+		r->pos_at = 20;
+	}
+	return r->buf;
+}
+
+static void td_rcon_puts(struct td_rcon *r, const char *s)
+{
+	for (; *s; s++) {
+		r->buf[64 + r->pos % r->bs] = *s;
+		r->pos++;
+		/* ram_console_out(): "in case of overflow". */
+		if (!r->pos)
+			r->pos = (U32_MAX % r->bs) + 1;
+	}
+	td_put32(r->buf + r->pos_at, r->pos);
+}
+
+static void td_rcon_lines(struct td_rcon *r, unsigned int from, unsigned int to)
+{
+	char line[40];
+
+	for (; from < to; from++) {
+		snprintf(line, sizeof(line), "[00:00:00.%03u,000] line %03u\r\n",
+			 from, from);
+		td_rcon_puts(r, line);
+	}
+}
+
 /* ---- decoding and showing ---- */
 
 struct td_res {
@@ -274,6 +338,8 @@ enum td_writer {
 	TD_W_ZSECS,	/* Zephyr, "[%5u.%06u] sN\n", 18 bytes */
 	TD_W_ZHELLO,	/* Zephyr, "Hello World! N\r\n", 16 bytes */
 	TD_W_ZTEXT,	/* Zephyr, td_zputs(@text) */
+	TD_W_RCON32,	/* Zephyr's RAM console header, a 32-bit remote's */
+	TD_W_RCON64,	/* the same, a 64-bit remote's */
 	TD_W_LM,	/* libmetal, "N L7 ping\r\n" records */
 	TD_W_LM_TICKS,	/* libmetal's FreeRTOS variant, ticks 1000 + 10 N */
 	TD_W_LM_CNTS,	/* libmetal, records counting @cnts, the last @text */
@@ -296,6 +362,8 @@ struct td_case {
 	unsigned int lines;
 	const char *text;
 	const u32 *cnts;
+	u32 rc_pos;	/* a RAM console's pos before the lines */
+	u32 rc_bs;	/* if not 0, the buf_size its header says */
 	u32 pos;
 	u32 tlen;
 	enum snaptrace_tfmt fmt, want;
@@ -482,6 +550,112 @@ static const struct td_case td_cases[] = {
 		.fmt = SNAPTRACE_TFMT_ZEPHYR, .want = SNAPTRACE_TFMT_ZEPHYR,
 		.wrapped = true, .span = { 0, 32, 0, 0 }, .lost_known = false,
 		.out = TD_UNKNOWN "Hello World! 4\nHello World! 3\n",
+	},
+
+	/*
+	 * A RAM console header (td_rcon_init()): SIZE 152: buf_size 87 (3
+	 * lines). Lines 0, 1: [64, 122), not wrapped.
+	 */
+	{
+		.desc = "zephyr header, unwrapped",
+		.writer = TD_W_RCON32, .size = 152, .lines = 2,
+		.pos = 58, .tlen = 152,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_ZEPHYR,
+		.span = { 64, 58, 0, 0 }, .lost_known = true,
+		.head = "", .from = 0,
+	},
+	{
+		.desc = "zephyr header lp64, unwrapped",
+		.writer = TD_W_RCON64, .size = 152, .lines = 2,
+		.pos = 58, .tlen = 152,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_ZEPHYR,
+		.span = { 64, 58, 0, 0 }, .lost_known = true,
+		.head = "", .from = 0,
+	},
+	/*
+	 * Lines 0-4 (145): pos % 87 = 58, at a line boundary: line 2 at 64 +
+	 * 58, lines 3, 4 at 64, 93.
+	 */
+	{
+		.desc = "zephyr header, wrapped at a line boundary",
+		.writer = TD_W_RCON32, .size = 152, .lines = 5,
+		.pos = 145, .tlen = 152,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_ZEPHYR,
+		.wrapped = true, .span = { 122, 29, 64, 58 }, .lost_known = false,
+		.head = TD_UNKNOWN, .from = 2,
+	},
+	{
+		.desc = "zephyr header lp64, wrapped at a line boundary",
+		.writer = TD_W_RCON64, .size = 152, .lines = 5,
+		.pos = 145, .tlen = 152,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_ZEPHYR,
+		.wrapped = true, .span = { 122, 29, 64, 58 }, .lost_known = false,
+		.head = TD_UNKNOWN, .from = 2,
+	},
+	/*
+	 * SIZE 165: buf_size 100; lines 0-4: pos % 100 = 45, inside line 1
+	 * ("0] line 001\r\n", dropped): line 2 at 64 + 58.
+	 */
+	{
+		.desc = "zephyr header, wrapped in a line",
+		.writer = TD_W_RCON32, .size = 165, .lines = 5,
+		.pos = 145, .tlen = 165,
+		.fmt = SNAPTRACE_TFMT_ZEPHYR, .want = SNAPTRACE_TFMT_ZEPHYR,
+		.wrapped = true, .span = { 122, 42, 64, 45 }, .lost_known = false,
+		.head = TD_UNKNOWN, .from = 2,
+	},
+	{
+		.desc = "zephyr header lp64, wrapped in a line",
+		.writer = TD_W_RCON64, .size = 165, .lines = 5,
+		.pos = 145, .tlen = 165,
+		.fmt = SNAPTRACE_TFMT_ZEPHYR, .want = SNAPTRACE_TFMT_ZEPHYR,
+		.wrapped = true, .span = { 122, 42, 64, 45 }, .lost_known = false,
+		.head = TD_UNKNOWN, .from = 2,
+	},
+	/* Another convention forced: the flag, up to its NUL. */
+	{
+		.desc = "zephyr header, forced plain",
+		.writer = TD_W_RCON32, .size = 165, .lines = 5,
+		.pos = 145, .tlen = 165,
+		.fmt = SNAPTRACE_TFMT_PLAIN, .want = SNAPTRACE_TFMT_PLAIN,
+		.span = { 0, 11, 0, 0 }, .lost_known = true,
+		.out = "RAM_CONSOLE\n",
+	},
+	{
+		.desc = "zephyr header lp64, forced plain",
+		.writer = TD_W_RCON64, .size = 165, .lines = 5,
+		.pos = 145, .tlen = 165,
+		.fmt = SNAPTRACE_TFMT_PLAIN, .want = SNAPTRACE_TFMT_PLAIN,
+		.span = { 0, 11, 0, 0 }, .lost_known = true,
+		.out = "RAM_CONSOLE\n",
+	},
+	/* A buf_size larger than the buffer: no header, plain. */
+	{
+		.desc = "zephyr header, buf_size too large",
+		.writer = TD_W_RCON32, .size = 152, .rc_bs = 152 - 64 + 1,
+		.pos = 0, .tlen = 152,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_PLAIN,
+		.span = { 0, 11, 0, 0 }, .lost_known = true,
+		.out = "RAM_CONSOLE\n",
+	},
+	/*
+	 * The header's pos after 2^32 characters: upstream's ram_console_out()
+	 * sets it to (0xFFFFFFFF % buf_size) + 1 when it wraps to 0, so it is
+	 * no longer above buf_size though the text went round (NXP's first
+	 * version of the header kept pos % buf_size all along: the same
+	 * bytes). SIZE 152, buf_size 87, U32_MAX % 87 = 15: from pos
+	 * 0xFFFFFFFF - 15 - 87 (a multiple of 87, index 0), lines 0-4 (145
+	 * characters) lay the buffer out as in "zephyr header, wrapped at a
+	 * line boundary"; 103 characters reach the overflow, 42 more: pos 58.
+	 */
+	{
+		.desc = "zephyr header, pos past 2^32",
+		.writer = TD_W_RCON32, .size = 152, .lines = 5,
+		.rc_pos = U32_MAX - 15 - 87,
+		.pos = 58, .tlen = 152,
+		.fmt = SNAPTRACE_TFMT_AUTO, .want = SNAPTRACE_TFMT_ZEPHYR,
+		.wrapped = true, .span = { 122, 29, 64, 58 }, .lost_known = false,
+		.head = TD_UNKNOWN, .from = 2,
 	},
 
 	/* ---- libmetal ---- */
@@ -778,6 +952,7 @@ static void td_zline_of(const struct td_case *c, unsigned int i, char *line,
 /* Writes @c's buffer (at least @c->tlen bytes); *@pos: where its writer is. */
 static u8 *td_write(struct kunit *test, const struct td_case *c, u32 *pos)
 {
+	struct td_rcon rc;
 	struct td_zcon z;
 	struct td_lm l;
 	struct td_st s;
@@ -805,6 +980,17 @@ static u8 *td_write(struct kunit *test, const struct td_case *c, u32 *pos)
 			td_zputs(&z, line);
 		}
 		*pos = z.pos;
+		return buf;
+	case TD_W_RCON32:
+	case TD_W_RCON64:
+		buf = td_rcon_init(test, &rc, c->size, c->writer == TD_W_RCON64);
+		if (c->rc_bs)
+			td_put32(buf + (c->writer == TD_W_RCON64 ? 24 : 16), c->rc_bs);
+		rc.pos = c->rc_pos;
+		/* From index 0 of the text. */
+		KUNIT_ASSERT_EQ(test, rc.pos % rc.bs, 0U);
+		td_rcon_lines(&rc, 0, c->lines);
+		*pos = rc.pos;
 		return buf;
 	case TD_W_LM:
 	case TD_W_LM_TICKS:
@@ -903,151 +1089,6 @@ static void empty_buffers(struct kunit *test)
 	td_run(test, &r, zeros, 1, SNAPTRACE_TFMT_AUTO);
 	td_expect_spans(test, &r.dec, 0, 0, 0, 0);
 	KUNIT_EXPECT_STREQ(test, r.out, "");
-}
-
-/* ---- Zephyr ---- */
-
-/*
- * CONFIG_RAM_CONSOLE_HEADER: "RAM_CONSOLE", buf_addr, buf_size (SIZE - 65),
- * pos (every character ever written) in a 64-byte header; the text after
- * it, buf_addr[pos % buf_size]. Little-endian, a 32-bit remote's layout
- * (fields at 12, 16, 20) or a 64-bit one's (16, 24, 32).
- */
-struct td_rcon {
-	u8 *buf;
-	u32 bs, pos;
-	unsigned int pos_at;
-};
-
-static void td_put32(u8 *b, u32 v)
-{
-	b[0] = v;
-	b[1] = v >> 8;
-	b[2] = v >> 16;
-	b[3] = v >> 24;
-}
-
-static u8 *td_rcon_init(struct kunit *test, struct td_rcon *r, u32 size,
-			bool lp64)
-{
-	r->buf = kunit_kzalloc(test, size, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, r->buf);
-	strscpy(r->buf, "RAM_CONSOLE", 12);
-	r->bs = size - 1 - 64;
-	r->pos = 0;
-	if (lp64) {
-		td_put32(r->buf + 16, 0x80000040);	/* buf_addr, low half */
-		td_put32(r->buf + 20, 0x1);
-		td_put32(r->buf + 24, r->bs);
-		r->pos_at = 32;
-	} else {
-		td_put32(r->buf + 12, 0x10000040);
-		td_put32(r->buf + 16, r->bs);
-		r->pos_at = 20;
-	}
-	return r->buf;
-}
-
-static void td_rcon_puts(struct td_rcon *r, const char *s)
-{
-	for (; *s; s++) {
-		r->buf[64 + r->pos % r->bs] = *s;
-		r->pos++;
-		/* ram_console_out(): "in case of overflow". */
-		if (!r->pos)
-			r->pos = (U32_MAX % r->bs) + 1;
-	}
-	td_put32(r->buf + r->pos_at, r->pos);
-}
-
-static void td_rcon_lines(struct td_rcon *r, unsigned int from, unsigned int to)
-{
-	char line[40];
-
-	for (; from < to; from++) {
-		snprintf(line, sizeof(line), "[00:00:00.%03u,000] line %03u\r\n",
-			 from, from);
-		td_rcon_puts(r, line);
-	}
-}
-
-/*
- * SIZE 152: buf_size 87 (3 lines). Lines 0, 1: [64, 122), not wrapped.
- * Lines 0-4 (145): pos % 87 = 58, at a line boundary: line 2 at 64 + 58,
- * lines 3, 4 at 64, 93. SIZE 165: buf_size 100; lines 0-4: pos % 100 = 45,
- * inside line 1 ("0] line 001\r\n", dropped): line 2 at 64 + 58.
- */
-static void zephyr_header(struct kunit *test)
-{
-	struct td_rcon rc;
-	struct td_res r;
-	u8 *buf;
-	int lp64;
-
-	for (lp64 = 0; lp64 < 2; lp64++) {
-		buf = td_rcon_init(test, &rc, 152, lp64);
-		td_rcon_lines(&rc, 0, 2);
-		td_run(test, &r, buf, 152, SNAPTRACE_TFMT_AUTO);
-		KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_ZEPHYR);
-		KUNIT_EXPECT_FALSE(test, r.dec.wrapped);
-		td_expect_spans(test, &r.dec, 64, 58, 0, 0);
-		KUNIT_EXPECT_STREQ(test, r.out, td_zlines(test, 0, 2));
-
-		td_rcon_lines(&rc, 2, 5);
-		td_run(test, &r, buf, 152, SNAPTRACE_TFMT_AUTO);
-		KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_ZEPHYR);
-		KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
-		td_expect_spans(test, &r.dec, 122, 29, 64, 58);
-		td_expect_lost(test, &r.dec, false, 0);
-		KUNIT_EXPECT_STREQ(test, r.out,
-				   td_cat(test, TD_UNKNOWN, td_zlines(test, 2, 5)));
-
-		buf = td_rcon_init(test, &rc, 165, lp64);
-		td_rcon_lines(&rc, 0, 5);
-		td_run(test, &r, buf, 165, SNAPTRACE_TFMT_ZEPHYR);
-		KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
-		td_expect_spans(test, &r.dec, 122, 42, 64, 45);
-		KUNIT_EXPECT_STREQ(test, r.out,
-				   td_cat(test, TD_UNKNOWN, td_zlines(test, 2, 5)));
-		/* Another convention forced: the flag, up to its NUL. */
-		td_run(test, &r, buf, 165, SNAPTRACE_TFMT_PLAIN);
-		td_expect_spans(test, &r.dec, 0, 11, 0, 0);
-	}
-
-	/* A buf_size larger than the buffer: no header, plain. */
-	buf = td_rcon_init(test, &rc, 152, false);
-	td_put32(buf + 16, 152 - 64 + 1);
-	td_run(test, &r, buf, 152, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_PLAIN);
-	td_expect_spans(test, &r.dec, 0, 11, 0, 0);
-}
-
-/*
- * The header's pos after 2^32 characters: upstream's ram_console_out() sets
- * it to (0xFFFFFFFF % buf_size) + 1 when it wraps to 0, so it is no longer
- * above buf_size though the text went round (NXP's first version of the
- * header kept pos % buf_size all along: the same bytes). SIZE 152, buf_size
- * 87, U32_MAX % 87 = 15: from pos 0xFFFFFFFF - 15 - 87 (a multiple of 87,
- * index 0), lines 0-4 (145 characters) lay the buffer out as in
- * zephyr_header; 103 characters reach the overflow, 42 more: pos 58.
- */
-static void zephyr_header_pos_overflow(struct kunit *test)
-{
-	struct td_rcon rc;
-	struct td_res r;
-	u8 *buf = td_rcon_init(test, &rc, 152, false);
-
-	rc.pos = U32_MAX - 15 - 87;
-	KUNIT_ASSERT_EQ(test, rc.pos % rc.bs, 0U);
-	td_rcon_lines(&rc, 0, 5);
-	KUNIT_ASSERT_EQ(test, rc.pos, 58U);
-	td_run(test, &r, buf, 152, SNAPTRACE_TFMT_AUTO);
-	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_ZEPHYR);
-	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);
-	td_expect_spans(test, &r.dec, 122, 29, 64, 58);
-	td_expect_lost(test, &r.dec, false, 0);
-	KUNIT_EXPECT_STREQ(test, r.out,
-			   td_cat(test, TD_UNKNOWN, td_zlines(test, 2, 5)));
 }
 
 /* ---- the largest trace a remote may declare ---- */
@@ -1560,8 +1601,6 @@ static void garbage(struct kunit *test)
 static struct kunit_case snaptrace_trace_decode_cases[] = {
 	KUNIT_CASE_PARAM(decode, td_case_gen_params),
 	KUNIT_CASE(empty_buffers),
-	KUNIT_CASE(zephyr_header),
-	KUNIT_CASE(zephyr_header_pos_overflow),
 	KUNIT_CASE_SLOW(largest_traces),
 	KUNIT_CASE(forced_mismatch),
 	KUNIT_CASE_PARAM(detection, td_detect_gen_params),
