@@ -175,6 +175,38 @@ ssize_t st_read_once(struct kunit *test, const char *path, int flags)
 }
 
 /**
+ * st_write_bytes() - one write(2) of bytes, the way user space does
+ * @test: the running test; owns the user buffer
+ * @path: absolute path of the file, opened O_WRONLY
+ * @buf: what to write, NULs included
+ * @len: bytes of @buf to write, less than a page (0 writes nothing)
+ * @pos: the file offset to write at
+ *
+ * Copies @buf into a user-space mapping made for the test and calls the
+ * file's ->write() once, so copy_from_user() and the debugfs proxy take
+ * part as they do for echo(1). Fails the test if @path cannot be opened.
+ *
+ * Context: process context (the KUnit test thread), may sleep.
+ * Return: what ->write() returned: bytes written, or a negative errno.
+ */
+ssize_t st_write_bytes(struct kunit *test, const char *path, const void *buf,
+		       size_t len, loff_t pos)
+{
+	unsigned long ubuf = st_user_page(test);
+	struct file *f;
+	ssize_t n;
+
+	KUNIT_ASSERT_LT(test, len, PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, copy_to_user((char __user *)ubuf, buf, len), 0);
+	scoped_with_init_fs()
+		f = filp_open(path, O_WRONLY, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f), "%s: %pe", path, f);
+	n = f->f_op->write(f, (const char __user *)ubuf, len, &pos);
+	fput(f);
+	return n;
+}
+
+/**
  * st_write_file() - one write(2) of a string, the way user space does
  * @test: the running test; owns the user buffer
  * @path: absolute path of the file, opened O_WRONLY
@@ -182,9 +214,7 @@ ssize_t st_read_once(struct kunit *test, const char *path, int flags)
  *	zero bytes)
  * @pos: the file offset to write at
  *
- * Copies @text into a user-space mapping made for the test and calls the
- * file's ->write() once, so copy_from_user() and the debugfs proxy take
- * part as they do for echo(1). Fails the test if @path cannot be opened.
+ * st_write_bytes() of strlen(@text) bytes.
  *
  * Context: process context (the KUnit test thread), may sleep.
  * Return: what ->write() returned: bytes written, or a negative errno.
@@ -192,19 +222,7 @@ ssize_t st_read_once(struct kunit *test, const char *path, int flags)
 ssize_t st_write_file(struct kunit *test, const char *path, const char *text,
 		      loff_t pos)
 {
-	unsigned long ubuf = st_user_page(test);
-	size_t len = strlen(text);
-	struct file *f;
-	ssize_t n;
-
-	KUNIT_ASSERT_LT(test, len, PAGE_SIZE);
-	KUNIT_ASSERT_EQ(test, copy_to_user((char __user *)ubuf, text, len), 0);
-	scoped_with_init_fs()
-		f = filp_open(path, O_WRONLY, 0);
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f), "%s: %pe", path, f);
-	n = f->f_op->write(f, (const char __user *)ubuf, len, &pos);
-	fput(f);
-	return n;
+	return st_write_bytes(test, path, text, strlen(text), pos);
 }
 
 /**

@@ -295,30 +295,6 @@ static char *rf_decoded(struct kunit *test, struct rf_remote *r, unsigned int t,
 	return out;
 }
 
-/*
- * One write(2) of @len bytes of @buf to @path, NULs included (which
- * st_write_file(), taking a string, cannot write).
- */
-static ssize_t rf_write_bytes(struct kunit *test, const char *path, const void *buf,
-			      size_t len)
-{
-	unsigned long ubuf = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
-					   MAP_ANONYMOUS | MAP_PRIVATE, 0);
-	struct file *f;
-	loff_t pos = 0;
-	ssize_t n;
-
-	KUNIT_ASSERT_NE(test, ubuf, 0);
-	KUNIT_ASSERT_LT(test, len, PAGE_SIZE);
-	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ubuf, buf, len), 0);
-	scoped_with_init_fs()
-		f = filp_open(path, O_WRONLY, 0);
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f), "%s: %pe", path, f);
-	n = f->f_op->write(f, (const char __user *)ubuf, len, &pos);
-	fput(f);
-	return n;
-}
-
 static void rf_expect_st(struct kunit *test, struct rf_remote *r, const char *file,
 			 const char *want)
 {
@@ -1160,7 +1136,7 @@ static void rf_trace_format_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st_write_file(test, file, "zephyr2\n", 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, st_write_file(test, file, "", 0), -EINVAL);
 	/* a name, then a NUL and more: not one of the names either */
-	KUNIT_EXPECT_EQ(test, rf_write_bytes(test, file, "zephyr\0junk\n", 12), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st_write_bytes(test, file, "zephyr\0junk\n", 12, 0), -EINVAL);
 	rf_expect_st(test, r, "trace_format", "auto [plain] zephyr libmetal stm32cube\n");
 	rf_expect_st(test, r, "trace0", plain);
 
