@@ -127,8 +127,16 @@ enum snaptrace_test_step {
  */
 typedef void (*snaptrace_test_hook_fn)(struct snaptrace_buffer *buf,
 				       enum snaptrace_test_step step, int cpu);
+/*
+ * The clock records are stamped with, when set: local_clock() otherwise.
+ * A test sets it with WRITE_ONCE() to make time exact (a counting clock,
+ * a jump of its choice), and clears it (then synchronize_rcu()) before it
+ * returns. Readers never call it.
+ */
+typedef u64 (*snaptrace_test_clock_fn)(void);
 #if IS_ENABLED(CONFIG_KUNIT)
 extern snaptrace_test_hook_fn snaptrace_test_hook;
+extern snaptrace_test_clock_fn snaptrace_test_clock;
 bool snaptrace_test_lose_wakeup(struct snaptrace_buffer *buf);
 #endif
 

@@ -31,11 +31,13 @@
 #include "ring.h"
 
 /* ------------------------------------------------------------------ */
-/* The test hook (st_hook() in ring.h) */
+/* The test hook and clock (st_hook() and st_clock() in ring.h) */
 
 #if IS_ENABLED(CONFIG_KUNIT)
 snaptrace_test_hook_fn snaptrace_test_hook;
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_test_hook);
+snaptrace_test_clock_fn snaptrace_test_clock;
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_test_clock);
 #endif
 
 /* ------------------------------------------------------------------ */

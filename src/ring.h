@@ -55,6 +55,7 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
+#include <linux/sched/clock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -202,10 +203,25 @@ static __always_inline void st_hook(struct snaptrace_buffer *buf,
 	if (unlikely(fn))
 		fn(buf, step, cpu);
 }
+
+/* The clock of the records' time stamps, in ns (the test clock in KUnit builds). */
+static __always_inline u64 st_clock(void)
+{
+	snaptrace_test_clock_fn fn = READ_ONCE(snaptrace_test_clock);
+
+	if (unlikely(fn))
+		return fn();
+	return local_clock();
+}
 #else
 static __always_inline void st_hook(struct snaptrace_buffer *buf,
 				    enum snaptrace_test_step step, int cpu)
 {
+}
+
+static __always_inline u64 st_clock(void)
+{
+	return local_clock();
 }
 #endif
 

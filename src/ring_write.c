@@ -447,7 +447,7 @@ again:
 			h = atomic_long_read(&r->head);
 			continue;
 		}
-		ts = local_clock();
+		ts = st_clock();
 		off = h & r->mask;
 		pad = off + total > r->size ? r->size - off : 0;
 		end = h + pad + total;
