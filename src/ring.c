@@ -43,6 +43,9 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_test_clock);
 /* ------------------------------------------------------------------ */
 /* Halves */
 
+/* The anchor of every ring of size 0: zero, never valid, never written. */
+static struct st_anchor st_no_anchor;
+
 static void st_half_free(struct st_half *half)
 {
 	int cpu;
@@ -80,15 +83,26 @@ static struct st_half *st_half_alloc(unsigned long size, bool spare, int home)
 			atomic_long_set(&r->head, ST_SEAL | ST_SPARE | ST_PENDING);
 			atomic_long_set(&r->tail, ST_SEAL);
 		}
-		/* Size 0: no data, mask 0, always full (ring.h). */
-		if (!sz)
+		/*
+		 * Size 0: no data, mask 0, always full (ring.h); a writer
+		 * reads an anchor before it finds that out: one that never
+		 * names a frame.
+		 */
+		if (!sz) {
+			r->anchors = &st_no_anchor;
 			continue;
-		/* Zeroed: a reader never sees stale kernel memory. */
-		r->data = vzalloc_node(sz, cpu_to_node(cpu));
+		}
+		/*
+		 * Zeroed: a reader never sees stale kernel memory, and no
+		 * anchor is valid. The anchors follow the data.
+		 */
+		r->data = vzalloc_node(sz + st_anchor_bytes(sz), cpu_to_node(cpu));
 		if (!r->data)
 			goto fail;
 		r->size = sz;
 		r->mask = sz - 1;
+		r->anchors = (struct st_anchor *)(r->data + sz);
+		r->amask = ST_ANCHORS(sz) - 1;
 	}
 	return half;
 
@@ -224,9 +238,9 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_buffer_home_cpu);
  * @buf: the buffer
  *
  * What ``buffer_total_size_kb`` shows (as ftrace's, the spare is not
- * counted; it costs as much again when allocated): the size of each
- * CPU's ring times the possible CPUs, or the home ring's size alone for
- * a one-CPU buffer.
+ * counted; it costs as much again when allocated): what each CPU's ring
+ * takes, its size and its time anchors (32 bytes per 8 KiB), times the
+ * possible CPUs, or the home ring's alone for a one-CPU buffer.
  *
  * Context: any. Never sleeps.
  * Return: bytes.
@@ -235,6 +249,7 @@ size_t snaptrace_size_total(struct snaptrace_buffer *buf)
 {
 	size_t size = READ_ONCE(buf->size);
 
+	size += st_anchor_bytes(size);
 	return buf->home_cpu < 0 ? size * num_possible_cpus() : size;
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_size_total);

@@ -48,10 +48,12 @@
 #define _SNAPTRACE_RING_H
 
 #include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/compiler.h>
 #include <linux/cpumask.h>
 #include <linux/irq_work.h>
 #include <linux/irqflags.h>
+#include <linux/minmax.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
@@ -69,11 +71,24 @@
 #error "snaptrace needs a 64-bit kernel"
 #endif
 
-#define ST_REC_PAD	0x50	/* padding up to the end of the ring (I1) */
-#define ST_ALIGN	8
+/*
+ * Positions count half-bytes: a position is twice the byte offset it
+ * stands for (st_p(), st_off()), so that records can be 4-byte granular
+ * while the three low bits of every position stay free for head's state
+ * (and tail's seal) bits. They wrap at 2^64 as before, and are compared
+ * only by signed difference.
+ */
+#define ST_POS_SHIFT	1
+#define ST_ALIGN	4	/* records, and payloads, are 4-byte aligned */
+
+/* Positions for @bytes bytes. */
+static __always_inline unsigned long st_p(unsigned long bytes)
+{
+	return bytes << ST_POS_SHIFT;
+}
 
 /*
- * The state bits of head (and ST_SEAL of tail), below ST_ALIGN:
+ * The state bits of head (and ST_SEAL of tail), below st_p(ST_ALIGN):
  *
  *   open          0                         writers reserve here
  *   live-pending  ST_SEAL | ST_PENDING      the live ring, emptied by a
@@ -90,7 +105,7 @@
 #define ST_SPARE	4UL
 #define ST_FLAGS	(ST_SEAL | ST_PENDING | ST_SPARE)
 
-static_assert(ST_FLAGS < ST_ALIGN);
+static_assert(ST_FLAGS < (ST_ALIGN << ST_POS_SHIFT));
 
 static inline unsigned long st_pos(unsigned long w)
 {
@@ -98,22 +113,86 @@ static inline unsigned long st_pos(unsigned long w)
 }
 
 /*
- * Record header, in the ring before the payload. Padding has only the
- * first three fields (8 bytes): it may be all that is left before the end
- * of the ring.
+ * Compact records (Documentation/ring-buffer.rst, "Compact records"): in
+ * 4-byte words, little-endian as the CPU writes them. The first word of
+ * every record is a 5-bit code and 27 bits more:
+ *
+ *   code 1..27  ST_C_DATA: a SNAPTRACE_REC_DATA record of code * 4 payload
+ *               bytes; the 27 bits are the time delta (below); header 4 B
+ *   ST_C_LONG   any type and length: the next word is the payload length
+ *               (bits 0-15) and type (16-31); header 8 B
+ *   ST_C_EXT    a prefix (4 B): its 27 bits are the high part of the delta
+ *               of the header that follows
+ *   ST_C_ABS    a prefix (12 B): the next two words are the record's time
+ *               stamp, low word first; the header's 27 bits are then 0
+ *   ST_C_PAD    padding to the end of the ring (I1): its 27 bits are its
+ *               length in bytes
+ *   0           never: zeroed memory is no record
+ *
+ * A record's time stamp is its frame's anchor (struct st_anchor) plus its
+ * delta, or the ABS prefix's value.
  */
-struct st_hdr {
-	u32 len;	/* whole record, header included, multiple of ST_ALIGN */
-	u16 type;	/* enum snaptrace_rec_type or ST_REC_PAD */
-	u16 size;	/* payload bytes */
-	u64 ts;		/* ns, local_clock(); not in padding */
+#define ST_CODE_BITS	5
+#define ST_CODE_MASK	(BIT(ST_CODE_BITS) - 1)
+#define ST_DELTA_BITS	27
+#define ST_DELTA_MASK	(BIT(ST_DELTA_BITS) - 1)
+#define ST_C_DATA_MAX	27
+#define ST_C_LONG	28
+#define ST_C_EXT	29
+#define ST_C_ABS	30
+#define ST_C_PAD	31
+#define ST_EXT_LEN	4
+#define ST_ABS_LEN	12
+#define ST_HDR_SHORT	4
+#define ST_HDR_LONG	8
+/* Deltas from 2^54 ns (208 days) on, and negative ones, take ABS. */
+#define ST_DELTA_LIMIT	BIT_ULL(2 * ST_DELTA_BITS)
+/* The largest record: ABS prefix, long header, the largest payload. */
+#define ST_REC_MAX	(ST_ABS_LEN + ST_HDR_LONG + SNAPTRACE_MAX_PAYLOAD)
+
+static_assert(ST_C_PAD == ST_CODE_MASK);
+static_assert(2 * ST_REC_MAX <= SNAPTRACE_MIN_SIZE);
+
+/* Whether a record of @type and @len has the 4-byte header. */
+static __always_inline bool st_short_hdr(u16 type, size_t len)
+{
+	return type == SNAPTRACE_REC_DATA && !(len & (ST_ALIGN - 1)) &&
+	       len <= ST_C_DATA_MAX * ST_ALIGN;
+}
+
+/*
+ * Time anchors: every ST_FRAME bytes of a ring's positions form a frame,
+ * and each frame has an anchor, installed by the writer whose reservation
+ * covers the frame's first position (its owner): the records of the frame
+ * store their time as a delta from it. A ring keeps ST_ANCHORS() slots,
+ * frame number modulo that: two laps of frames, and at least four, so that
+ * a frame's anchor outlives every record of the frame (ring-buffer.rst,
+ * "Compact records", A4).
+ */
+#define ST_FRAME_SHIFT	13
+#define ST_FRAME	BIT(ST_FRAME_SHIFT)	/* bytes */
+#define ST_ANCHOR_VALID	1UL
+#define ST_ANCHORS(size) max(2 * (size) / ST_FRAME, 4UL)
+
+static_assert(SNAPTRACE_MIN_SIZE % ST_FRAME == 0);
+static_assert(ST_REC_MAX < ST_FRAME);
+
+struct st_anchor {
+	unsigned long frame;	/* the frame's first position | ST_ANCHOR_VALID */
+	u64 t;			/* ns; written before @frame */
 };
 
-#define ST_HDR_SIZE	sizeof(struct st_hdr)
-#define ST_PAD_MIN	offsetof(struct st_hdr, ts)
+/* Bytes of anchors a ring of @size bytes has. */
+static inline unsigned long st_anchor_bytes(unsigned long size)
+{
+	return ST_ANCHORS(size) * sizeof(struct st_anchor);
+}
 
-static_assert(ST_HDR_SIZE == 16 && ST_PAD_MIN == ST_ALIGN);
-static_assert(SNAPTRACE_MAX_PAYLOAD + ST_HDR_SIZE <= SNAPTRACE_MIN_SIZE / 2);
+/* The first position of the frame of @pos. */
+static __always_inline unsigned long st_frame(unsigned long pos)
+{
+	return pos & ~(st_p(ST_FRAME) - 1);
+}
 
 /* Counter values an epoch counts from (I5); written on the ring's CPU. */
 struct st_base {
@@ -139,10 +218,107 @@ struct st_ring {
 	unsigned long start;	/* first position of the current epoch */
 	struct st_base base;	/* the counters when the epoch began */
 	struct st_ring *twin;	/* this CPU's ring of the other half, or NULL */
-	unsigned long size;	/* 0: a one-CPU buffer's other CPUs */
+	unsigned long size;	/* bytes; 0: a one-CPU buffer's other CPUs */
 	unsigned long mask;	/* size - 1, or 0 if size is 0 */
 	u8 *data;		/* NULL if size is 0 */
+	struct st_anchor *anchors; /* after data, ST_ANCHORS(size) */
+	unsigned long amask;	/* number of anchors - 1 */
 };
+
+/* The byte offset in @r's data of position @pos. */
+static __always_inline unsigned long st_off(const struct st_ring *r,
+					    unsigned long pos)
+{
+	return (pos >> ST_POS_SHIFT) & r->mask;
+}
+
+/* The anchor of the frame of @pos in @r. */
+static __always_inline struct st_anchor *st_anchor(const struct st_ring *r,
+						   unsigned long pos)
+{
+	return &r->anchors[(pos >> (ST_FRAME_SHIFT + ST_POS_SHIFT)) & r->amask];
+}
+
+static __always_inline u32 st_word(const struct st_ring *r, unsigned long off)
+{
+	return READ_ONCE(*(u32 *)(r->data + off));
+}
+
+/* A record of @r as st_parse() finds it. */
+struct st_view {
+	unsigned long len;	/* bytes in the ring, prefix and padding in */
+	unsigned int pre;	/* prefix bytes: 0, ST_EXT_LEN or ST_ABS_LEN */
+	unsigned int hlen;	/* header bytes */
+	u16 type;		/* 0: padding */
+	u16 size;		/* payload bytes */
+	u64 delta;		/* from the frame's anchor, unless @abs */
+	u64 ts;			/* the ABS prefix's time stamp */
+	bool abs;
+};
+
+/*
+ * Parse the record at byte offset @off of @r (4-byte aligned, inside the
+ * ring), reading only inside the ring. Returns false if no record written
+ * by st_reserve() can look like this (a torn one, as a reader may see).
+ */
+static __always_inline bool st_parse(const struct st_ring *r, unsigned long off,
+				     struct st_view *v)
+{
+	unsigned long room = r->size - off;
+	u32 w = st_word(r, off);
+	u32 code = w & ST_CODE_MASK, x = w >> ST_CODE_BITS;
+
+	v->pre = 0;
+	v->abs = false;
+	v->delta = 0;
+	if (code == ST_C_PAD) {
+		v->type = 0;
+		v->size = 0;
+		v->hlen = 0;
+		v->len = x;
+		return x == room;	/* to the end of the ring (I1) */
+	}
+	if (code == ST_C_EXT) {
+		if (!x || room < ST_EXT_LEN + ST_HDR_SHORT)
+			return false;
+		v->pre = ST_EXT_LEN;
+		v->delta = (u64)x << ST_DELTA_BITS;
+	} else if (code == ST_C_ABS) {
+		if (x || room < ST_ABS_LEN + ST_HDR_SHORT)
+			return false;
+		v->pre = ST_ABS_LEN;
+		v->abs = true;
+		v->ts = st_word(r, off + 4) | (u64)st_word(r, off + 8) << 32;
+	}
+	if (v->pre) {
+		w = st_word(r, off + v->pre);
+		code = w & ST_CODE_MASK;
+		x = w >> ST_CODE_BITS;
+		if (v->abs && x)
+			return false;
+	}
+	v->delta |= x;
+	if (code >= 1 && code <= ST_C_DATA_MAX) {
+		v->type = SNAPTRACE_REC_DATA;
+		v->size = code * ST_ALIGN;
+		v->hlen = ST_HDR_SHORT;
+	} else if (code == ST_C_LONG) {
+		if (room < v->pre + ST_HDR_LONG)
+			return false;
+		w = st_word(r, off + v->pre + ST_HDR_SHORT);
+		v->size = w & 0xffff;
+		v->type = w >> 16;
+		v->hlen = ST_HDR_LONG;
+		/* A writer gives the short header whenever it can. */
+		if (!v->size || v->size > SNAPTRACE_MAX_PAYLOAD || !v->type ||
+		    st_short_hdr(v->type, v->size))
+			return false;
+	} else {
+		return false;
+	}
+	v->len = v->pre + v->hlen + ALIGN(v->size, ST_ALIGN);
+	return v->len <= room;
+}
 
 /* A set of per-CPU rings: the live half or the spare. */
 struct st_half {
@@ -298,11 +474,11 @@ static inline unsigned long st_epoch_start(struct st_ring *r, unsigned long v)
 	/*
 	 * A ring of size 0 (a one-CPU buffer's other CPUs) has no multiple
 	 * of its size to go to (ALIGN() by 0 gives 0): it moves on by
-	 * ST_ALIGN, so that its positions still only grow (R1).
+	 * st_p(ST_ALIGN), so that its positions still only grow (R1).
 	 */
 	if (r->size && st_ring_settled(r, v))
-		return ALIGN(p + 1, r->size);
-	return p + ST_ALIGN;
+		return ALIGN(p + 1, st_p(r->size));
+	return p + st_p(ST_ALIGN);
 }
 
 /*

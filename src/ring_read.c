@@ -59,7 +59,7 @@ static bool st_read_retry(struct snaptrace_buffer *buf, long g)
 
 enum st_read_ret {
 	ST_READ_OK,	/* a record, intact */
-	ST_READ_PAD,	/* padding: skip *next bytes */
+	ST_READ_PAD,	/* padding: skip *len positions */
 	ST_READ_EMPTY,	/* nothing committed at pos */
 	ST_READ_LOST,	/* tail passed pos: overwritten or reset */
 	ST_READ_BAD,	/* a header that cannot be: treated as the end */
@@ -67,19 +67,19 @@ enum st_read_ret {
 
 /*
  * Read the record at @pos of @r: its header always, its payload into @rec
- * when @rec is not NULL. Sets *len to the record's length in the ring. A
- * pending ring is empty.
+ * when @rec is not NULL. Sets *ts to its time stamp (its frame's anchor
+ * plus its delta, or its ABS prefix) and *len to the positions it takes
+ * in the ring. A pending ring is empty.
  */
 static enum st_read_ret st_read_at(struct st_ring *r, unsigned long pos,
 				   struct snaptrace_record *rec, u64 *ts,
 				   unsigned long *len)
 {
-	unsigned long off = pos & r->mask;
-	unsigned long c, start;
-	struct st_hdr *hdr;
+	unsigned long off = st_off(r, pos);
+	unsigned long c, start, f;
+	struct st_view v;
 	bool valid;
-	u32 l;
-	u16 type, size;
+	u64 t = 0;
 
 	if (atomic_long_read(&r->head) & ST_PENDING)
 		return ST_READ_EMPTY;
@@ -90,20 +90,21 @@ static enum st_read_ret st_read_at(struct st_ring *r, unsigned long pos,
 	if ((long)(pos - st_pos(atomic_long_read(&r->tail))) < 0)
 		return ST_READ_LOST;
 
-	hdr = (struct st_hdr *)(r->data + off);
-	l = READ_ONCE(hdr->len);
-	type = READ_ONCE(hdr->type);
-	size = READ_ONCE(hdr->size);
-	valid = l >= ST_PAD_MIN && !(l & (ST_ALIGN - 1)) &&
-		l <= r->size - off && (long)(c - pos - l) >= 0;
-	if (valid && type != ST_REC_PAD) {
-		valid = size >= 1 && size <= SNAPTRACE_MAX_PAYLOAD &&
-			l == ST_HDR_SIZE + ALIGN(size, ST_ALIGN);
-		/* Only now is it known that ts lies inside the ring. */
-		if (valid)
-			*ts = READ_ONCE(hdr->ts);
+	valid = st_parse(r, off, &v) && (long)(c - pos - st_p(v.len)) >= 0;
+	if (valid && v.type) {
+		if (v.abs) {
+			t = v.ts;
+		} else {
+			struct st_anchor *a = st_anchor(r, pos);
+
+			/* Installed before the record was committed. */
+			f = READ_ONCE(a->frame);
+			smp_rmb(); /* the frame word before t (st_install()) */
+			t = READ_ONCE(a->t) + v.delta;
+			valid = f == (st_frame(pos) | ST_ANCHOR_VALID);
+		}
 		if (valid && rec)
-			memcpy(rec->data, hdr + 1, size);
+			memcpy(rec->data, r->data + off + v.pre + v.hlen, v.size);
 	}
 
 	start = READ_ONCE(r->start);
@@ -113,14 +114,15 @@ static enum st_read_ret st_read_at(struct st_ring *r, unsigned long pos,
 	if (WARN_ON_ONCE(!valid))
 		return ST_READ_BAD;
 
-	*len = l;
-	if (type == ST_REC_PAD)
+	*len = st_p(v.len);
+	if (!v.type)
 		return ST_READ_PAD;
+	*ts = t;
 	if (rec) {
-		rec->ts = *ts;
-		rec->pos = pos - start;
-		rec->type = type;
-		rec->len = size;
+		rec->ts = t;
+		rec->pos = (pos - start) >> ST_POS_SHIFT;
+		rec->type = v.type;
+		rec->len = v.size;
 	}
 	return ST_READ_OK;
 }
@@ -626,7 +628,7 @@ static void st_ring_stats(struct st_ring *r, struct snaptrace_stats *st)
 	c = local_read(&r->commit);
 	smp_rmb(); /* commit before tail */
 	t = st_pos(atomic_long_read(&r->tail));
-	st->bytes = (long)(c - t) > 0 ? c - t : 0;
+	st->bytes = (long)(c - t) > 0 ? (c - t) >> ST_POS_SHIFT : 0;
 	pos = t;
 	if (st_peek(r, &pos, ST_PEEK_ONLY, &ts) == ST_READ_OK)
 		st->oldest_ts = ts;

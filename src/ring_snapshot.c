@@ -61,7 +61,7 @@ static bool st_close(struct snaptrace_buffer *buf, struct st_ring *r,
 		 * reservations still open at the cut.
 		 */
 		if (!(h & ST_PENDING))
-			snaptrace_ring_push_tail(r, st_pos(h) - r->size, NULL);
+			snaptrace_ring_push_tail(r, st_pos(h) - st_p(r->size), NULL);
 	}
 	return true;
 }

@@ -227,7 +227,7 @@ again:
 /**
  * snaptrace_ring_push_tail() - move a ring's tail past records to overwrite
  * @r: the ring
- * @min: position tail must reach, in bytes
+ * @min: position tail must reach
  * @cnt: the counter of the records overwritten: this CPU's writers'
  *	overrun, or NULL for a snapshot's push (counted in overrun_x)
  *
@@ -242,20 +242,15 @@ again:
 void snaptrace_ring_push_tail(struct st_ring *r, unsigned long min,
 			      local_t *cnt)
 {
-	unsigned long t, p, len;
-	struct st_hdr *hdr;
-	u16 type;
+	struct st_view v;
+	unsigned long t, p;
 
 	for (;;) {
 		t = atomic_long_read(&r->tail);
 		p = st_pos(t);
 		if ((long)(p - min) >= 0)
 			return;
-		hdr = (struct st_hdr *)(r->data + (p & r->mask));
-		len = READ_ONCE(hdr->len);
-		type = READ_ONCE(hdr->type);
-		if (unlikely(len < ST_PAD_MIN || len & (ST_ALIGN - 1) ||
-			     len > r->size - (p & r->mask))) {
+		if (unlikely(!st_parse(r, st_off(r, p), &v))) {
 			/* Only someone moving tail under us explains this. */
 			if (atomic_long_read(&r->tail) == t) {
 				WARN_ON_ONCE(1);
@@ -264,10 +259,10 @@ void snaptrace_ring_push_tail(struct st_ring *r, unsigned long min,
 			continue;
 		}
 		if (!atomic_long_try_cmpxchg(&r->tail, (long *)&t,
-					     (p + len) | (t & ST_SEAL)))
+					     (p + st_p(v.len)) | (t & ST_SEAL)))
 			continue;
-		if (type == ST_REC_PAD)
-			continue;
+		if (!v.type)
+			continue;	/* padding */
 		if (cnt)
 			st_count_local(r, cnt, p);
 		else
@@ -396,6 +391,87 @@ enum st_reserve_err {
 };
 
 /*
+ * The time prefix a record at @pos of @r stamped @ts needs: none if its
+ * frame's anchor is installed and the delta from it fits in the header,
+ * ST_EXT_LEN if it fits with the prefix's bits too, ST_ABS_LEN otherwise
+ * (no anchor yet: its owner has not installed it, or the frame has no
+ * owner in this epoch; or a delta that is negative, the writer having been
+ * interrupted between its clock read and its reservation, or too large).
+ * Sets *@delta. The anchor is read before the reservation that depends on
+ * it: it changes only by an owner's install, after its own reservation,
+ * which makes ours fail and plan again.
+ */
+static __always_inline unsigned int st_time_prefix(struct st_ring *r,
+						   unsigned long pos, u64 ts,
+						   u64 *delta)
+{
+	struct st_anchor *a = st_anchor(r, pos);
+	unsigned long f = READ_ONCE(a->frame);
+	u64 d;
+
+	/*
+	 * The frame word before t. Only this ring's writers install anchors:
+	 * on this CPU, as interrupts of this writer (or, for
+	 * snaptrace_reserve_on(), its serialized writers, whose lock orders
+	 * them), so program order is enough.
+	 */
+	barrier();
+	d = ts - READ_ONCE(a->t);
+	if (f != (st_frame(pos) | ST_ANCHOR_VALID) || d >= ST_DELTA_LIMIT)
+		return ST_ABS_LEN;	/* (negative deltas are large) */
+	*delta = d;
+	return d > ST_DELTA_MASK ? ST_EXT_LEN : 0;
+}
+
+/*
+ * The owner of the frame starting at @frame installs its anchor, @ts, once
+ * tail has passed every record of the frame whose slot it takes (ST_ANCHORS()
+ * frames older), so that a reader that sees the new anchor sees that tail
+ * too and throws its copy of such a record away (I4): @tail is a value of
+ * tail this writer read. Returns false, installing nothing, if tail is not
+ * there yet. The frame word last, so that no one uses the anchor before its
+ * time is there.
+ */
+static __always_inline bool st_install(struct st_ring *r, unsigned long frame,
+				       unsigned long tail, u64 ts)
+{
+	struct st_anchor *a = st_anchor(r, frame);
+	unsigned long gone = frame - st_p((r->amask) * ST_FRAME);
+
+	if ((long)(st_pos(tail) - gone) < 0)
+		return false;
+	smp_mb(); /* our look at tail before the anchor (cumulative for readers) */
+	WRITE_ONCE(a->t, ts);
+	smp_wmb(); /* t before the frame word (pairs with st_time_prefix()) */
+	WRITE_ONCE(a->frame, frame | ST_ANCHOR_VALID);
+	return true;
+}
+
+/* Write the record's prefix and header at byte @off; returns the payload. */
+static __always_inline void *st_put_hdr(struct st_ring *r, unsigned long off,
+					unsigned int pre, u64 delta, u64 ts,
+					u16 type, size_t len)
+{
+	u32 *w = (u32 *)(r->data + off);
+	u32 x = pre == ST_ABS_LEN ? 0 : delta & ST_DELTA_MASK;
+
+	if (pre == ST_EXT_LEN) {
+		*w++ = ST_C_EXT | (u32)(delta >> ST_DELTA_BITS) << ST_CODE_BITS;
+	} else if (pre == ST_ABS_LEN) {
+		*w++ = ST_C_ABS;
+		*w++ = lower_32_bits(ts);
+		*w++ = upper_32_bits(ts);
+	}
+	if (st_short_hdr(type, len)) {
+		*w++ = len / ST_ALIGN | x << ST_CODE_BITS;
+	} else {
+		*w++ = ST_C_LONG | x << ST_CODE_BITS;
+		*w++ = len | (u32)type << 16;
+	}
+	return w;
+}
+
+/*
  * Reserve @len bytes in this CPU's ring of the live half (@cpu -1: every
  * writer but one), or in @cpu's (snaptrace_reserve_on(): the caller is
  * that ring's only writer, and recording's switches do not apply). With
@@ -406,16 +482,19 @@ st_reserve(struct snaptrace_buffer *buf, size_t len, u16 type,
 	   struct snaptrace_reservation *res, enum st_reserve_err *err,
 	   int cpu)
 {
-	unsigned long h, off, pad, end, total;
+	unsigned long h, off, pad, end, p, base, owned;
+	unsigned int pre;
+	bool owner;
 	struct st_ring *r, *next;
-	struct st_hdr *hdr;
-	u64 ts;
+	u64 ts, delta = 0;
+	void *payload;
 
 	if (unlikely(len == 0 || len > SNAPTRACE_MAX_PAYLOAD)) {
 		*err = ST_EINVAL;
 		return NULL;
 	}
-	total = ST_HDR_SIZE + ALIGN(len, ST_ALIGN);
+	base = (st_short_hdr(type, len) ? ST_HDR_SHORT : ST_HDR_LONG) +
+	       ALIGN(len, ST_ALIGN);
 
 	/*
 	 * Preemption stays off until the commit: an RCU-sched read side, so
@@ -448,13 +527,33 @@ again:
 			continue;
 		}
 		ts = st_clock();
-		off = h & r->mask;
-		pad = off + total > r->size ? r->size - off : 0;
-		end = h + pad + total;
+		off = st_off(r, h);
+		p = h;
+		pre = st_time_prefix(r, p, ts, &delta);
+		pad = 0;
+		if (off + pre + base > r->size) {
+			/* I1: pad to the end; the record starts the next lap. */
+			pad = r->size - off;
+			p = h + st_p(pad);
+			pre = st_time_prefix(r, p, ts, &delta);
+		}
+		end = p + st_p(pre + base);
+		/*
+		 * The owner of a frame: the reservation that covers its first
+		 * position. Its anchor will be @ts: a record of its own
+		 * there has delta 0.
+		 */
+		owned = st_frame(end - 1);
+		owner = st_frame(h - 1) != owned;
+		if (owner && st_frame(p) == owned && pre) {
+			pre = 0;
+			delta = 0;
+			end = p + st_p(base);
+		}
 		/* I2: never reuse the bytes of a record still being written. */
-		if (unlikely(end - local_read(&r->commit) > r->size) ||
+		if (unlikely(end - local_read(&r->commit) > st_p(r->size)) ||
 		    (READ_ONCE(buf->mode) == SNAPTRACE_STOP_WHEN_FULL &&
-		     end - st_pos(atomic_long_read(&r->tail)) > r->size)) {
+		     end - st_pos(atomic_long_read(&r->tail)) > st_p(r->size))) {
 			/*
 			 * Full, if the ring is still open at this position: a
 			 * snapshot may just have emptied the live half.
@@ -474,28 +573,29 @@ again:
 		if (atomic_long_try_cmpxchg(&r->head, (long *)&h, end))
 			break;
 	}
+	/*
+	 * The owner installs its anchor now if tail allows, so that a writer
+	 * that interrupts it finds the anchor (else it pays an ABS prefix);
+	 * else once it has pushed tail, which then allows.
+	 */
+	if (owner && st_install(r, owned, atomic_long_read(&r->tail), ts))
+		owner = false;
 	st_hook(buf, ST_STEP_WRITE_RESERVED, st_ring_cpu(cpu));
 
-	if ((long)(end - r->size - st_pos(atomic_long_read(&r->tail))) > 0) {
-		snaptrace_ring_push_tail(r, end - r->size, &r->overrun);
+	if ((long)(end - st_p(r->size) - st_pos(atomic_long_read(&r->tail))) > 0) {
+		snaptrace_ring_push_tail(r, end - st_p(r->size), &r->overrun);
 		st_hook(buf, ST_STEP_WRITE_PUSHED, st_ring_cpu(cpu));
 	}
+	if (owner)
+		WARN_ON_ONCE(!st_install(r, owned, atomic_long_read(&r->tail), ts));
 
-	if (pad) {
-		hdr = (struct st_hdr *)(r->data + off);
-		hdr->len = pad;
-		hdr->type = ST_REC_PAD;
-		hdr->size = 0;
-	}
-	hdr = (struct st_hdr *)(r->data + ((h + pad) & r->mask));
-	hdr->len = total;
-	hdr->type = type;
-	hdr->size = len;
-	hdr->ts = ts;
+	if (pad)
+		*(u32 *)(r->data + off) = ST_C_PAD | (u32)pad << ST_CODE_BITS;
+	payload = st_put_hdr(r, st_off(r, p), pre, delta, ts, type, len);
 	res->ring = r;
-	res->pos = h + pad;
+	res->pos = p;
 	*err = ST_OK;
-	return hdr + 1;
+	return payload;
 
 full:
 	st_count_local_at(buf, r, &r->dropped, h, ST_STEP_COUNT_DROPPED, cpu);
@@ -521,7 +621,7 @@ full:
  *
  * Context: any: task, softirq, hardirq, NMI, IRQs disabled. Never sleeps,
  * never allocates, takes no lock. Lockless per CPU.
- * Return: pointer to the payload (8-byte aligned), or NULL if @len is 0 or
+ * Return: pointer to the payload (4-byte aligned, as ftrace's), or NULL if @len is 0 or
  * too large, recording is off, or there is no room (stop-when-full mode, or
  * the ring is filled by records still being written): that last case is
  * counted in &snaptrace_stats.dropped.
@@ -583,7 +683,7 @@ void *snaptrace_reserve_type(struct snaptrace_buffer *buf, u16 type,
  * one lock), but for interrupts of the calling CPU that reserve and
  * commit there in full (nesting, as for snaptrace_reserve()).
  * Preemption stays disabled until the commit.
- * Return: pointer to the payload (8-byte aligned), or NULL if @cpu is not
+ * Return: pointer to the payload (4-byte aligned, as ftrace's), or NULL if @cpu is not
  * possible, @len is 0 or too large, or there is no room (counted in
  * &snaptrace_stats.dropped of @cpu, as for snaptrace_reserve()).
  */

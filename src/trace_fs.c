@@ -588,11 +588,13 @@ static const struct file_operations st_size_fops = {
 	.release = st_release_generic,
 };
 
+/* KiB, rounded up: the rings' time anchors are a fraction of a KiB. */
 static ssize_t st_total_size_read(struct file *filp, char __user *ubuf,
 				  size_t cnt, loff_t *ppos)
 {
 	return st_read_ulong(filp, ubuf, cnt, ppos,
-			     snaptrace_size_total(st_target(filp)->buf) >> 10);
+			     DIV_ROUND_UP(snaptrace_size_total(st_target(filp)->buf),
+					  1024));
 }
 
 static const struct file_operations st_total_size_fops = {

@@ -33,7 +33,7 @@
 #include "st_kunit.h"
 
 #define CUT_RING	16384
-#define CUT_PAYLOAD	48
+#define CUT_PAYLOAD	60
 #define CUT_REC		(ST_HDR_BYTES + CUT_PAYLOAD)
 #define CUT_FIT		(CUT_RING / CUT_REC)
 #define CUT_MAGIC	0x43555431U

@@ -19,6 +19,7 @@
 #include <linux/mman.h>
 #include <linux/module.h>
 #include <linux/preempt.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -535,11 +536,49 @@ unsigned int st_collect(struct kunit *test, struct snaptrace_buffer *buf,
 KUNIT_DEFINE_ACTION_WRAPPER(st_buffer_free_action, snaptrace_buffer_free,
 			    struct snaptrace_buffer *);
 
-/* A buffer freed when the test ends, however it ends. */
+static atomic64_t st_clock_now;
+
+/* The counting clock: every call one ns later, on every CPU. */
+static u64 st_clock_counting(void)
+{
+	return atomic64_inc_return(&st_clock_now);
+}
+
+static void st_clock_restore(void *unused)
+{
+	WRITE_ONCE(snaptrace_test_clock, NULL);
+	synchronize_rcu(); /* writers read it with preemption off */
+}
+
+/**
+ * st_clock_count() - stamp records with a counting clock until the test ends
+ * @test: the running test
+ *
+ * Each reading of the clock is one ns after the one before, on any CPU,
+ * starting from local_clock() now: time stamps stay in order and near the
+ * real time, but no vCPU stall of the host can make the delta between two
+ * records large enough to need a longer time form, so that how many
+ * bytes each record takes is exact (st_rec_bytes()).
+ */
+void st_clock_count(struct kunit *test)
+{
+	atomic64_set(&st_clock_now, local_clock());
+	WRITE_ONCE(snaptrace_test_clock, st_clock_counting);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_clock_restore, NULL), 0);
+}
+
+/*
+ * A buffer freed when the test ends, however it ends; its records are
+ * stamped by the counting clock (st_clock_count()).
+ */
 struct snaptrace_buffer *st_buf_new(struct kunit *test, size_t size,
 				    enum snaptrace_mode mode)
 {
-	struct snaptrace_buffer *buf = snaptrace_buffer_alloc(size, mode);
+	struct snaptrace_buffer *buf;
+
+	if (READ_ONCE(snaptrace_test_clock) != st_clock_counting)
+		st_clock_count(test);
+	buf = snaptrace_buffer_alloc(size, mode);
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, buf);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_buffer_free_action, buf), 0);

@@ -56,10 +56,11 @@
 #include "../src/internal.h"
 #include "st_kunit.h"
 
-#define INJ_LEN		48
+#define INJ_LEN		60
 #define INJ_REC		64
 #define INJ_SIZE	SNAPTRACE_MIN_SIZE
 #define INJ_CAP		(INJ_SIZE / INJ_REC)
+static_assert(INJ_REC == ST_HDR_BYTES + INJ_LEN);
 /* Records in the snapshot before each case, and written after the one hit. */
 #define INJ_OLD		5
 #define INJ_AFTER	3

@@ -221,7 +221,7 @@ static void ring_cpu_memory_on_home_only(struct kunit *test)
 	buf = st_cpu_buf_new(test, 20 << 10, SNAPTRACE_OVERWRITE, home);
 	KUNIT_EXPECT_EQ(test, snaptrace_buffer_home_cpu(buf), home);
 	KUNIT_EXPECT_EQ(test, snaptrace_size_per_cpu(buf), (size_t)32 << 10);
-	KUNIT_EXPECT_EQ(test, snaptrace_size_total(buf), (size_t)32 << 10);
+	KUNIT_EXPECT_EQ(test, snaptrace_size_total(buf), st_ring_total(32 << 10));
 	st_expect_geometry(test, buf, SNAPTRACE_LIVE, home, 32 << 10);
 	KUNIT_EXPECT_FALSE(test, snaptrace_snapshot_is_allocated(buf));
 	KUNIT_EXPECT_EQ(test, snaptrace_ring_bytes(buf, SNAPTRACE_SNAPSHOT, home),
@@ -239,7 +239,7 @@ static void ring_cpu_memory_on_home_only(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, snaptrace_resize(buf, 64 << 10), 0);
 	KUNIT_EXPECT_EQ(test, snaptrace_size_per_cpu(buf), (size_t)64 << 10);
-	KUNIT_EXPECT_EQ(test, snaptrace_size_total(buf), (size_t)64 << 10);
+	KUNIT_EXPECT_EQ(test, snaptrace_size_total(buf), st_ring_total(64 << 10));
 	st_expect_geometry(test, buf, SNAPTRACE_LIVE, home, 64 << 10);
 	st_expect_geometry(test, buf, SNAPTRACE_SNAPSHOT, home, 64 << 10);
 
@@ -253,7 +253,7 @@ static void ring_cpu_memory_on_home_only(struct kunit *test)
 	all = st_buf_new(test, 32 << 10, SNAPTRACE_OVERWRITE);
 	KUNIT_EXPECT_EQ(test, snaptrace_buffer_home_cpu(all), -1);
 	KUNIT_EXPECT_EQ(test, snaptrace_size_total(all),
-			(size_t)(32 << 10) * num_possible_cpus());
+			st_ring_total(32 << 10) * num_possible_cpus());
 }
 
 /* Normal writes on a CPU without room are refused and counted dropped. */
@@ -621,7 +621,8 @@ static void ring_cpu_instance_reports_its_memory(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st_read_file(test, ST_ROOT "/instances/" ST_CPU_INST
 					   "/buffer_total_size_kb", text,
 					   sizeof(text)), 3L);
-	KUNIT_EXPECT_STREQ(test, text, "32\n");
+	/* 32 KiB and its anchors (128 bytes), in KiB rounded up. */
+	KUNIT_EXPECT_STREQ(test, text, "33\n");
 	snaptrace_put(buf);
 }
 

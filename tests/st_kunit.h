@@ -63,8 +63,14 @@ void st_errlog_fresh(struct kunit *test);
 char *st_caret(struct kunit *test, unsigned int pos);
 struct snaptrace_buffer *st_default_fresh(struct kunit *test);
 
-/* Bytes of the record header in the per-CPU buffer (the spec's layout). */
-#define ST_HDR_BYTES		16
+/*
+ * Bytes of a DATA record's header in the per-CPU buffer (compact records:
+ * Documentation/ring-buffer.rst), for payloads of a multiple of 4 bytes up
+ * to 108; others take the long header.
+ */
+#define ST_HDR_BYTES		4
+#define ST_HDR_LONG_BYTES	8
+#define ST_SHORT_MAX		108
 /* Payload magics: records written by tasks, and by interrupt handlers. */
 #define ST_MAGIC		0x53545231U
 #define ST_MAGIC_IRQ		0x53544931U
@@ -74,10 +80,24 @@ struct snaptrace_buffer *st_default_fresh(struct kunit *test);
 /* A counter at or above this has wrapped below zero. */
 #define ST_COUNT_WRAPPED	BIT_ULL(62)
 
-/* Bytes a record of @len payload bytes takes in the per-CPU buffer. */
+/*
+ * Bytes a DATA record of @len payload bytes takes in the per-CPU buffer
+ * when its delta from its frame's anchor fits its header (st_clock_count()).
+ */
 static inline u64 st_rec_bytes(size_t len)
 {
-	return ST_HDR_BYTES + ALIGN(len, 8);
+	bool short_hdr = !(len % 4) && len <= ST_SHORT_MAX;
+
+	return (short_hdr ? ST_HDR_BYTES : ST_HDR_LONG_BYTES) + ALIGN(len, 4);
+}
+
+/*
+ * Bytes a ring of @size bytes takes with its time anchors: 16 bytes for
+ * each of two laps of 8 KiB frames, and for at least four frames.
+ */
+static inline size_t st_ring_total(size_t size)
+{
+	return size + 16 * max_t(size_t, 2 * size / 8192, 4);
 }
 
 /* ---- self-checking payloads ---- */
@@ -131,6 +151,7 @@ struct st_wcount {
 	unsigned int other;
 };
 
+void st_clock_count(struct kunit *test);
 struct snaptrace_buffer *st_buf_new(struct kunit *test, size_t size,
 				    enum snaptrace_mode mode);
 struct snaptrace_record *st_rec_new(struct kunit *test);
