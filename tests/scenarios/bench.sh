@@ -22,6 +22,8 @@ PAYLOADS_CSV=${BENCH_PAYLOADS:-8,64,512}
 PAYLOADS=$(echo "$PAYLOADS_CSV" | tr , ' ')
 SIZES=$(echo "${BENCH_SIZES_KB:-64,256,1024,4096,16384,65536}" | tr , ' ')
 PIPE_N=${BENCH_PIPE_RECORDS:-16384}
+# The per-CPU size of the write, read and space tests' buffers (buf_kb=).
+MEM_KB=1024
 B=$ST_MOD/snaptrace_bench.ko
 D=$ST_DIR
 T=/sys/kernel/tracing
@@ -63,6 +65,20 @@ st_check "allocate the spare (snapshot_alloc)" sh -c "echo 1 > $D/snapshot_alloc
 mem spare
 st_check "free the spare (echo 0 > snapshot)" sh -c "echo 0 > $D/snapshot"
 mem spare_freed
+
+# --- 6. what each buffer costs, from each module's own accounting ----------
+# memline IMPL DIR SIZE_KB: resize DIR's buffer to SIZE_KB per CPU and print
+# SIZE_KB (want_kb) with its buffer_size_kb (ftrace's reads back rounded up
+# to whole sub-buffers) and buffer_total_size_kb as read back; fails,
+# printing nothing, when the resize is refused.
+memline() {
+	echo "$3" 2>/dev/null >"$2/buffer_size_kb" || return 1
+	echo "BENCH {\"t\":\"mem\",\"impl\":\"$1\",\"want_kb\":$3,\"size_kb\":$(cat "$2/buffer_size_kb"),\"total_kb\":$(cat "$2/buffer_total_size_kb")}"
+}
+for s in $MEM_KB $SIZES; do
+	memline ours $D "$s"
+	st_result $? "our buffer_total_size_kb at $s KiB per CPU"
+done
 st_check "shrink our buffer to 4096 KiB" sh -c "echo 4096 > $D/buffer_size_kb"
 
 bench "bench: clock" test=info
@@ -89,9 +105,11 @@ case "$ft_orig" in
 	ft_orig=${ft_orig%)}
 	;;
 esac
+memline ftrace $T $MEM_KB
+st_result $? "ftrace's buffer_total_size_kb at $MEM_KB KiB per CPU"
 for s in $SIZES; do
 	echo 0 >$T/snapshot
-	if echo "$s" >$T/buffer_size_kb 2>/dev/null; then
+	if memline ftrace $T "$s"; then
 		ft=1
 		dd if=/tmp/lines of=$T/trace_marker bs=64 count=1000 2>/dev/null
 	else
