@@ -153,26 +153,98 @@ if pp["ours"] and pp["ftrace"]:
     pp["ratio_MBps"] = ratio(pp["ours"]["MBps"], pp["ftrace"]["MBps"])
 res["read_trace_pipe"] = pp
 
-# 5. bytes per record beyond the payload
+# 5. bytes per record beyond the payload, records per MiB, history depth
+# Memory a buffer takes per CPU, from each module's own accounting: ours,
+# buffer_total_size_kb / possible CPUs at the same buffer_size_kb (the
+# scenario's "mem" lines); ftrace, its sub-buffers (ring_buffer_size() /
+# what each holds) and the reader's, as the bench module counts them.
+# len 0 is the mix (bench_mix[] in bench/snaptrace_bench.c).
+MIX = "8,16,8,24,8,16,13,64,8,16,32,8,20,37,96,200"
+RATE = 10000  # events/s, for the history depth
+# keyed by the size asked for: ftrace's buffer_size_kb reads back rounded up
+memrows = {(r["impl"], r.get("want_kb", r["size_kb"])): r for r in sel("mem")}
+todo = []
+
+def ours_mem(o):
+    m = memrows.get(("ours", o["size"] >> 10))
+    if not m or o["size"] & 1023:
+        todo.append(f"TODO: no buffer_total_size_kb read at {o['size']} B per CPU: ours' memory is "
+                    "its ring's size alone")
+        return o["size"], "ring size"
+    per_cpu = m["total_kb"] * 1024 / cpus
+    if m["size_kb"] != o["size"] >> 10:
+        todo.append(f"TODO: our buffer_size_kb read back {m['size_kb']} KiB, not the space test's "
+                    f"{o['size'] >> 10}: ours' memory is its ring's size alone")
+        return o["size"], "ring size"
+    if m["total_kb"] == m["size_kb"] * cpus:
+        todo.append("TODO: buffer_total_size_kb counts our rings only (buffer_size_kb x CPUs): if the "
+                    "record format keeps side memory (the compact format's anchor slots), the module "
+                    "does not report it yet, and ours' memory here is the rings' size")
+    return per_cpu, "buffer_total_size_kb"
+
+def rt(x):
+    return "n/a" if x is None else f"{x:.2f}"
+
+def lbl(ln):
+    return "mix" if ln == 0 else f"{ln} B"
+
 sp = []
-for ln in sorted({r["len"] for r in sel("space")}):
-    e = {"len": ln}
+for ln in sorted({r["len"] for r in sel("space")}, key=lambda x: (x == 0, x)):
+    e = {"len": ln, "payload": "mix " + MIX if ln == 0 else ln}
     o = (sel("space", len=ln, impl="ours") or [None])[0]
     f = (sel("space", len=ln, impl="ftrace") or [None])[0]
-    if o:
-        e["ours"] = {"record": o["rec"] - ln, "effective": o["size"] / o["entries"] - ln,
-                     "entries": o["entries"], "size": o["size"]}
-    if f:
+    if o and o["entries"]:
+        pay = o.get("payload", ln * o["entries"])
+        mem, src = ours_mem(o)
+        e["ours"] = {"record": (o["bytes"] - pay) / o["entries"],
+                     "effective": (mem - pay) / o["entries"],
+                     "entries": o["entries"], "size": o["size"], "memory": mem, "memory_from": src,
+                     "records_per_mib": o["entries"] * 2**20 / mem}
+    if f and f["entries"]:
+        pay = f.get("payload", ln * f["entries"])
         hdr = 4 if f["ev_len"] <= 112 else 8
-        pages = f["rb_size"] // (f["subbuf"] - 16)
-        e["ftrace"] = {"record": f["ev_len"] + hdr - ln,
-                       "effective": pages * f["subbuf"] / f["entries"] - ln,
-                       "entries": f["entries"], "size": pages * f["subbuf"]}
-    if o and f:
-        e["ratio_effective"] = (e["ours"]["effective"] / e["ftrace"]["effective"]
-                                if e["ftrace"]["effective"] else None)
+        pages = f.get("pages", f["rb_size"] // (f["subbuf"] - 16))
+        mem = f.get("mem_cpu", (pages + 1) * f["subbuf"])
+        e["ftrace"] = {"record": f["ev_len"] + hdr - ln if ln else None,
+                       "effective": (mem - pay) / f["entries"],
+                       "entries": f["entries"], "size": f["rb_size"], "memory": mem,
+                       "records_per_mib": f["entries"] * 2**20 / mem}
+    if e.get("ours") and e.get("ftrace"):
+        eo, ef = e["ours"], e["ftrace"]
+        e["ratio_effective"] = eo["effective"] / ef["effective"] if ef["effective"] else None
+        e["ratio_records_per_mib"] = eo["records_per_mib"] / ef["records_per_mib"]
     sp.append(e)
+todo = sorted(set(todo))
 res["space_overhead_bytes"] = sp
+res["records_per_mib"] = [{"len": e["len"], "payload": e["payload"],
+                           "ours": e["ours"]["records_per_mib"] if e.get("ours") else None,
+                           "ftrace": e["ftrace"]["records_per_mib"] if e.get("ftrace") else None,
+                           "ratio": e.get("ratio_records_per_mib")} for e in sp]
+res["history_depth_s"] = {"events_per_s": RATE, "rows": [
+    {"len": r["len"], "payload": r["payload"],
+     "ours": r["ours"] / RATE if r["ours"] else None,
+     "ftrace": r["ftrace"] / RATE if r["ftrace"] else None} for r in res["records_per_mib"]]}
+if not sp:
+    missing.append("space")
+elif not any(e["len"] == 0 for e in sp):
+    missing.append("space mix")
+
+# 6. what each buffer costs: at the space test's size, and at each size the
+# scenario read buffer_total_size_kb
+mem_at = {}
+for (impl, kb), r in sorted(memrows.items()):
+    mem_at.setdefault(kb, {})[impl + "_total_kb"] = r["total_kb"]
+    mem_at[kb][impl + "_size_kb"] = r["size_kb"]
+big = next((e for e in sp if e.get("ours") and e.get("ftrace")), None)
+f0 = (sel("space", impl="ftrace") or [None])[0]
+res["buffer_memory"] = {"possible_cpus": cpus, "buffer_total_size_kb": mem_at, "todo": todo}
+if big and f0 and "mem_cpu" in f0:
+    res["buffer_memory"]["space_buffers"] = {
+        "size_per_cpu": big["ours"]["size"],
+        "ours": {"per_cpu": big["ours"]["memory"], "total": big["ours"]["memory"] * cpus,
+                 "from": big["ours"]["memory_from"]},
+        "ftrace": {"per_cpu": f0["mem_cpu"], "total": f0["mem_total"], "cpus": f0["cpus"],
+                   "pages": f0["pages"], "subbuf": f0["subbuf"], "rb_size": f0["rb_size"]}}
 
 # goals
 goals = []
@@ -206,6 +278,11 @@ if big:
         detail += (f"; snaptrace.ko with {mk['live_kib']} KiB live: insmod VmallocUsed +{mk['insmod']['vmalloc']}, "
                    f"snapshot_alloc +{mk['snapshot_alloc']['vmalloc']}")
     goals.append({"goal": "the spare costs no memory before alloc_snapshot()", "met": met, "detail": detail})
+rp = res["records_per_mib"]
+rp_bad = [r for r in rp if r["ratio"] is None or r["ratio"] < 1.0]
+goals.append({"goal": "records per MiB ours/ftrace >= 1.00 at every payload size and the mix",
+              "met": bool(rp) and any(r["len"] == 0 for r in rp) and not rp_bad,
+              "detail": "; ".join(f"{lbl(r['len'])}: {rt(r['ratio'])}" for r in rp)})
 res["goals"] = goals
 res["missing"] = missing
 json.dump(res, open(f"{outdir}/results.json", "w"), indent=1)
@@ -233,9 +310,6 @@ def mm(s, fmt="{:.0f}"):
     if not s:
         return "n/a"
     return f"{fmt.format(s['median'])} [{fmt.format(s['min'])}–{fmt.format(s['max'])}]"
-
-def rt(x):
-    return "n/a" if x is None else f"{x:.2f}"
 
 def size(kb):
     return f"{kb // 1024} MiB" if kb >= 1024 else f"{kb} KiB"
@@ -288,15 +362,53 @@ if pp.get("ours") or pp.get("ftrace"):
              f"{mm(o and o['MBps'], '{:.2f}')} | {mm(t and t['MBps'], '{:.2f}')} | {rt(pp.get('ratio_MBps'))} |")
     L.append(f"| same, thousand records/s | 64 B | {mm(o and o['krecords_per_s'], '{:.1f}')} | "
              f"{mm(t and t['krecords_per_s'], '{:.1f}')} | {rt(pp.get('ratio_records_per_s'))} |")
-L += ["", "**Space per record** (bytes beyond the payload; record: header + padding of one record; "
-      "effective: buffer memory / records that fit when full, minus the payload)", "",
+L += ["", "**Space per record** (bytes beyond the payload; record: header + padding of one record, "
+      "ours from its stats (bytes / entries), ftrace from its first event; effective: memory the buffer "
+      "takes per CPU / records that fit when full, minus the payload; buffers of 1 MiB per CPU in "
+      f"stop-when-full mode filled on one CPU until a reservation fails; mix: the sizes {MIX} B, "
+      "in this order, repeated)", "",
       "| payload | ours record | ftrace record | ours effective | ftrace effective | ratio (effective) |",
       "|---|---|---|---|---|---|"]
+fx = lambda x: "n/a" if x is None else f"{x:.1f}"
 for e in sp:
     o, t = e.get("ours"), e.get("ftrace")
-    L.append(f"| {e['len']} B | {o['record'] if o else 'n/a'} | {t['record'] if t else 'n/a'} | "
-             f"{o['effective']:.1f} | {t['effective']:.1f} | {rt(e.get('ratio_effective'))} |" if o and t else
-             f"| {e['len']} B | n/a | n/a | n/a | n/a | n/a |")
+    L.append(f"| {lbl(e['len'])} | {fx(o and o['record'])} | {fx(t and t['record'])} | "
+             f"{fx(o and o['effective'])} | {fx(t and t['effective'])} | {rt(e.get('ratio_effective'))} |")
+L += ["", "**Records per MiB** (records in a full buffer per MiB of the memory it takes, one CPU; "
+      "higher is better; ratio > 1: more history in ours)", "",
+      "| payload | ours records | ftrace records | ours memory (B) | ftrace memory (B) | ours per MiB | "
+      "ftrace per MiB | ratio |", "|---|---|---|---|---|---|---|---|"]
+for e in sp:
+    o, t = e.get("ours"), e.get("ftrace")
+    L.append(f"| {lbl(e['len'])} | {o['entries'] if o else 'n/a'} | {t['entries'] if t else 'n/a'} | "
+             f"{o['memory']:.0f} | {t['memory']:.0f} | {o['records_per_mib']:.0f} | "
+             f"{t['records_per_mib']:.0f} | {rt(e.get('ratio_records_per_mib'))} |" if o and t else
+             f"| {lbl(e['len'])} | n/a | n/a | n/a | n/a | n/a | n/a | n/a |")
+L += ["", f"**History depth** (seconds of history a full buffer of 1 MiB of memory holds at {RATE:,} "
+      "events/s on one CPU: records per MiB / rate; higher is better)", "",
+      "| payload | ours (s) | ftrace (s) | ratio |", "|---|---|---|---|"]
+for r in res["history_depth_s"]["rows"]:
+    hr = r["ours"] / r["ftrace"] if r["ours"] and r["ftrace"] else None
+    fs = lambda x: "n/a" if x is None else f"{x:.2f}"
+    L.append(f"| {lbl(r['len'])} | {fs(r['ours'])} | {fs(r['ftrace'])} | {rt(hr)} |")
+bm = res["buffer_memory"]
+L += ["", "**Memory** (what each buffer costs, from each module's own accounting)", ""]
+sb = bm.get("space_buffers")
+if sb:
+    o, t = sb["ours"], sb["ftrace"]
+    L.append(f"- Buffers of {sb['size_per_cpu'] >> 10} KiB per CPU (those of the write, read and space "
+             f"tests), {cpus} possible CPUs: ours {o['per_cpu']:.0f} B per CPU, {o['total']:.0f} B in all "
+             f"({o['from']}); ftrace {t['per_cpu']} B per CPU ({t['pages']} sub-buffers of {t['subbuf']} B "
+             f"holding ring_buffer_size() = {t['rb_size']} B, and the reader's), {t['total']} B in all "
+             f"({t['cpus']} CPUs).")
+if bm["buffer_total_size_kb"]:
+    L.append("- buffer_total_size_kb (KiB, all CPUs) at each buffer_size_kb: " + "; ".join(
+        f"{size(kb)}: ours {v.get('ours_total_kb', 'n/a')}, ftrace {v.get('ftrace_total_kb', 'n/a')}"
+        + (f" (its buffer_size_kb {v['ftrace_size_kb']})" if v.get("ftrace_size_kb", kb) != kb else "")
+        for kb, v in sorted(bm["buffer_total_size_kb"].items()))
+        + ". ftrace's counts the bytes its sub-buffers hold, not their headers or the reader's.")
+for x in bm["todo"]:
+    L.append(f"- {x}")
 L += ["", "**Goals**", ""]
 for g in goals:
     L.append(f"- {'MET' if g['met'] else 'NOT MET'}: {g['goal']} — {g['detail']}")

@@ -26,9 +26,12 @@
  *	read	MB/s of a consuming read of a full buffer: snaptrace_consume()
  *		against ring_buffer_consume(), payloads copied out by both
  *		(payloads, runs, buf_kb, cpu)
- *	space	bytes a record takes: the buffers in stop-when-full mode are
- *		filled until a reservation fails, and the entries counted
- *		(payloads, buf_kb, cpu)
+ *	space	bytes a record takes and records a buffer holds: ours and
+ *		a ring_buffer_alloc() buffer of the same size, both in
+ *		stop-when-full mode, are filled on cpu= until a reservation
+ *		fails, and the entries counted; for each payload size, then
+ *		(mix=1) for a fixed mix of sizes (bench_mix[]); with the
+ *		memory ftrace's buffer takes (payloads, buf_kb, cpu, mix)
  *	snap	one run: time and memory of snaptrace_buffer_alloc() and
  *		snaptrace_alloc_snapshot() at size_kb per CPU, then the time
  *		snaptrace_snapshot() takes with IRQs off around it; then the
@@ -89,6 +92,10 @@ static unsigned int payloads[BENCH_MAX_PAYLOADS] = { 8, 64, 512 };
 static int nr_payloads = 3;
 module_param_array(payloads, uint, &nr_payloads, 0444);
 MODULE_PARM_DESC(payloads, "Payload sizes in bytes, 1..2048 (default 8,64,512)");
+
+static bool mix = true;
+module_param(mix, bool, 0444);
+MODULE_PARM_DESC(mix, "space: also fill with the fixed mix of payload sizes (default 1)");
 
 static unsigned int runs = 7;
 module_param(runs, uint, 0444);
@@ -613,96 +620,175 @@ static int bench_read(void)
 /* ------------------------------------------------------------------ */
 /* Space per record: fill until full, count */
 
+/*
+ * The mix of the space test: payload sizes, written in this order over
+ * and over, the same sequence into both buffers. Weighted toward small
+ * records as a trace is (event fields of a few words, function entries
+ * of two pointers, short trace_marker strings of any length, an odd
+ * large one): 5 of 16 are 8 bytes, 9 of 16 at most 16, 2 not a multiple
+ * of 4; 574 bytes per 16 records, 35.9 on average.
+ */
+static const u16 bench_mix[] = {
+	8, 16, 8, 24, 8, 16, 13, 64, 8, 16, 32, 8, 20, 37, 96, 200,
+};
+
+/*
+ * Bytes at the start of each of ftrace's sub-buffers before its data:
+ * offsetof(struct buffer_data_page, data) in kernel/trace/ring_buffer.c
+ * (u64 time_stamp, local_t commit), which no header exports. A sub-buffer
+ * holds ring_buffer_subbuf_size_get() minus this of records.
+ */
+#define BENCH_RB_PAGE_HDR	16
+
 struct bench_sp {
-	size_t len;
+	size_t len;		/* 0: the mix */
 	unsigned long written;
+	u64 payload;		/* bytes of payload written */
 	unsigned int ev_len;
 	int cpu;
 };
+
+static size_t bench_sp_len(const struct bench_sp *sp, unsigned long i)
+{
+	return sp->len ? sp->len : bench_mix[i % ARRAY_SIZE(bench_mix)];
+}
+
+/* More records than fit: each takes more than 4 bytes in either. */
+static unsigned long bench_sp_limit(void)
+{
+	return ((unsigned long)buf_kb << 10) / 4 + 16;
+}
 
 static void bench_space_ours(void *arg)
 {
 	struct bench_sp *sp = arg;
 	struct snaptrace_reservation res;
-	unsigned long limit = ((unsigned long)buf_kb << 10) / 8 + 16;
+	unsigned long limit = bench_sp_limit();
+	size_t len;
 	void *p;
 
 	sp->cpu = raw_smp_processor_id();
 	for (sp->written = 0; sp->written < limit; sp->written++) {
-		p = snaptrace_reserve(bench_ours, sp->len, &res);
+		len = bench_sp_len(sp, sp->written);
+		p = snaptrace_reserve(bench_ours, len, &res);
 		if (!p)
 			break;
-		memcpy(p, bench_src, sp->len);
+		memcpy(p, bench_src, len);
 		snaptrace_commit(bench_ours, &res);
+		sp->payload += len;
 	}
 }
 
 static void bench_space_ft(void *arg)
 {
 	struct bench_sp *sp = arg;
-	unsigned long limit = ((unsigned long)buf_kb << 10) / 8 + 16;
+	unsigned long limit = bench_sp_limit();
 	struct ring_buffer_event *ev;
+	size_t len;
 
 	sp->cpu = raw_smp_processor_id();
 	for (sp->written = 0; sp->written < limit; sp->written++) {
-		ev = ring_buffer_lock_reserve(bench_ft, sp->len);
+		len = bench_sp_len(sp, sp->written);
+		ev = ring_buffer_lock_reserve(bench_ft, len);
 		if (!ev)
 			break;
 		if (!sp->written)
 			sp->ev_len = ring_buffer_event_length(ev);
-		memcpy(ring_buffer_event_data(ev), bench_src, sp->len);
+		memcpy(ring_buffer_event_data(ev), bench_src, len);
 		ring_buffer_unlock_commit(bench_ft);
+		sp->payload += len;
 	}
 }
 
-static int bench_space(void)
+/*
+ * What ftrace's buffer takes: per CPU that has one, its ring's sub-buffers
+ * (ring_buffer_size() / what each holds) and the reader's one more, each
+ * ring_buffer_subbuf_size_get() bytes. Their struct buffer_page (a cache
+ * line each) and the per-CPU structures are left out, as ours are.
+ */
+static void bench_ft_memory(struct trace_buffer *b, int c,
+			    unsigned long *pages, unsigned long *mem_cpu,
+			    unsigned long *mem_total, unsigned int *cpus)
+{
+	unsigned long sub = ring_buffer_subbuf_size_get(b);
+	unsigned long cap = sub - BENCH_RB_PAGE_HDR;
+	unsigned long n;
+	int i;
+
+	*pages = ring_buffer_size(b, c) / cap;
+	*mem_cpu = (*pages + 1) * sub;
+	*mem_total = 0;
+	*cpus = 0;
+	for_each_possible_cpu(i) {
+		n = ring_buffer_size(b, i) / cap;
+		if (!n)
+			continue;
+		*mem_total += (n + 1) * sub;
+		(*cpus)++;
+	}
+}
+
+static int bench_space_one(size_t len)
 {
 	size_t size = (size_t)buf_kb << 10;
+	unsigned long pages, mem_cpu, mem_total;
 	struct snaptrace_stats st;
 	struct bench_sp sp;
+	unsigned int cpus;
+	int ret;
+
+	memset(&sp, 0, sizeof(sp));
+	sp.len = len;
+	bench_ours = snaptrace_buffer_alloc(size, SNAPTRACE_STOP_WHEN_FULL);
+	if (IS_ERR(bench_ours)) {
+		ret = PTR_ERR(bench_ours);
+		bench_ours = NULL;
+		return ret;
+	}
+	ret = bench_run_on(cpu, bench_space_ours, &sp);
+	if (!ret)
+		ret = snaptrace_cpu_stats(bench_ours, SNAPTRACE_LIVE, sp.cpu,
+					  &st);
+	if (!ret)
+		pr_info("BENCH {\"t\":\"space\",\"impl\":\"ours\",\"len\":%zu,\"size\":%zu,\"written\":%lu,\"entries\":%llu,\"bytes\":%llu,\"payload\":%llu}\n",
+			sp.len, snaptrace_size_per_cpu(bench_ours), sp.written,
+			st.entries, st.bytes, sp.payload);
+	snaptrace_buffer_free(bench_ours);
+	bench_ours = NULL;
+	if (ret)
+		return ret;
+
+	memset(&sp, 0, sizeof(sp));
+	sp.len = len;
+	bench_ft = ring_buffer_alloc(size, 0);
+	if (!bench_ft)
+		return -ENOMEM;
+	ret = bench_run_on(cpu, bench_space_ft, &sp);
+	if (!ret) {
+		bench_ft_memory(bench_ft, sp.cpu, &pages, &mem_cpu, &mem_total,
+				&cpus);
+		pr_info("BENCH {\"t\":\"space\",\"impl\":\"ftrace\",\"len\":%zu,\"size\":%zu,\"rb_size\":%lu,\"written\":%lu,\"entries\":%lu,\"payload\":%llu,\"ev_len\":%u,\"subbuf\":%d,\"pages\":%lu,\"mem_cpu\":%lu,\"mem_total\":%lu,\"cpus\":%u}\n",
+			sp.len, size, ring_buffer_size(bench_ft, sp.cpu),
+			sp.written, ring_buffer_entries_cpu(bench_ft, sp.cpu),
+			sp.payload, sp.ev_len,
+			ring_buffer_subbuf_size_get(bench_ft), pages, mem_cpu,
+			mem_total, cpus);
+	}
+	ring_buffer_free(bench_ft);
+	bench_ft = NULL;
+	return ret;
+}
+
+/* Each payload size of payloads=, then the mix (len 0) when mix=1. */
+static int bench_space(void)
+{
 	unsigned int i;
 	int ret = 0;
 
-	for (i = 0; i < nr_payloads && !ret; i++) {
-		memset(&sp, 0, sizeof(sp));
-		sp.len = payloads[i];
-		bench_ours = snaptrace_buffer_alloc(size, SNAPTRACE_STOP_WHEN_FULL);
-		if (IS_ERR(bench_ours)) {
-			ret = PTR_ERR(bench_ours);
-			bench_ours = NULL;
-			break;
-		}
-		ret = bench_run_on(cpu, bench_space_ours, &sp);
-		if (!ret)
-			ret = snaptrace_cpu_stats(bench_ours, SNAPTRACE_LIVE,
-						  sp.cpu, &st);
-		if (!ret)
-			pr_info("BENCH {\"t\":\"space\",\"impl\":\"ours\",\"len\":%zu,\"size\":%zu,\"written\":%lu,\"entries\":%llu,\"bytes\":%llu,\"rec\":%zu}\n",
-				sp.len, snaptrace_size_per_cpu(bench_ours),
-				sp.written, st.entries, st.bytes,
-				bench_rec_ours(sp.len));
-		snaptrace_buffer_free(bench_ours);
-		bench_ours = NULL;
-		if (ret)
-			break;
-
-		memset(&sp, 0, sizeof(sp));
-		sp.len = payloads[i];
-		bench_ft = ring_buffer_alloc(size, 0);
-		if (!bench_ft) {
-			ret = -ENOMEM;
-			break;
-		}
-		ret = bench_run_on(cpu, bench_space_ft, &sp);
-		if (!ret)
-			pr_info("BENCH {\"t\":\"space\",\"impl\":\"ftrace\",\"len\":%zu,\"size\":%zu,\"rb_size\":%lu,\"written\":%lu,\"entries\":%lu,\"ev_len\":%u,\"subbuf\":%d}\n",
-				sp.len, size, ring_buffer_size(bench_ft, sp.cpu),
-				sp.written,
-				ring_buffer_entries_cpu(bench_ft, sp.cpu),
-				sp.ev_len, ring_buffer_subbuf_size_get(bench_ft));
-		ring_buffer_free(bench_ft);
-		bench_ft = NULL;
-	}
+	for (i = 0; i < nr_payloads && !ret; i++)
+		ret = bench_space_one(payloads[i]);
+	if (!ret && mix)
+		ret = bench_space_one(0);
 	return ret;
 }
 
