@@ -89,13 +89,17 @@ ssize_t snaptrace_ring_bytes(struct snaptrace_buffer *buf,
  * @ST_STEP_SNAP_PUBLISHED: snapshot(): roles published, before the first seal
  * @ST_STEP_SNAP_SEALED: snapshot(): one CPU's ring sealed (@cpu), before its
  *	tail push
- * @ST_STEP_CONSUME: a consuming read copied a record (@cpu), before it removes it
+ * @ST_STEP_CONSUME: a consuming read copied a run of records (@cpu) and
+ *	re-checked tail, before the cmpxchg of tail that removes them
  * @ST_STEP_OPEN_LAST: a writer opening a pending ring set its start, tail,
  *	counters' baselines and commit, before the cmpxchg on head that opens
  *	it (which fails if the ring's state changed meanwhile)
  * @ST_STEP_COUNT_DROPPED: a writer that found no room checked that the
  *	record's epoch is still the ring's (its start), before the cmpxchg that
  *	counts the drop (which an opening's marker makes fail)
+ * @ST_STEP_CONSUMED: a consuming read removed a run of records (@cpu), before
+ *	it counts them read (which it does only if their epoch is still the
+ *	ring's: its start)
  * @ST_STEP_NR: number of steps
  *
  * Writer steps run on the writer's CPU with preemption disabled (@cpu is
@@ -117,6 +121,7 @@ enum snaptrace_test_step {
 	ST_STEP_OPEN_LAST,
 	ST_STEP_COUNT_DROPPED,
 	ST_STEP_SNAP_SETTLED,
+	ST_STEP_CONSUMED,
 	ST_STEP_NR
 };
 

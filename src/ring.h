@@ -482,12 +482,14 @@ static inline unsigned long st_epoch_start(struct st_ring *r, unsigned long v)
 }
 
 /*
- * Count one event of the record at @pos in a counter that other CPUs
- * update too (read, overrun_x), unless the record belongs to an epoch
- * that is gone (I5; see st_count_local_at()).
+ * Count @n events of the records from @pos on in a counter that other
+ * CPUs update too (read, overrun_x), unless they belong to an epoch that
+ * is gone (I5; see st_count_local_at()). The @n records must lie in one
+ * epoch: a consumer's run, removed from @pos by one cmpxchg of tail
+ * (Documentation/ring-buffer.rst, "Batched consuming reads").
  */
-static inline void st_count_atomic(struct st_ring *r, atomic_long_t *cnt,
-				   unsigned long pos)
+static inline void st_count_atomic_n(struct st_ring *r, atomic_long_t *cnt,
+				     unsigned long pos, unsigned long n)
 {
 	long c;
 
@@ -496,7 +498,14 @@ static inline void st_count_atomic(struct st_ring *r, atomic_long_t *cnt,
 		smp_rmb(); /* pairs with the smp_mb() in st_open() */
 		if ((long)(pos - READ_ONCE(r->start)) < 0)
 			return;
-	} while (atomic_long_cmpxchg(cnt, c, c + 1) != c);
+	} while (!atomic_long_try_cmpxchg(cnt, &c, c + n));
+}
+
+/* Count one event of the record at @pos: st_count_atomic_n() of 1. */
+static inline void st_count_atomic(struct st_ring *r, atomic_long_t *cnt,
+				   unsigned long pos)
+{
+	st_count_atomic_n(r, cnt, pos, 1);
 }
 
 /* Wake the readers waiting in snaptrace_wait() or poll(), from any context. */

@@ -211,6 +211,237 @@ static int st_pick(struct st_half *half, int cpu, unsigned long *pos,
 	return best;
 }
 
+/* Where a merge of CPUs ends a run: the next CPU's oldest record. */
+struct st_limit {
+	u64 ts;
+	int cpu;	/* -1: no other CPU has a record */
+};
+
+/* Whether a record of @cpu stamped @ts comes after @lim's in the merge. */
+static __always_inline bool st_after(const struct st_limit *lim, u64 ts, int cpu)
+{
+	return lim->cpu >= 0 && (ts > lim->ts || (ts == lim->ts && cpu > lim->cpu));
+}
+
+/*
+ * Pick, for a consumer expecting the seal bit @expect, the CPU of @half
+ * whose oldest record is the oldest (the lower CPU on a tie, as st_pick()),
+ * and in *lim the oldest record of the other CPUs. Returns the CPU or -1.
+ */
+static int st_pick_run(struct st_half *half, long expect, struct st_limit *lim)
+{
+	struct st_limit best = { .cpu = -1 };
+	unsigned long p;
+	u64 ts;
+	int c;
+
+	lim->cpu = -1;
+	for_each_possible_cpu(c) {
+		if (st_peek(per_cpu_ptr(half->rings, c), &p, expect, &ts) != ST_READ_OK)
+			continue;
+		if (best.cpu < 0 || ts < best.ts) {
+			*lim = best;
+			best.ts = ts;
+			best.cpu = c;
+		} else if (lim->cpu < 0 || ts < lim->ts) {
+			lim->ts = ts;
+			lim->cpu = c;
+		}
+	}
+	return best.cpu;
+}
+
+/*
+ * Take a run: copy the records of @r (CPU @cpu) from @t, the tail word as
+ * read with the seal bit its consumer expects, into @recs while they are
+ * fewer than @max, committed, and (@lim not NULL) not after @lim; re-check
+ * tail (I4); remove the records, and the padding among them, with one
+ * cmpxchg of tail from @t; count them with one atomic step. *@more is set
+ * when the run stopped at @max or @lim, not at the end of the data.
+ *
+ * Returns the records taken (0 if none was there), or -EAGAIN if tail
+ * moved meanwhile (records overwritten, another reader, a snapshot's
+ * seal): nothing was taken, the copies are thrown away.
+ */
+static int st_take_run(struct snaptrace_buffer *buf, struct st_ring *r, int cpu,
+		       long t, struct snaptrace_record *recs, unsigned int max,
+		       const struct st_limit *lim, bool *more)
+{
+	unsigned long p0 = st_pos(t), pos = p0, c, off, start, f, fr = 1;
+	struct snaptrace_record *rec;
+	unsigned int k = 0, i;
+	struct st_anchor *a;
+	struct st_view v;
+	bool bad = false;
+	u64 ts, at = 0;
+
+	*more = false;
+	if (atomic_long_read(&r->head) & ST_PENDING)
+		return 0;
+	c = local_read(&r->commit);
+	smp_rmb(); /* commit before the records (pairs with st_end_commit) */
+	while ((long)(pos - c) < 0) {
+		if (k == max) {
+			*more = true;
+			break;
+		}
+		off = st_off(r, pos);
+		if (!st_parse(r, off, &v) || (long)(c - pos - st_p(v.len)) < 0) {
+			bad = true;
+			break;
+		}
+		if (v.type) {
+			if (v.abs) {
+				ts = v.ts;
+			} else {
+				/* One anchor per frame: read it once a run. */
+				if (st_frame(pos) != fr) {
+					a = st_anchor(r, pos);
+					f = READ_ONCE(a->frame);
+					smp_rmb(); /* the frame word before t (st_install()) */
+					at = READ_ONCE(a->t);
+					fr = st_frame(pos);
+					if (f != (fr | ST_ANCHOR_VALID)) {
+						bad = true;
+						break;
+					}
+				}
+				ts = at + v.delta;
+			}
+			if (lim && st_after(lim, ts, cpu)) {
+				*more = true;
+				break;
+			}
+			rec = &recs[k++];
+			memcpy(rec->data, r->data + off + v.pre + v.hlen, v.size);
+			rec->ts = ts;
+			rec->pos = pos;
+			rec->cpu = cpu;
+			rec->type = v.type;
+			rec->len = v.size;
+		}
+		pos += st_p(v.len);
+	}
+
+	start = READ_ONCE(r->start);
+	smp_rmb(); /* the copies before the re-check of tail (I4) */
+	if (atomic_long_read(&r->tail) != t)
+		return -EAGAIN;
+	/* An invalid header tail did not pass: a bug; the data ends there. */
+	WARN_ON_ONCE(bad);
+	if (pos == p0)
+		return 0;
+	st_hook(buf, ST_STEP_CONSUME, cpu);
+	if (!atomic_long_try_cmpxchg(&r->tail, &t, pos | (t & ST_SEAL)))
+		return -EAGAIN;
+	if (k) {
+		st_hook(buf, ST_STEP_CONSUMED, cpu);
+		st_count_atomic_n(r, &r->read, p0, k);
+	}
+	for (i = 0; i < k; i++)
+		recs[i].pos = (recs[i].pos - start) >> ST_POS_SHIFT;
+	return k;
+}
+
+/* snaptrace_consume_batch(), with @cpu checked and @n at least 1. */
+static int st_consume(struct snaptrace_buffer *buf, enum snaptrace_which which,
+		      int cpu, struct snaptrace_record *recs, unsigned int n)
+{
+	long expect = which == SNAPTRACE_SNAPSHOT ? ST_SEAL : 0;
+	unsigned int got = 0, want = n;
+	struct st_limit lim, *limp;
+	struct st_half *half;
+	struct st_ring *r;
+	int c, k, ret = 0;
+	bool more;
+	long g, t;
+
+	mutex_lock(&buf->lock);
+	while (got < n) {
+		cond_resched();
+		g = st_read_begin(buf);
+		half = st_half_in(buf, st_state(buf), which);
+		if (!half) {
+			ret = -ENOENT;
+			break;
+		}
+		limp = NULL;
+		c = cpu;
+		if (cpu == SNAPTRACE_ALL_CPUS) {
+			limp = &lim;
+			c = st_pick_run(half, expect, limp);
+		}
+		k = 0;
+		more = false;
+		if (c >= 0) {
+			r = per_cpu_ptr(half->rings, c);
+			t = atomic_long_read(&r->tail);
+			/* A ring changing roles reads as empty (st_peek()). */
+			if ((t & ST_SEAL) == expect)
+				k = st_take_run(buf, r, c, t, recs + got,
+						min(want, n - got), limp, &more);
+			if (k < 0) {
+				/* Tail moved: look again, at fewer records. */
+				want = max(want / 2, 1U);
+				continue;
+			}
+			got += k;
+			/* All CPUs: pick again, until none has a record. */
+			if (more || limp)
+				continue;
+		}
+		/* No more: an end of data, unless a change came meanwhile. */
+		if (got || !st_read_retry(buf, g))
+			break;
+	}
+	mutex_unlock(&buf->lock);
+	if (ret && !got)
+		return ret;
+	return got ? got : -ENODATA;
+}
+
+/**
+ * snaptrace_consume_batch() - read and remove the oldest records
+ * @buf: the buffer
+ * @which: %SNAPTRACE_LIVE or %SNAPTRACE_SNAPSHOT
+ * @cpu: a CPU, or %SNAPTRACE_ALL_CPUS for the oldest records (by
+ *	timestamp) of every CPU
+ * @recs: where the records are copied, oldest first
+ * @n: room in @recs, in records
+ *
+ * snaptrace_consume() for up to @n records at once, with the same
+ * guarantees (no torn record, none of the snapshot taken by a reader of
+ * the live half, each record counted read once, in its epoch; snapshots
+ * never fail or wait because of it) at a cost per run of records rather
+ * than per record: the reader mutex, the wait for a snapshot in progress
+ * and the pick of a CPU once a call; one copy of the run's records, one
+ * re-check of tail, one cmpxchg of tail and one atomic add to the read
+ * count per run (Documentation/ring-buffer.rst, "Batched consuming
+ * reads"). A run is a CPU's records from its tail on; with
+ * %SNAPTRACE_ALL_CPUS it ends before the first record later than another
+ * CPU's oldest, so that the records come out merged by timestamp as from
+ * repeated snaptrace_consume(). Fewer than @n records are returned when
+ * there are no more. Mirrors ring_buffer_consume() called in a loop, or
+ * ring_buffer_read_page() (which takes a whole sub-buffer, here any
+ * number of records).
+ *
+ * Context: process context, may sleep (takes the buffer's reader mutex).
+ * Return: the number of records copied, 1 to @n (0 if @n is 0); -ENODATA
+ * if empty; -ENOENT if @which is the snapshot and no spare is allocated;
+ * -EINVAL for a bad @cpu.
+ */
+int snaptrace_consume_batch(struct snaptrace_buffer *buf,
+			    enum snaptrace_which which, int cpu,
+			    struct snaptrace_record *recs, unsigned int n)
+{
+	if (cpu != SNAPTRACE_ALL_CPUS && !st_cpu_valid(cpu))
+		return -EINVAL;
+	if (!n)
+		return 0;
+	return st_consume(buf, which, cpu, recs, n);
+}
+EXPORT_SYMBOL_GPL(snaptrace_consume_batch);
+
 /**
  * snaptrace_consume() - read and remove the oldest record
  * @buf: the buffer
@@ -225,7 +456,8 @@ static int st_pick(struct st_half *half, int cpu, unsigned long *pos,
  * that also checks the ring's role (the seal bit a snapshot sets on tail
  * before it seals the ring), so a record in the snapshot is never taken
  * by a reader of the live half. It takes no lock a writer or snapshot
- * takes: snapshots never fail because of it. Mirrors ring_buffer_consume().
+ * takes: snapshots never fail because of it. A run of one record of
+ * snaptrace_consume_batch(). Mirrors ring_buffer_consume().
  *
  * Context: process context, may sleep (takes the buffer's reader mutex).
  * Return: 0; -ENODATA if empty; -ENOENT if @which is the snapshot and no
@@ -234,47 +466,9 @@ static int st_pick(struct st_half *half, int cpu, unsigned long *pos,
 int snaptrace_consume(struct snaptrace_buffer *buf, enum snaptrace_which which,
 		      int cpu, struct snaptrace_record *rec)
 {
-	long expect = which == SNAPTRACE_SNAPSHOT ? ST_SEAL : 0;
-	unsigned long pos, len;
-	struct st_half *half;
-	struct st_ring *r;
-	int c, ret;
-	long g, t;
-	u64 ts;
+	int ret = snaptrace_consume_batch(buf, which, cpu, rec, 1);
 
-	if (cpu != SNAPTRACE_ALL_CPUS && !st_cpu_valid(cpu))
-		return -EINVAL;
-
-	mutex_lock(&buf->lock);
-	for (;;) {
-		cond_resched();
-		g = st_read_begin(buf);
-		half = st_half_in(buf, st_state(buf), which);
-		if (!half) {
-			ret = -ENOENT;
-			break;
-		}
-		c = st_pick(half, cpu, NULL, expect, &pos);
-		if (c < 0) {
-			if (st_read_retry(buf, g))
-				continue;
-			ret = -ENODATA;
-			break;
-		}
-		r = per_cpu_ptr(half->rings, c);
-		if (st_read_at(r, pos, rec, &ts, &len) != ST_READ_OK)
-			continue;
-		st_hook(buf, ST_STEP_CONSUME, c);
-		t = pos | expect;
-		if (!atomic_long_try_cmpxchg(&r->tail, &t, (pos + len) | expect))
-			continue;
-		st_count_atomic(r, &r->read, pos);
-		rec->cpu = c;
-		ret = 0;
-		break;
-	}
-	mutex_unlock(&buf->lock);
-	return ret;
+	return ret < 0 ? ret : 0;
 }
 EXPORT_SYMBOL_GPL(snaptrace_consume);
 

@@ -95,6 +95,7 @@ static const char *const inj_step_name[] = {
 	[ST_STEP_CONSUME] = "CONSUME",
 	[ST_STEP_COUNT_DROPPED] = "COUNT_DROPPED",
 	[ST_STEP_SNAP_SETTLED] = "SNAP_SETTLED",
+	[ST_STEP_CONSUMED] = "CONSUMED",
 };
 
 /* ---- the hook: installed for one test, removed however it ends ---- */

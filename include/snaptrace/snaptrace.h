@@ -177,6 +177,9 @@ void snaptrace_reset(struct snaptrace_buffer *buf);
 
 int snaptrace_consume(struct snaptrace_buffer *buf, enum snaptrace_which which,
 		      int cpu, struct snaptrace_record *rec);
+int snaptrace_consume_batch(struct snaptrace_buffer *buf,
+			    enum snaptrace_which which, int cpu,
+			    struct snaptrace_record *recs, unsigned int n);
 
 struct snaptrace_iter *snaptrace_iter_start(struct snaptrace_buffer *buf,
 					    enum snaptrace_which which,
