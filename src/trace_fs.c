@@ -23,6 +23,7 @@
 #include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/sched/clock.h>
@@ -428,13 +429,17 @@ static const struct file_operations st_snapshot_fops = {
 /* ------------------------------------------------------------------ */
 /* trace_pipe: consuming, blocking read */
 
+/* Records trace_pipe consumes at a time (snaptrace_consume_batch()). */
+#define ST_PIPE_BATCH	32
+
 struct st_pipe {
 	struct st_target *t;
 	struct mutex lock;		/* one reader of this open file at a time */
 	bool has_read;			/* something was returned already */
 	size_t len, off;		/* of the pending line in @line */
-	struct snaptrace_record rec;
+	unsigned int nrec, irec;	/* records in @recs, the next to format */
 	char line[SNAPTRACE_LINE_MAX];
+	struct snaptrace_record recs[ST_PIPE_BATCH];
 };
 
 static int st_pipe_open(struct inode *inode, struct file *filp)
@@ -444,7 +449,7 @@ static int st_pipe_open(struct inode *inode, struct file *filp)
 
 	if (ret)
 		return ret;
-	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	p = kvzalloc(sizeof(*p), GFP_KERNEL);
 	if (!p) {
 		st_put(inode);
 		return -ENOMEM;
@@ -460,14 +465,19 @@ static int st_pipe_release(struct inode *inode, struct file *filp)
 	struct st_pipe *p = filp->private_data;
 
 	mutex_destroy(&p->lock);
-	kfree(p);
+	kvfree(p);
 	st_put(inode);
 	return 0;
 }
 
 /*
  * Like ftrace's trace_pipe: blocks while empty; once something was read,
- * recording being turned off ends the read with EOF.
+ * recording being turned off ends the read with EOF. Records are consumed
+ * in batches (snaptrace_consume_batch()) of at most one per byte the
+ * caller still has room for (every line is at least one byte), formatted
+ * one at a time; as ftrace's trace_pipe keeps the lines it formatted but
+ * could not return, what a read consumed and did not return is returned
+ * by the next read on the file, and lost if the file is closed first.
  */
 static ssize_t st_pipe_read(struct file *filp, char __user *ubuf, size_t cnt,
 			    loff_t *ppos)
@@ -493,13 +503,20 @@ static ssize_t st_pipe_read(struct file *filp, char __user *ubuf, size_t cnt,
 			copied += n;
 			continue;
 		}
-		ret = snaptrace_consume(buf, SNAPTRACE_LIVE, p->t->cpu, &p->rec);
-		if (!ret) {
+		if (p->irec < p->nrec) {
 			seq_buf_init(&s, p->line, sizeof(p->line));
-			snaptrace_format_record(&p->rec, &s);
+			snaptrace_format_record(&p->recs[p->irec++], &s);
 			p->len = seq_buf_used(&s);
 			p->off = 0;
+			continue;
+		}
+		ret = snaptrace_consume_batch(buf, SNAPTRACE_LIVE, p->t->cpu, p->recs,
+					      min_t(size_t, ST_PIPE_BATCH, cnt - copied));
+		if (ret > 0) {
+			p->nrec = ret;
+			p->irec = 0;
 			p->has_read = true;
+			ret = 0;
 			continue;
 		}
 		if (ret != -ENODATA || copied)
@@ -523,7 +540,7 @@ static __poll_t st_pipe_poll(struct file *filp, poll_table *pt)
 {
 	struct st_pipe *p = filp->private_data;
 
-	if (p->off < p->len)
+	if (p->off < p->len || p->irec < p->nrec)
 		return EPOLLIN | EPOLLRDNORM;
 	return snaptrace_poll(p->t->buf, SNAPTRACE_LIVE, p->t->cpu, filp, pt);
 }
