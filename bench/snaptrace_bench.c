@@ -23,8 +23,9 @@
  *		both in overwrite mode and wrapping (filled before timing), in
  *		each context of contexts= (payloads, runs, records, buf_kb,
  *		cpu, contexts)
- *	read	MB/s of a consuming read of a full buffer: snaptrace_consume()
- *		against ring_buffer_consume(), payloads copied out by both
+ *	read	MB/s of a consuming read of a full buffer:
+ *		snaptrace_consume_batch() (64 records a call) against
+ *		ring_buffer_consume(), payloads copied out by both
  *		(payloads, runs, buf_kb, cpu)
  *	space	bytes a record takes and records a buffer holds: ours and
  *		a ring_buffer_alloc() buffer of the same size, both in
@@ -542,11 +543,14 @@ static int bench_write(void)
 /* ------------------------------------------------------------------ */
 /* Consuming read of a full buffer */
 
+/* Records our side of the read benchmark takes per snaptrace_consume_batch(). */
+#define BENCH_READ_BATCH	64
+
 struct bench_rd {
 	enum bench_impl impl;
 	size_t len;
 	unsigned int run;
-	struct snaptrace_record *rec;
+	struct snaptrace_record *rec;	/* BENCH_READ_BATCH of them */
 	/* results */
 	unsigned long n;
 	u64 bytes;
@@ -566,13 +570,16 @@ static void bench_read_job(void *arg)
 	u64 t0, t1, ts, bytes = 0;
 	unsigned long n = 0, lost;
 	unsigned int l;
+	int i, k;
 
 	bench_loop(&w);		/* fill: wraps, so the buffer is full */
 	t0 = local_clock();
 	if (rd->impl == IMPL_OURS) {
-		while (!snaptrace_consume(bench_ours, SNAPTRACE_LIVE, c, rd->rec)) {
-			n++;
-			bytes += rd->rec->len;
+		while ((k = snaptrace_consume_batch(bench_ours, SNAPTRACE_LIVE, c,
+						    rd->rec, BENCH_READ_BATCH)) > 0) {
+			for (i = 0; i < k; i++)
+				bytes += rd->rec[i].len;
+			n += k;
 		}
 	} else {
 		while ((ev = ring_buffer_consume(bench_ft, c, &ts, &lost))) {
@@ -595,7 +602,7 @@ static int bench_read(void)
 	unsigned int i, r;
 	int k, ret = 0;
 
-	rd.rec = kmalloc(sizeof(*rd.rec), GFP_KERNEL);
+	rd.rec = kvmalloc_array(BENCH_READ_BATCH, sizeof(*rd.rec), GFP_KERNEL);
 	if (!rd.rec)
 		return -ENOMEM;
 	for (i = 0; i < nr_payloads && !ret; i++) {
@@ -613,7 +620,7 @@ static int bench_read(void)
 			cond_resched();
 		}
 	}
-	kfree(rd.rec);
+	kvfree(rd.rec);
 	return ret;
 }
 
