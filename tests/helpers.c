@@ -19,6 +19,7 @@
 #include <linux/mman.h>
 #include <linux/module.h>
 #include <linux/preempt.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -536,12 +537,12 @@ unsigned int st_collect(struct kunit *test, struct snaptrace_buffer *buf,
 KUNIT_DEFINE_ACTION_WRAPPER(st_buffer_free_action, snaptrace_buffer_free,
 			    struct snaptrace_buffer *);
 
-static atomic64_t st_clock_now;
+static atomic64_t st_clock_counter;
 
 /* The counting clock: every call one ns later, on every CPU. */
 static u64 st_clock_counting(void)
 {
-	return atomic64_inc_return(&st_clock_now);
+	return atomic64_inc_return(&st_clock_counter);
 }
 
 static void st_clock_restore(void *unused)
@@ -562,21 +563,22 @@ static void st_clock_restore(void *unused)
  */
 void st_clock_count(struct kunit *test)
 {
-	atomic64_set(&st_clock_now, local_clock());
+	atomic64_set(&st_clock_counter, local_clock());
 	WRITE_ONCE(snaptrace_test_clock, st_clock_counting);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_clock_restore, NULL), 0);
 }
 
 /*
  * A buffer freed when the test ends, however it ends; its records are
- * stamped by the counting clock (st_clock_count()).
+ * stamped by the counting clock (st_clock_count()), unless the test set a
+ * clock of its own (st_clock_install()).
  */
 struct snaptrace_buffer *st_buf_new(struct kunit *test, size_t size,
 				    enum snaptrace_mode mode)
 {
 	struct snaptrace_buffer *buf;
 
-	if (READ_ONCE(snaptrace_test_clock) != st_clock_counting)
+	if (!READ_ONCE(snaptrace_test_clock))
 		st_clock_count(test);
 	buf = snaptrace_buffer_alloc(size, mode);
 
@@ -715,6 +717,87 @@ struct st_wcount st_write_n(struct kunit *test,
 int st_cpu(void)
 {
 	return cpumask_first(cpu_online_mask);
+}
+
+/* ---- the ring buffer's test hook and test clock ---- */
+
+static void st_hook_remove(void *unused)
+{
+	WRITE_ONCE(snaptrace_test_hook, NULL);
+	synchronize_rcu();
+}
+
+/**
+ * st_hook_install() - set the ring buffer's test hook for this test
+ * @test: the running test
+ * @hook: called at every step of every buffer (it compares the buffer
+ *	with its own)
+ *
+ * Fails the test if another test left its hook. The hook is cleared,
+ * followed by synchronize_rcu(), when the test ends, however it ends.
+ *
+ * Context: process context (the KUnit test thread), may sleep.
+ */
+void st_hook_install(struct kunit *test,
+		     void (*hook)(struct snaptrace_buffer *buf,
+				  enum snaptrace_test_step step, int cpu))
+{
+	KUNIT_ASSERT_NULL_MSG(test, READ_ONCE(snaptrace_test_hook),
+			      "another test left its hook");
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_hook_remove, NULL), 0);
+	WRITE_ONCE(snaptrace_test_hook, hook);
+}
+
+/* The time the test clock shows, in ns: what the test set last. */
+static u64 st_clock_now;
+
+static u64 st_clock_read(void)
+{
+	return READ_ONCE(st_clock_now);
+}
+
+static void st_clock_remove(void *unused)
+{
+	WRITE_ONCE(snaptrace_test_clock, NULL);
+	synchronize_rcu();
+}
+
+/**
+ * st_clock_install() - stamp records with a time the test sets
+ * @test: the running test
+ * @ns: the time the clock shows until st_clock_set()
+ *
+ * Replaces the records' clock (snaptrace_test_clock) with one that
+ * returns the last value given to st_clock_set(), so that every record's
+ * time stamp is known exactly. Every writer of every buffer reads it
+ * meanwhile. It replaces the counting clock this test's buffers set
+ * (st_buf_new()); fails the test if another test left its clock. The
+ * clock is cleared, followed by synchronize_rcu(), when the test ends,
+ * however it ends.
+ *
+ * Context: process context (the KUnit test thread), may sleep.
+ */
+void st_clock_install(struct kunit *test, u64 ns)
+{
+	snaptrace_test_clock_fn fn = READ_ONCE(snaptrace_test_clock);
+
+	KUNIT_ASSERT_TRUE_MSG(test, !fn || fn == st_clock_counting,
+			      "another test left its clock");
+	st_clock_set(ns);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_clock_remove, NULL), 0);
+	WRITE_ONCE(snaptrace_test_clock, st_clock_read);
+}
+
+/* Sets the time the test clock shows (any context, NMI included). */
+void st_clock_set(u64 ns)
+{
+	WRITE_ONCE(st_clock_now, ns);
+}
+
+/* The time the test clock shows (any context, NMI included). */
+u64 st_clock_get(void)
+{
+	return READ_ONCE(st_clock_now);
 }
 
 /* ---- running a function in a chosen context ---- */

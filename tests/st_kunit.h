@@ -28,6 +28,7 @@
 #include <kunit/test.h>
 
 #include <snaptrace/snaptrace.h>
+#include "../src/internal.h"
 
 /* Where the guest mounts debugfs (tests/qemu/guest/init). */
 #define ST_DEBUGFS "/sys/kernel/debug"
@@ -169,6 +170,15 @@ struct st_wcount st_write_n(struct kunit *test, struct snaptrace_buffer *buf,
 int st_cpu(void);
 struct task_struct *st_kthread(int (*fn)(void *data), void *data, int cpu,
 			       const char *name);
+
+/* ---- the ring buffer's test hook and test clock ---- */
+
+void st_hook_install(struct kunit *test,
+		     void (*hook)(struct snaptrace_buffer *buf,
+				  enum snaptrace_test_step step, int cpu));
+void st_clock_install(struct kunit *test, u64 ns);
+void st_clock_set(u64 ns);
+u64 st_clock_get(void);
 
 /* ---- running a function in a chosen context ---- */
 
