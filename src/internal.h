@@ -100,6 +100,9 @@ ssize_t snaptrace_ring_bytes(struct snaptrace_buffer *buf,
  * @ST_STEP_CONSUMED: a consuming read removed a run of records (@cpu), before
  *	it counts them read (which it does only if their epoch is still the
  *	ring's: its start)
+ * @ST_STEP_WRITE_ANCHOR: the owner of a frame (Documentation/ring-buffer.rst,
+ *	"Compact records") reserved, and is about to install the frame's
+ *	anchor; a writer nested here finds none
  * @ST_STEP_NR: number of steps
  *
  * Writer steps run on the writer's CPU with preemption disabled (@cpu is
@@ -122,6 +125,7 @@ enum snaptrace_test_step {
 	ST_STEP_COUNT_DROPPED,
 	ST_STEP_SNAP_SETTLED,
 	ST_STEP_CONSUMED,
+	ST_STEP_WRITE_ANCHOR,
 	ST_STEP_NR
 };
 

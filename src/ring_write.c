@@ -578,8 +578,11 @@ again:
 	 * that interrupts it finds the anchor (else it pays an ABS prefix);
 	 * else once it has pushed tail, which then allows.
 	 */
-	if (owner && st_install(r, owned, atomic_long_read(&r->tail), ts))
-		owner = false;
+	if (owner) {
+		st_hook(buf, ST_STEP_WRITE_ANCHOR, st_ring_cpu(cpu));
+		if (st_install(r, owned, atomic_long_read(&r->tail), ts))
+			owner = false;
+	}
 	st_hook(buf, ST_STEP_WRITE_RESERVED, st_ring_cpu(cpu));
 
 	if ((long)(end - st_p(r->size) - st_pos(atomic_long_read(&r->tail))) > 0) {

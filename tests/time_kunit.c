@@ -691,6 +691,7 @@ static const char *const time_step_name[] = {
 	[ST_STEP_WRITE_PUSHED] = "PUSHED",
 	[ST_STEP_WRITE_COMMIT] = "COMMIT",
 	[ST_STEP_CONSUME] = "CONSUME",
+	[ST_STEP_WRITE_ANCHOR] = "ANCHOR",
 };
 
 /* ---- 3: time going backwards ---- */
@@ -903,6 +904,81 @@ static void time_nested_writer_at_each_step(struct kunit *test)
 						 TIME_ITER_ALL, w, p + 3), first);
 	KUNIT_EXPECT_EQ(test, time_expect_suffix(test, buf, SNAPTRACE_SNAPSHOT, cpu,
 						 TIME_CONSUME, w, p + 3), first);
+}
+
+/* ---- 4b: a nested writer in the window of a frame's owner ---- */
+
+struct time_owner_case {
+	bool second;	/* the owner of the ring's second frame, not its first */
+	u64 off;	/* the nested records' times: the owner's + off (mod 2^64) */
+};
+
+static const struct time_owner_case time_owner_cases[] = {
+	{ false, 1 }, { false, (u64)-1 }, { false, TIME_NEST_LATE },
+	{ true, 1 }, { true, (u64)-1 }, { true, TIME_NEST_LATE },
+};
+
+static void time_owner_desc(const struct time_owner_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "owner of frame %d, nested at %+lld ns",
+		 c->second, (s64)c->off);
+}
+
+KUNIT_ARRAY_PARAM(time_owner, time_owner_cases, time_owner_desc);
+
+/*
+ * Format: compact records. The writer whose reservation covers a frame's
+ * first byte (its owner) is interrupted after its reservation, before it
+ * installs the frame's anchor (ST_STEP_WRITE_ANCHOR): two nested records of
+ * that frame find no anchor, and carry their whole time (ABS, 12 bytes
+ * more each), whatever their times; the owner's record (delta 0 from its
+ * own anchor) and one after all three (from the anchor) take none. Every
+ * time exact, and the bytes exactly those, live and in the snapshot.
+ */
+static void time_nested_in_owner_window(struct kunit *test)
+{
+	const struct time_owner_case *c = test->param_value;
+	const size_t size = 2 * SNAPTRACE_MIN_SIZE;
+	struct snaptrace_buffer *buf = time_buf(test, size, SNAPTRACE_OVERWRITE, true);
+	struct time_w *w = time_w_new(test);
+	struct snaptrace_stats st;
+	struct time_model m;
+	struct time_hook *h;
+	int cpu = st_cpu();
+	u32 n = 0, p;
+	u64 t, bytes;
+
+	time_model_init(&m, size);
+	if (c->second) {
+		time_plan(&m, w, &n, TIME_T0, 40, SNAPTRACE_REC_DATA);
+		time_plan_fill(test, &m, w, &n, TIME_FRAME);
+	}
+	bytes = m.pos;
+	p = n;
+	t = n ? w[n - 1].ts + 1 : TIME_T0;
+	/* In ring order: the owner (p), the two nested records, one more. */
+	w[p] = (struct time_w){ .ts = t, .len = 32, .type = SNAPTRACE_REC_DATA };
+	w[p + 1] = (struct time_w){ .ts = t + c->off, .len = 24, .type = SNAPTRACE_REC_DATA };
+	w[p + 2] = (struct time_w){ .ts = t + c->off + 1, .len = 10, .type = SNAPTRACE_REC_DATA };
+	w[p + 3] = (struct time_w){ .ts = t + 2, .len = 16, .type = SNAPTRACE_REC_DATA };
+	n = p + 4;
+	bytes += 4 + 32 + (12 + 4 + 24) + (12 + 8 + 12) + 4 + 16;
+	st_clock_install(test, 0);
+
+	if (p)
+		time_write(test, buf, cpu, w, 0, p);
+	h = time_hook_arm(test, buf, ST_STEP_WRITE_ANCHOR, cpu, w, p + 1, 2);
+	time_write(test, buf, cpu, w, p, 1);
+	KUNIT_EXPECT_TRUE_MSG(test, h->fired, "the owner's window never came");
+	KUNIT_EXPECT_EQ(test, h->ok, 2);
+	time_write(test, buf, cpu, w, p + 3, 1);
+
+	st = st_stats(test, buf, SNAPTRACE_LIVE, cpu);
+	KUNIT_EXPECT_EQ(test, st.bytes, bytes);
+	KUNIT_EXPECT_EQ(test, st.entries, n);
+	time_expect_read(test, buf, SNAPTRACE_LIVE, cpu, TIME_ITER, w, 0, n);
+	KUNIT_ASSERT_EQ(test, snaptrace_snapshot(buf), 0);
+	time_expect_all_ways(test, buf, SNAPTRACE_SNAPSHOT, cpu, w, 0, n, TIME_CONSUME);
 }
 
 /* ---- 5: wraps at the ring's end ---- */
@@ -1502,6 +1578,7 @@ static struct kunit_case snaptrace_time_cases[] = {
 	KUNIT_CASE_PARAM(time_across_delta_overflow, time_start_gen_params),
 	KUNIT_CASE_PARAM(time_backwards_in_nested_writer, time_back_gen_params),
 	KUNIT_CASE_PARAM(time_nested_writer_at_each_step, time_nest_gen_params),
+	KUNIT_CASE_PARAM(time_nested_in_owner_window, time_owner_gen_params),
 	KUNIT_CASE(time_wraps_at_ring_end),
 	KUNIT_CASE(time_after_snapshot_clear_reset_resize),
 	KUNIT_CASE_PARAM(time_compact_records_fit, time_fit_gen_params),
