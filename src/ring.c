@@ -52,8 +52,13 @@ static void st_half_free(struct st_half *half)
 
 	if (!half)
 		return;
-	for_each_possible_cpu(cpu)
-		vfree(per_cpu_ptr(half->rings, cpu)->data);
+	for_each_possible_cpu(cpu) {
+		struct st_ring *r = per_cpu_ptr(half->rings, cpu);
+
+		vfree(r->data);
+		if (r->anchors != &st_no_anchor)
+			kvfree(r->anchors);
+	}
 	free_percpu(half->rings);
 	kfree(half);
 }
@@ -94,14 +99,19 @@ static struct st_half *st_half_alloc(unsigned long size, bool spare, int home)
 		}
 		/*
 		 * Zeroed: a reader never sees stale kernel memory, and no
-		 * anchor is valid. The anchors follow the data.
+		 * anchor is valid. The anchors apart (kvzalloc(): slab for
+		 * all but the largest rings), so that they do not round the
+		 * data's vmalloc area up by a page.
 		 */
-		r->data = vzalloc_node(sz + st_anchor_bytes(sz), cpu_to_node(cpu));
+		r->data = vzalloc_node(sz, cpu_to_node(cpu));
 		if (!r->data)
+			goto fail;
+		r->anchors = kvzalloc_node(st_anchor_bytes(sz), GFP_KERNEL,
+					   cpu_to_node(cpu));
+		if (!r->anchors)
 			goto fail;
 		r->size = sz;
 		r->mask = sz - 1;
-		r->anchors = (struct st_anchor *)(r->data + sz);
 		r->amask = ST_ANCHORS(sz) - 1;
 	}
 	return half;

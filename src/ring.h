@@ -10,8 +10,9 @@
  * snapshot's cut, is in Documentation/ring-buffer.rst. In short:
  *
  * Each CPU has a byte ring of size 2^k pages in each of the buffer's two
- * halves (live and spare). Positions are byte offsets that only grow
- * (unsigned long, 64-bit); a position's place in the ring is pos & mask.
+ * halves (live and spare). Positions count half-bytes (twice the byte
+ * offset: st_p()) and only grow, modulo 2^64; a position's place in the
+ * ring is st_off(): (pos >> 1) & mask.
  * A one-CPU buffer (snaptrace_buffer_alloc_cpu()) has that size on its
  * home CPU only: every other CPU's rings have size 0, mask 0 and no data,
  * and are always full (I2), so that no path dereferences their data.

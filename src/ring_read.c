@@ -111,6 +111,9 @@ static enum st_read_ret st_read_at(struct st_ring *r, unsigned long pos,
 	smp_rmb(); /* the copy before the re-check of tail (I4) */
 	if ((long)(pos - st_pos(atomic_long_read(&r->tail))) < 0)
 		return ST_READ_LOST;
+	/* An opening raised start and is about to raise tail past @pos. */
+	if ((long)(pos - start) < 0)
+		return ST_READ_LOST;
 	if (WARN_ON_ONCE(!valid))
 		return ST_READ_BAD;
 
@@ -327,6 +330,12 @@ static int st_take_run(struct snaptrace_buffer *buf, struct st_ring *r, int cpu,
 	smp_rmb(); /* the copies before the re-check of tail (I4) */
 	if (atomic_long_read(&r->tail) != t)
 		return -EAGAIN;
+	/*
+	 * An opening raised start (a new epoch) and is about to raise tail:
+	 * the run belongs to an epoch that is gone; look again.
+	 */
+	if ((long)(p0 - start) < 0)
+		return -EAGAIN;
 	/* An invalid header tail did not pass: a bug; the data ends there. */
 	WARN_ON_ONCE(bad);
 	if (pos == p0)
@@ -438,7 +447,8 @@ int snaptrace_consume_batch(struct snaptrace_buffer *buf,
 		return -EINVAL;
 	if (!n)
 		return 0;
-	return st_consume(buf, which, cpu, recs, n);
+	/* The count is returned as an int. */
+	return st_consume(buf, which, cpu, recs, min_t(unsigned int, n, INT_MAX));
 }
 EXPORT_SYMBOL_GPL(snaptrace_consume_batch);
 

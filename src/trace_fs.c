@@ -473,11 +473,11 @@ static int st_pipe_release(struct inode *inode, struct file *filp)
 /*
  * Like ftrace's trace_pipe: blocks while empty; once something was read,
  * recording being turned off ends the read with EOF. Records are consumed
- * in batches (snaptrace_consume_batch()) of at most one per byte the
- * caller still has room for (every line is at least one byte), formatted
- * one at a time; as ftrace's trace_pipe keeps the lines it formatted but
- * could not return, what a read consumed and did not return is returned
- * by the next read on the file, and lost if the file is closed first.
+ * in batches (snaptrace_consume_batch()) of as many as surely fit in what
+ * the caller still has room for (a line is at most SNAPTRACE_LINE_MAX
+ * bytes), and at least one, formatted one at a time. As with ftrace's
+ * trace_pipe, only the rest of a line a read could not return in full is
+ * left for the next read on the file (lost if the file is closed first).
  */
 static ssize_t st_pipe_read(struct file *filp, char __user *ubuf, size_t cnt,
 			    loff_t *ppos)
@@ -511,7 +511,8 @@ static ssize_t st_pipe_read(struct file *filp, char __user *ubuf, size_t cnt,
 			continue;
 		}
 		ret = snaptrace_consume_batch(buf, SNAPTRACE_LIVE, p->t->cpu, p->recs,
-					      min_t(size_t, ST_PIPE_BATCH, cnt - copied));
+					      clamp_t(size_t, (cnt - copied) / SNAPTRACE_LINE_MAX,
+						      1, ST_PIPE_BATCH));
 		if (ret > 0) {
 			p->nrec = ret;
 			p->irec = 0;

@@ -166,11 +166,49 @@ static void trace_pipe_nonblock_eagain(struct kunit *test)
 	st_skip_unless_debugfs_mounted(test);
 	/* Empty it: consume what is there. */
 	do {
-		n = st_read_once(test, ST_ROOT "/trace_pipe", O_RDONLY | O_NONBLOCK);
+		n = st_read_once(test, ST_ROOT "/trace_pipe", O_RDONLY | O_NONBLOCK, NULL);
 	} while (n > 0);
 	KUNIT_EXPECT_EQ(test, n, -EAGAIN);
 	KUNIT_ASSERT_GE(test, st_read_file(test, ST_ROOT "/trace", buf, 256), 0);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "entries-in-buffer/entries-written: 0/"));
+}
+
+/*
+ * One read(2) of a page from trace_pipe, then close: it consumes exactly
+ * the records whose lines it returned, whole or in part (as ftrace's
+ * trace_pipe, which consumes only what it formatted into its page-sized
+ * seq). Records of 200 payload bytes take some 660 bytes a line, so a page
+ * holds a few of the 40 written; the rest stay in the buffer.
+ */
+static void trace_pipe_read_consumes_only_what_it_returns(struct kunit *test)
+{
+	char *text = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	unsigned long read = 0, entries = 0, lines = 0;
+	struct snaptrace_buffer *buf;
+	struct snaptrace_stats st;
+	struct st_wcount wc;
+	int cpu = st_cpu(), c;
+	ssize_t n, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, text);
+	st_skip_unless_debugfs_mounted(test);
+	buf = st_default_fresh(test);
+	wc = st_write_n(test, buf, cpu, 40, 200, 0);
+	KUNIT_ASSERT_EQ(test, wc.ok, 40);
+	n = st_read_once(test, ST_ROOT "/trace_pipe", O_RDONLY | O_NONBLOCK, text);
+	KUNIT_ASSERT_EQ(test, n, (ssize_t)PAGE_SIZE);
+	for (i = 0; i < n; i++)
+		lines += text[i] == '\n';
+	lines += text[n - 1] != '\n';	/* the line cut off */
+	for_each_possible_cpu(c) {
+		st = st_stats(test, buf, SNAPTRACE_LIVE, c);
+		read += st.read;
+		entries += st.entries;
+	}
+	KUNIT_EXPECT_GT(test, lines, 1UL);
+	KUNIT_EXPECT_LT(test, lines, 40UL);
+	KUNIT_EXPECT_EQ(test, read, lines);
+	KUNIT_EXPECT_EQ(test, read + entries, 40);
 }
 
 /* A zero-byte write(2) to any file that parses input is -EINVAL. */
@@ -208,6 +246,7 @@ static struct kunit_case snaptrace_format_cases[] = {
 	KUNIT_CASE(format_text_piece_max_fits),
 	KUNIT_CASE(format_overflow_reported),
 	KUNIT_CASE(trace_pipe_nonblock_eagain),
+	KUNIT_CASE(trace_pipe_read_consumes_only_what_it_returns),
 	KUNIT_CASE(empty_writes_refused),
 	{}
 };

@@ -151,16 +151,17 @@ static unsigned long st_user_page(struct kunit *test)
  * @test: the running test; owns the user buffer
  * @path: absolute path of the file
  * @flags: open(2) flags, e.g. O_RDONLY | O_NONBLOCK
+ * @out: a page for the bytes read, or NULL to drop them
  *
  * Opens @path with @flags and calls its ->read() once, for up to a page,
- * into a user-space mapping made for the test, as st_read_file() does;
- * the bytes read are dropped. For what only one read shows: -EAGAIN on an
- * empty trace_pipe opened O_NONBLOCK, what a consuming read leaves.
+ * into a user-space mapping made for the test, as st_read_file() does,
+ * then closes it. For what only one read shows: -EAGAIN on an empty
+ * trace_pipe opened O_NONBLOCK, what a consuming read leaves.
  *
  * Context: process context (the KUnit test thread), may sleep.
  * Return: what ->read() returned, or the error of the open.
  */
-ssize_t st_read_once(struct kunit *test, const char *path, int flags)
+ssize_t st_read_once(struct kunit *test, const char *path, int flags, char *out)
 {
 	unsigned long ubuf = st_user_page(test);
 	struct file *f;
@@ -173,6 +174,8 @@ ssize_t st_read_once(struct kunit *test, const char *path, int flags)
 		return PTR_ERR(f);
 	n = f->f_op->read(f, (char __user *)ubuf, PAGE_SIZE, &pos);
 	fput(f);
+	if (out && n > 0 && copy_from_user(out, (char __user *)ubuf, n))
+		return -EFAULT;
 	return n;
 }
 

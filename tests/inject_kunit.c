@@ -60,7 +60,7 @@
 #define INJ_REC		64
 #define INJ_SIZE	SNAPTRACE_MIN_SIZE
 #define INJ_CAP		(INJ_SIZE / INJ_REC)
-static_assert(INJ_REC == ST_HDR_BYTES + INJ_LEN);
+static_assert(ST_HDR_BYTES + INJ_LEN == INJ_REC);
 /* Records in the snapshot before each case, and written after the one hit. */
 #define INJ_OLD		5
 #define INJ_AFTER	3

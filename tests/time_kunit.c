@@ -37,6 +37,7 @@
 #include <linux/err.h>
 #include <linux/kthread.h>
 #include <linux/limits.h>
+#include <linux/mm.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -49,7 +50,7 @@
 #include "../src/internal.h"
 #include "st_kunit.h"
 
-/* Deltas at the edges of the compact format's fields (Documentation/ring-buffer.rst, "Compact records"). */
+/* Deltas at the edges of the compact format's fields (ring-buffer.rst, "Compact records"). */
 #define TIME_D_BITS	27	/* a header's delta */
 #define TIME_X_BITS	54	/* a header's delta with an EXT prefix */
 #define TIME_T0		1000000ULL	/* a time to start from */
@@ -397,7 +398,7 @@ static struct snaptrace_buffer *time_buf(struct kunit *test, size_t size,
 	return buf;
 }
 
-/* ---- a model of the compact record format (Documentation/ring-buffer.rst, "Compact records") ---- */
+/* ---- a model of the compact record format (ring-buffer.rst, "Compact records") ---- */
 
 /*
  * Format: compact records. Where the compact format puts each record of a
@@ -1416,6 +1417,7 @@ struct time_race {
 	u32 max_seen;		/* the highest sequence number consumed */
 	u32 first_bad;
 	u64 first_bad_ts;
+	bool batch;		/* consume with snaptrace_consume_batch() */
 };
 
 static int time_race_writer(void *data)
@@ -1474,6 +1476,7 @@ static int time_race_reader(void *data)
 {
 	struct time_race *r = data;
 	struct snaptrace_record *rec = kzalloc(sizeof(*rec), GFP_KERNEL);
+	struct snaptrace_record *recs = kvcalloc(TIME_RACE_BATCH, sizeof(*recs), GFP_KERNEL);
 	struct snaptrace_iter *it;
 	bool last_round = false;
 	u32 i, last;
@@ -1484,7 +1487,22 @@ static int time_race_reader(void *data)
 		last_round = smp_load_acquire(&r->done);
 		/* Consuming reads of the writer's CPU. */
 		last = U32_MAX;
-		for (i = 0; i < TIME_RACE_BATCH || last_round; i++) {
+		while (r->batch && recs) {
+			rc = snaptrace_consume_batch(r->buf, SNAPTRACE_LIVE, r->wcpu,
+						     recs, TIME_RACE_BATCH);
+			if (rc < 0) {
+				r->errors += rc != -ENODATA;
+				break;
+			}
+			for (i = 0; i < rc; i++) {
+				time_race_check(r, &recs[i], &last);
+				if (last != U32_MAX && last > r->max_seen)
+					r->max_seen = last;
+			}
+			if (!last_round)
+				break;
+		}
+		for (i = 0; !r->batch && (i < TIME_RACE_BATCH || last_round); i++) {
 			rc = snaptrace_consume(r->buf, SNAPTRACE_LIVE, r->wcpu, rec);
 			if (rc) {
 				r->errors += rc != -ENODATA;
@@ -1514,6 +1532,9 @@ static int time_race_reader(void *data)
 		snaptrace_iter_stop(it);
 		cond_resched();
 	}
+	if (r->batch && !recs)
+		r->errors++;
+	kvfree(recs);
 	kfree(rec);
 	complete(&r->rdone);
 	return 0;
@@ -1528,7 +1549,7 @@ static int time_race_reader(void *data)
  * order. Then the reader drains the ring: the last record is the last
  * written. Needs two online CPUs.
  */
-static void time_racing_reader_never_torn(struct kunit *test)
+static void time_racing(struct kunit *test, bool batch)
 {
 	struct snaptrace_buffer *buf = time_buf(test, SNAPTRACE_MIN_SIZE,
 						SNAPTRACE_OVERWRITE, false);
@@ -1540,6 +1561,7 @@ static void time_racing_reader_never_torn(struct kunit *test)
 		kunit_skip(test, "needs two online CPUs (the guest has -smp 2)");
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	r->buf = buf;
+	r->batch = batch;
 	r->wcpu = st_cpu();
 	rcpu = cpumask_next(r->wcpu, cpu_online_mask);
 	init_completion(&r->wdone);
@@ -1573,6 +1595,17 @@ static void time_racing_reader_never_torn(struct kunit *test)
 	st_expect_half_sane(test, buf, SNAPTRACE_LIVE);
 }
 
+static void time_racing_reader_never_torn(struct kunit *test)
+{
+	time_racing(test, false);
+}
+
+/* The same, consuming in batches of 32 (snaptrace_consume_batch()). */
+static void time_racing_batch_reader_never_torn(struct kunit *test)
+{
+	time_racing(test, true);
+}
+
 static struct kunit_case snaptrace_time_cases[] = {
 	KUNIT_CASE(time_back_to_back_exact),
 	KUNIT_CASE_PARAM(time_across_delta_overflow, time_start_gen_params),
@@ -1584,6 +1617,7 @@ static struct kunit_case snaptrace_time_cases[] = {
 	KUNIT_CASE_PARAM(time_compact_records_fit, time_fit_gen_params),
 	KUNIT_CASE(time_consume_overwritten_copy),
 	KUNIT_CASE_SLOW(time_racing_reader_never_torn),
+	KUNIT_CASE_SLOW(time_racing_batch_reader_never_torn),
 	{}
 };
 
