@@ -10,6 +10,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/err.h>
 #include <linux/irq_work.h>
 #include <linux/irqflags.h>
 #include <linux/module.h>
@@ -383,13 +384,6 @@ static noinline struct st_ring *st_writer_ring_on(struct snaptrace_buffer *buf,
 	return __st_writer_ring(buf, r, h, cpu);
 }
 
-enum st_reserve_err {
-	ST_OK,
-	ST_EINVAL,
-	ST_EOFF,
-	ST_EFULL,
-};
-
 /*
  * The time prefix a record at @pos of @r stamped @ts needs: none if its
  * frame's anchor is installed and the delta from it fits in the header,
@@ -471,47 +465,118 @@ static __always_inline void *st_put_hdr(struct st_ring *r, unsigned long off,
 	return w;
 }
 
+/* Where a reservation's record goes, and how its time is written. */
+struct st_plan {
+	unsigned long p;	/* the record's first position */
+	unsigned long end;	/* the position after it: head's new value */
+	unsigned long pad;	/* bytes of padding to the ring's end before it */
+	unsigned long owned;	/* the frame it owns (if @owner) */
+	u64 delta;		/* from its frame's anchor, unless @pre is ABS */
+	unsigned int pre;	/* its time prefix: 0, ST_EXT_LEN or ST_ABS_LEN */
+	bool owner;		/* it covers a frame's first position */
+};
+
 /*
- * Reserve @len bytes in this CPU's ring of the live half (@cpu -1: every
- * writer but one), or in @cpu's (snaptrace_reserve_on(): the caller is
- * that ring's only writer, and recording's switches do not apply). With
- * @cpu a constant -1 this folds to the code of this CPU's writers alone.
+ * The common reservation, planned inline: a record of @base bytes at head
+ * @h that stays inside the frame of @h, past the frame's first position,
+ * and whose delta from the frame's installed anchor fits its header. Such
+ * a record owns no frame and needs no padding (the ring's end is a frame
+ * boundary: ring sizes are multiples of ST_FRAME, and an epoch starts at
+ * a multiple of the ring's size). A record at the frame's first position
+ * fails the anchor check: it is the frame's owner, and no anchor names a
+ * frame before its owner installs it (A1). Sets *@delta; false:
+ * st_plan_slow().
  */
-static __always_inline void *
-st_reserve(struct snaptrace_buffer *buf, size_t len, u16 type,
-	   struct snaptrace_reservation *res, enum st_reserve_err *err,
-	   int cpu)
+static __always_inline bool st_plan_fast(struct st_ring *r, unsigned long h,
+					 unsigned long base, u64 ts, u64 *delta)
 {
-	unsigned long h, off, pad, end, p, base, owned;
-	unsigned int pre;
+	struct st_anchor *a = st_anchor(r, h);
+	unsigned long f = READ_ONCE(a->frame);
+	unsigned long end = h + st_p(base);
+
+	/* The frame word before t, as in st_time_prefix(). */
+	barrier();
+	*delta = ts - READ_ONCE(a->t);
+	return f == (st_frame(h) | ST_ANCHOR_VALID) &&
+	       (h ^ (end - 1)) < st_p(ST_FRAME) &&
+	       *delta <= ST_DELTA_MASK;
+}
+
+/*
+ * Every other reservation: at a frame's first position (its owner), across
+ * frames, padded to the ring's end, or with a time prefix. An owner's
+ * record in the frame it owns has delta 0: its time stamp becomes the
+ * anchor (st_install()).
+ */
+static noinline void st_plan_slow(struct st_ring *r, unsigned long h,
+				  unsigned long base, u64 ts,
+				  struct st_plan *pl)
+{
+	unsigned long off = st_off(r, h);
+
+	pl->p = h;
+	pl->pad = 0;
+	pl->delta = 0;
+	pl->pre = st_time_prefix(r, h, ts, &pl->delta);
+	if (off + pl->pre + base > r->size) {
+		/* I1: pad to the end; the record starts the next lap. */
+		pl->pad = r->size - off;
+		pl->p = h + st_p(pl->pad);
+		pl->pre = st_time_prefix(r, pl->p, ts, &pl->delta);
+	}
+	pl->end = pl->p + st_p(pl->pre + base);
+	pl->owned = st_frame(pl->end - 1);
+	pl->owner = st_frame(h - 1) != pl->owned;
+	if (pl->owner && st_frame(pl->p) == pl->owned) {
+		pl->pre = 0;
+		pl->delta = 0;
+		pl->end = pl->p + st_p(base);
+	}
+}
+
+/*
+ * The length in bytes of the record at byte offset @off of @r if it is a
+ * data record without a prefix, the common one at tail, as st_parse()
+ * would find it; 0 for any other (st_tail_rec() then measures it).
+ */
+static __always_inline unsigned long st_rec_len_fast(const struct st_ring *r,
+						     unsigned long off)
+{
+	unsigned long room = r->size - off, len;
+	u32 w = st_word(r, off), code = w & ST_CODE_MASK;
+
+	if (code - 1 < ST_C_DATA_MAX) {
+		len = ST_HDR_SHORT + code * ST_ALIGN;
+	} else if (code == ST_C_LONG && room >= ST_HDR_LONG) {
+		u32 size = st_word(r, off + ST_HDR_SHORT) & 0xffff;
+
+		if (!size || size > SNAPTRACE_MAX_PAYLOAD)
+			return 0;
+		len = ST_HDR_LONG + ALIGN(size, ST_ALIGN);
+	} else {
+		return 0;
+	}
+	return len <= room ? len : 0;
+}
+
+/*
+ * The reservation of st_reserve() in every case its fast path leaves: a
+ * ring not open, a record that owns a frame, needs padding or a time
+ * prefix, a full ring, a lost race for head. @r is the ring st_reserve()
+ * looked up, with its commit begun, and @h the value of head it read; if
+ * @have_ts, @ts is the time stamp it read for @h (a first try of this
+ * loop that it did not finish: the clock is read once a try).
+ */
+static noinline void *
+st_reserve_slow(struct snaptrace_buffer *buf, size_t len, u16 type,
+		struct snaptrace_reservation *res, int cpu, struct st_ring *r,
+		unsigned long h, unsigned long base, u64 ts, bool have_ts)
+{
+	unsigned long end;
+	struct st_plan pl;
 	bool owner;
-	struct st_ring *r, *next;
-	u64 ts, delta = 0;
-	void *payload;
+	struct st_ring *next;
 
-	if (unlikely(len == 0 || len > SNAPTRACE_MAX_PAYLOAD)) {
-		*err = ST_EINVAL;
-		return NULL;
-	}
-	base = (st_short_hdr(type, len) ? ST_HDR_SHORT : ST_HDR_LONG) +
-	       ALIGN(len, ST_ALIGN);
-
-	/*
-	 * Preemption stays off until the commit: an RCU-sched read side, so
-	 * a resize or free of a half waits for every writer inside it.
-	 */
-	preempt_disable_notrace();
-	if (cpu < 0 && unlikely(!READ_ONCE(buf->record_on) ||
-				atomic_read(&buf->record_disabled))) {
-		preempt_enable_notrace();
-		*err = ST_EOFF;
-		return NULL;
-	}
-	r = st_live_ring_on(buf, cpu);
-	st_hook(buf, ST_STEP_WRITE_LOOKUP, st_ring_cpu(cpu));
-again:
-	st_start_commit(r);
-	h = atomic_long_read(&r->head);
 	for (;;) {
 		if (unlikely(h & ST_FLAGS)) {
 			if (cpu < 0)
@@ -521,35 +586,16 @@ again:
 			if (next != r) {
 				st_end_commit(r);
 				r = next;
-				goto again;
+				st_start_commit(r);
 			}
 			h = atomic_long_read(&r->head);
 			continue;
 		}
-		ts = st_clock();
-		off = st_off(r, h);
-		p = h;
-		pre = st_time_prefix(r, p, ts, &delta);
-		pad = 0;
-		if (off + pre + base > r->size) {
-			/* I1: pad to the end; the record starts the next lap. */
-			pad = r->size - off;
-			p = h + st_p(pad);
-			pre = st_time_prefix(r, p, ts, &delta);
-		}
-		end = p + st_p(pre + base);
-		/*
-		 * The owner of a frame: the reservation that covers its first
-		 * position. Its anchor will be @ts: a record of its own
-		 * there has delta 0.
-		 */
-		owned = st_frame(end - 1);
-		owner = st_frame(h - 1) != owned;
-		if (owner && st_frame(p) == owned && pre) {
-			pre = 0;
-			delta = 0;
-			end = p + st_p(base);
-		}
+		if (!have_ts)
+			ts = st_clock();
+		have_ts = false;
+		st_plan_slow(r, h, base, ts, &pl);
+		end = pl.end;
 		/* I2: never reuse the bytes of a record still being written. */
 		if (unlikely(end - local_read(&r->commit) > st_p(r->size)) ||
 		    (READ_ONCE(buf->mode) == SNAPTRACE_STOP_WHEN_FULL &&
@@ -578,9 +624,10 @@ again:
 	 * that interrupts it finds the anchor (else it pays an ABS prefix);
 	 * else once it has pushed tail, which then allows.
 	 */
+	owner = pl.owner;
 	if (owner) {
 		st_hook(buf, ST_STEP_WRITE_ANCHOR, st_ring_cpu(cpu));
-		if (st_install(r, owned, atomic_long_read(&r->tail), ts))
+		if (st_install(r, pl.owned, atomic_long_read(&r->tail), ts))
 			owner = false;
 	}
 	st_hook(buf, ST_STEP_WRITE_RESERVED, st_ring_cpu(cpu));
@@ -590,22 +637,106 @@ again:
 		st_hook(buf, ST_STEP_WRITE_PUSHED, st_ring_cpu(cpu));
 	}
 	if (owner)
-		WARN_ON_ONCE(!st_install(r, owned, atomic_long_read(&r->tail), ts));
+		WARN_ON_ONCE(!st_install(r, pl.owned, atomic_long_read(&r->tail), ts));
 
-	if (pad)
-		*(u32 *)(r->data + off) = ST_C_PAD | (u32)pad << ST_CODE_BITS;
-	payload = st_put_hdr(r, st_off(r, p), pre, delta, ts, type, len);
+	if (pl.pad)
+		*(u32 *)(r->data + st_off(r, h)) = ST_C_PAD | (u32)pl.pad << ST_CODE_BITS;
 	res->ring = r;
-	res->pos = p;
-	*err = ST_OK;
-	return payload;
+	res->pos = pl.p;
+	return st_put_hdr(r, st_off(r, pl.p), pl.pre, pl.delta, ts, type, len);
 
 full:
 	st_count_local_at(buf, r, &r->dropped, h, ST_STEP_COUNT_DROPPED, cpu);
 	st_end_commit(r);
 	preempt_enable_notrace();
-	*err = ST_EFULL;
-	return NULL;
+	return ERR_PTR(-ENOSPC);
+}
+
+/*
+ * Reserve @len bytes in this CPU's ring of the live half (@cpu -1: every
+ * writer but one), or in @cpu's (snaptrace_reserve_on(): the caller is
+ * that ring's only writer, and recording's switches do not apply). With
+ * @cpu a constant -1 this folds to the code of this CPU's writers alone.
+ *
+ * The fast path, inline: an open ring, a record that st_plan_fast()
+ * allows, room (I2), head won at the first try, and tail pushed past at
+ * most the one record at tail with a short header. Anything else goes on
+ * in st_reserve_slow(), from the step reached: the steps, and the test
+ * hooks between them, are those of the slow path. Returns the payload, or
+ * ERR_PTR(): -EINVAL for @len 0 or too large, -EBUSY with recording off,
+ * -ENOSPC with no room (counted as dropped).
+ */
+static __always_inline void *
+st_reserve(struct snaptrace_buffer *buf, size_t len, u16 type,
+	   struct snaptrace_reservation *res, int cpu)
+{
+	unsigned long h, t, end, base, min, off, rl;
+	struct st_ring *r;
+	u64 ts, delta;
+	u32 *w;
+
+	if (unlikely(len == 0 || len > SNAPTRACE_MAX_PAYLOAD))
+		return ERR_PTR(-EINVAL);
+	base = (st_short_hdr(type, len) ? ST_HDR_SHORT : ST_HDR_LONG) +
+	       ALIGN(len, ST_ALIGN);
+
+	/*
+	 * Preemption stays off until the commit: an RCU-sched read side, so
+	 * a resize or free of a half waits for every writer inside it.
+	 */
+	preempt_disable_notrace();
+	if (cpu < 0 && unlikely(!READ_ONCE(buf->record_on) ||
+				atomic_read(&buf->record_disabled))) {
+		preempt_enable_notrace();
+		return ERR_PTR(-EBUSY);
+	}
+	r = st_live_ring_on(buf, cpu);
+	st_hook(buf, ST_STEP_WRITE_LOOKUP, st_ring_cpu(cpu));
+	st_start_commit(r);
+	h = atomic_long_read(&r->head);
+	if (unlikely(h & ST_FLAGS))
+		return st_reserve_slow(buf, len, type, res, cpu, r, h, base,
+				       0, false);
+	ts = st_clock();
+	end = h + st_p(base);
+	/* I2, as in st_reserve_slow() */
+	if (unlikely(!st_plan_fast(r, h, base, ts, &delta) ||
+		     end - local_read(&r->commit) > st_p(r->size) ||
+		     (READ_ONCE(buf->mode) == SNAPTRACE_STOP_WHEN_FULL &&
+		      end - st_pos(atomic_long_read(&r->tail)) > st_p(r->size))))
+		return st_reserve_slow(buf, len, type, res, cpu, r, h, base,
+				       ts, true);
+	st_hook(buf, ST_STEP_WRITE_RESERVE, st_ring_cpu(cpu));
+	/* R1: fails, with no side effect, if the ring was sealed. */
+	if (unlikely(!atomic_long_try_cmpxchg(&r->head, (long *)&h, end)))
+		return st_reserve_slow(buf, len, type, res, cpu, r, h, base,
+				       0, false);
+	st_hook(buf, ST_STEP_WRITE_RESERVED, st_ring_cpu(cpu));
+
+	/* Tail past the one record at tail, if that is enough (overwrite). */
+	min = end - st_p(r->size);
+	t = atomic_long_read(&r->tail);
+	if ((long)(min - st_pos(t)) > 0) {
+		off = st_off(r, st_pos(t));
+		rl = st_rec_len_fast(r, off);
+		if (rl && atomic_long_try_cmpxchg(&r->tail, (long *)&t,
+						  (st_pos(t) + st_p(rl)) | (t & ST_SEAL)))
+			st_count_local(r, &r->overrun, st_pos(t));
+		if ((long)(min - st_pos(atomic_long_read(&r->tail))) > 0)
+			snaptrace_ring_push_tail(r, min, &r->overrun);
+		st_hook(buf, ST_STEP_WRITE_PUSHED, st_ring_cpu(cpu));
+	}
+
+	w = (u32 *)(r->data + st_off(r, h));
+	if (st_short_hdr(type, len)) {
+		*w++ = len / ST_ALIGN | (u32)delta << ST_CODE_BITS;
+	} else {
+		*w++ = ST_C_LONG | (u32)delta << ST_CODE_BITS;
+		*w++ = len | (u32)type << 16;
+	}
+	res->ring = r;
+	res->pos = h;
+	return w;
 }
 
 /**
@@ -632,9 +763,9 @@ full:
 void *snaptrace_reserve(struct snaptrace_buffer *buf, size_t len,
 			struct snaptrace_reservation *res)
 {
-	enum st_reserve_err err;
+	void *p = st_reserve(buf, len, SNAPTRACE_REC_DATA, res, -1);
 
-	return st_reserve(buf, len, SNAPTRACE_REC_DATA, res, &err, -1);
+	return IS_ERR(p) ? NULL : p;
 }
 EXPORT_SYMBOL_GPL(snaptrace_reserve);
 
@@ -655,9 +786,9 @@ EXPORT_SYMBOL_GPL(snaptrace_reserve);
 void *snaptrace_reserve_type(struct snaptrace_buffer *buf, u16 type,
 			     size_t len, struct snaptrace_reservation *res)
 {
-	enum st_reserve_err err;
+	void *p = st_reserve(buf, len, type, res, -1);
 
-	return st_reserve(buf, len, type, res, &err, -1);
+	return IS_ERR(p) ? NULL : p;
 }
 
 /**
@@ -693,11 +824,12 @@ void *snaptrace_reserve_type(struct snaptrace_buffer *buf, u16 type,
 void *snaptrace_reserve_on(struct snaptrace_buffer *buf, int cpu, u16 type,
 			   size_t len, struct snaptrace_reservation *res)
 {
-	enum st_reserve_err err;
+	void *p;
 
 	if (!st_cpu_valid(cpu))
 		return NULL;
-	return st_reserve(buf, len, type, res, &err, cpu);
+	p = st_reserve(buf, len, type, res, cpu);
+	return IS_ERR(p) ? NULL : p;
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_reserve_on);
 
@@ -745,12 +877,11 @@ int snaptrace_write_type(struct snaptrace_buffer *buf, u16 type,
 			 const void *data, size_t len)
 {
 	struct snaptrace_reservation res;
-	enum st_reserve_err err;
 	void *p;
 
-	p = st_reserve(buf, len, type, &res, &err, -1);
-	if (!p)
-		return err == ST_EINVAL ? -EINVAL : err == ST_EOFF ? -EBUSY : -ENOSPC;
+	p = st_reserve(buf, len, type, &res, -1);
+	if (IS_ERR(p))
+		return PTR_ERR(p);
 	memcpy(p, data, len);
 	st_hook(buf, ST_STEP_WRITE_COMMIT, smp_processor_id());
 	snaptrace_commit(buf, &res);
