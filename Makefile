@@ -16,7 +16,7 @@
 #   make firmware                   build the example remote firmware (fw/)
 #   make static-check               checkpatch --strict, sparse, kernel-doc
 #   make fuzz [FUZZ_SECONDS=600]    libFuzzer on the firmware parsers
-#   make bench [BENCH_ACCEL=kvm]    snaptrace vs ftrace in one QEMU boot (out/bench/)
+#   make bench [BENCH_ACCEL=kvm|icount] snaptrace vs ftrace in one QEMU boot (out/bench/)
 #   make bench-here                 the same on the running kernel, as root (dev box)
 #   make install                    snaptrace.ko, its Module.symvers and headers
 #                                   for KDIR's kernel (no DKMS; see below)

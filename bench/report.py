@@ -415,7 +415,11 @@ for g in goals:
 if missing:
     L += ["", "Missing measurements: " + ", ".join(missing)]
 L += ["", "Plot: out/bench/bench.png."]
-if "TCG" in m["platform"]:
+if "icount" in m["platform"]:
+    L[-1] += (" icount: every time above is a count of the guest's instructions (1 ns each; "
+              "with both vCPUs on one host thread, \"all\" counts the other CPU's too), the same "
+              "on every run: neither cache misses nor the cost of atomics are weighed.")
+elif "TCG" in m["platform"]:
     L[-1] += (" TCG emulates the CPUs: absolute times are not those of hardware, only the "
               "ratios of one boot mean something.")
 open(f"{outdir}/results.md", "w").write("\n".join(L) + "\n")

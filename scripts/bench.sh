@@ -19,6 +19,9 @@
 #
 # On a dev box, for real-hardware numbers:
 #   BENCH_ACCEL=kvm make bench   the same QEMU boot under KVM (-cpu host)
+#   BENCH_ACCEL=icount make bench  the same under TCG with -icount: every
+#                                time is a count of the guest's instructions
+#                                (1 ns each), repeatable to the instruction
 #   make bench-here              no QEMU: build against the running kernel's
 #                                headers (/lib/modules/$(uname -r)/build) and
 #                                run tests/scenarios/bench.sh on this machine,
@@ -71,6 +74,7 @@ else
 	[ -f "$kdir/Makefile" ] || die "no headers at $kdir: run 'make deps'"
 	case $accel in
 	kvm) platform="QEMU -accel kvm -cpu host -smp 2 -m 1024 (KVM: hardware timing)" ;;
+	icount) platform="QEMU -accel tcg,thread=single -cpu max -icount shift=0,sleep=off -smp 2 -m 1024, tsc=reliable (icount: 1 ns = 1 guest instruction, both vCPUs on one host thread)" ;;
 	*) platform="QEMU -accel tcg,thread=multi -cpu max -smp 2 -m 1024, tsc=reliable (TCG: emulated timing)" ;;
 	esac
 fi

@@ -4,7 +4,7 @@
 #
 # Usage: qemu-run.sh --name NAME --kernel BZIMAGE --modules DIR
 #                    --scenario FILE [--firmware DIR] [--timeout SECONDS]
-#                    [--append CMDLINE] [--kcsan] [--faults] [--accel tcg|kvm]
+#                    [--append CMDLINE] [--kcsan] [--faults] [--accel tcg|icount|kvm]
 #                    [--qemu-args ARGS] [--qemu-arg ARG] [--allow-skip ERE]
 #                    [--interactive]
 #
@@ -38,7 +38,11 @@
 # and otherwise ignored.
 # --accel kvm: boot with KVM and the host's CPU model (-cpu host) instead
 # of TCG emulating "-cpu max"; for dev boxes where KVM works (it does not on
-# the machine CI runs on, so make check never uses it).
+# the machine CI runs on, so make check never uses it). --accel icount:
+# TCG on one host thread with -icount shift=0,sleep=off: the guest's clocks
+# count the instructions it executes (one per ns), so a guest's timing of
+# its own code is a count of instructions, the same on every run whatever
+# the host is doing (make bench BENCH_ACCEL=icount).
 # --qemu-args: more arguments for qemu-system-x86_64, split at blanks (no
 # quoting, no globbing); --qemu-arg: one more argument, as it is (spaces
 # and all). Both may be repeated and add up in order: devices, such as the
@@ -95,10 +99,11 @@ for scenario in "${scenarios[@]}"; do
 done
 case $accel in
 tcg) accel_args=(-accel tcg,thread=multi -cpu max) ;;
+icount) accel_args=(-accel tcg,thread=single -cpu max -icount shift=0,sleep=off) ;;
 kvm)
 	[ -w /dev/kvm ] || die "qemu-run: --accel kvm needs a writable /dev/kvm"
 	accel_args=(-accel kvm -cpu host) ;;
-*) die "qemu-run: --accel tcg or kvm, not '$accel'" ;;
+*) die "qemu-run: --accel tcg, icount or kvm, not '$accel'" ;;
 esac
 
 run=$SNAPTRACE_OUT/runs/$name
