@@ -240,6 +240,22 @@ static __always_inline struct st_anchor *st_anchor(const struct st_ring *r,
 	return &r->anchors[(pos >> (ST_FRAME_SHIFT + ST_POS_SHIFT)) & r->amask];
 }
 
+/*
+ * Read the anchor of the frame of @pos in @r for a reader: sets *@t to its
+ * time, and returns whether it names that frame (installed, not yet taken
+ * by a frame two laps later). Writers plan with st_time_prefix() instead.
+ */
+static __always_inline bool st_anchor_get(const struct st_ring *r,
+					  unsigned long pos, u64 *t)
+{
+	const struct st_anchor *a = st_anchor(r, pos);
+	unsigned long f = READ_ONCE(a->frame);
+
+	smp_rmb(); /* the frame word before t (st_install()) */
+	*t = READ_ONCE(a->t);
+	return f == (st_frame(pos) | ST_ANCHOR_VALID);
+}
+
 static __always_inline u32 st_word(const struct st_ring *r, unsigned long off)
 {
 	return READ_ONCE(*(u32 *)(r->data + off));

@@ -76,7 +76,7 @@ static enum st_read_ret st_read_at(struct st_ring *r, unsigned long pos,
 				   unsigned long *len)
 {
 	unsigned long off = st_off(r, pos);
-	unsigned long c, start, f;
+	unsigned long c, start;
 	struct st_view v;
 	bool valid;
 	u64 t = 0;
@@ -95,13 +95,9 @@ static enum st_read_ret st_read_at(struct st_ring *r, unsigned long pos,
 		if (v.abs) {
 			t = v.ts;
 		} else {
-			struct st_anchor *a = st_anchor(r, pos);
-
 			/* Installed before the record was committed. */
-			f = READ_ONCE(a->frame);
-			smp_rmb(); /* the frame word before t (st_install()) */
-			t = READ_ONCE(a->t) + v.delta;
-			valid = f == (st_frame(pos) | ST_ANCHOR_VALID);
+			valid = st_anchor_get(r, pos, &t);
+			t += v.delta;
 		}
 		if (valid && rec)
 			memcpy(rec->data, r->data + off + v.pre + v.hlen, v.size);
@@ -270,10 +266,9 @@ static int st_take_run(struct snaptrace_buffer *buf, struct st_ring *r, int cpu,
 		       long t, struct snaptrace_record *recs, unsigned int max,
 		       const struct st_limit *lim, bool *more)
 {
-	unsigned long p0 = st_pos(t), pos = p0, c, off, start, f, fr = 1;
+	unsigned long p0 = st_pos(t), pos = p0, c, off, start, fr = 1;
 	struct snaptrace_record *rec;
 	unsigned int k = 0, i;
-	struct st_anchor *a;
 	struct st_view v;
 	bool bad = false;
 	u64 ts, at = 0;
@@ -299,12 +294,8 @@ static int st_take_run(struct snaptrace_buffer *buf, struct st_ring *r, int cpu,
 			} else {
 				/* One anchor per frame: read it once a run. */
 				if (st_frame(pos) != fr) {
-					a = st_anchor(r, pos);
-					f = READ_ONCE(a->frame);
-					smp_rmb(); /* the frame word before t (st_install()) */
-					at = READ_ONCE(a->t);
 					fr = st_frame(pos);
-					if (f != (fr | ST_ANCHOR_VALID)) {
+					if (!st_anchor_get(r, pos, &at)) {
 						bad = true;
 						break;
 					}
