@@ -318,7 +318,10 @@ m = res["meta"]
 L = [f"Kernel {m['kernel']} on {m['platform']}; {m['online_cpus']} CPUs; "
      f"median [min–max] of {m['runs']} runs; ratio = ours/ftrace of the medians, same boot. "
      f"local_clock() pair: {m['clock_pair_ns']} ns.", ""]
-if others:
+if others and "icount" in m["platform"]:
+    L += [f"({others} other QEMU guest(s) ran on this {ncpu}-CPU host during the run: under icount "
+          f"they change how long it takes, not what it counts.)", ""]
+elif others:
     L += [f"**WARNING: {others} other QEMU guest(s) ran on this {ncpu}-CPU host during the run "
           f"(load {load_before} before, {load_after} after): the timings are contaminated.**", ""]
 if unstable:
