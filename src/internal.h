@@ -64,6 +64,12 @@ size_t snaptrace_size_total(struct snaptrace_buffer *buf);
 ssize_t snaptrace_ring_bytes(struct snaptrace_buffer *buf,
 			     enum snaptrace_which which, int cpu);
 
+/* ring_read.c */
+int snaptrace_snapshot_walk(struct snaptrace_buffer *buf, int cpu,
+			    struct snaptrace_record *rec,
+			    int (*fn)(void *arg, const struct snaptrace_record *rec),
+			    void *arg, bool *open);
+
 /* ring.c, ring.h: the test hook (KUnit builds only; see Documentation/ring-buffer.rst) */
 /**
  * enum snaptrace_test_step - the points where the ring buffer calls the test hook

@@ -473,6 +473,94 @@ int snaptrace_consume(struct snaptrace_buffer *buf, enum snaptrace_which which,
 }
 EXPORT_SYMBOL_GPL(snaptrace_consume);
 
+/**
+ * snaptrace_snapshot_walk() - every record of one CPU's snapshot, lock-free
+ * @buf: the buffer
+ * @cpu: the CPU
+ * @rec: room for one record, filled in turn with each (the caller's: a
+ *	record is too large for an NMI's stack)
+ * @fn: called with @arg and @rec for each record, oldest first; a non-zero
+ *	return ends the walk and is returned
+ * @arg: for @fn
+ * @open: set when the ring holds a reservation not committed when it was
+ *	looked at (a writer interrupted inside it, or stopped there by a
+ *	panic): that record, and any a nested writer committed after it,
+ *	is not walked
+ *
+ * A non-consuming read of the snapshot half for a caller that cannot take
+ * the reader mutex: the persistent capture at a panic or an oops
+ * (src/persist.c), where a CPU stopped by the panic may hold it, and which
+ * may run in NMI. Each record is read with the readers' own checks (I4: a
+ * copy whose bytes tail passed meanwhile is not returned); the half is
+ * found under RCU, as st_has_data() does, so it cannot be freed meanwhile.
+ * Records committed after the walk passed the end of the committed data
+ * (late commits) are not walked. No upstream twin: ftrace reads its
+ * buffers at a panic with ftrace_dump(), which turns tracing off and
+ * consumes the live buffer.
+ *
+ * Context: any, NMI included. Never sleeps, takes no lock, allocates
+ * nothing.
+ * Return: the number of records walked, the non-zero value @fn returned,
+ * -ENOENT if no spare is allocated, or -EINVAL for a bad @cpu.
+ */
+int snaptrace_snapshot_walk(struct snaptrace_buffer *buf, int cpu,
+			    struct snaptrace_record *rec,
+			    int (*fn)(void *arg, const struct snaptrace_record *rec),
+			    void *arg, bool *open)
+{
+	unsigned long pos, len, h, t;
+	struct st_half *half;
+	struct st_ring *r;
+	int n = 0, ret;
+	u64 ts;
+
+	*open = false;
+	if (!st_cpu_valid(cpu))
+		return -EINVAL;
+	rcu_read_lock(); /* halves are freed after synchronize_rcu() */
+	half = st_half_in(buf, st_state(buf), SNAPTRACE_SNAPSHOT);
+	if (!half) {
+		ret = -ENOENT;
+		goto out;
+	}
+	r = per_cpu_ptr(half->rings, cpu);
+	h = atomic_long_read(&r->head);
+	*open = !(h & ST_PENDING) &&
+		(long)(st_pos(h) - local_read(&r->commit)) > 0;
+	pos = st_ring_first(r);
+	for (;;) {
+		switch (st_read_at(r, pos, rec, &ts, &len)) {
+		case ST_READ_OK:
+			rec->cpu = cpu;
+			ret = fn(arg, rec);
+			if (ret)
+				goto out;
+			n++;
+			pos += len;
+			break;
+		case ST_READ_PAD:
+			pos += len;
+			break;
+		case ST_READ_LOST:
+			/* Overwritten or consumed: go on from tail, if it moved. */
+			t = st_pos(atomic_long_read(&r->tail));
+			if ((long)(t - pos) <= 0) {
+				ret = n;
+				goto out;
+			}
+			pos = t;
+			break;
+		default:
+			ret = n;
+			goto out;
+		}
+	}
+out:
+	rcu_read_unlock();
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_snapshot_walk);
+
 /* Whether @iter's half was replaced, emptied or freed since it started. */
 static bool st_iter_stale(struct snaptrace_iter *iter)
 {
