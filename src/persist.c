@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snaptrace: the persistent capture (Documentation/persist.rst). A region
+ * of memory that survives a warm reboot is armed at load; at a panic (or
+ * an oops) a snapshot of the buffer is taken and its records are copied
+ * into the region as self-contained entries, each with a CRC and a commit
+ * marker; at the next load the region is validated and the previous
+ * boot's records are given back. No upstream twin: pstore/ramoops keeps
+ * the console's text, ftrace's boot-mapped instances a live buffer with
+ * no snapshot.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/crc32.h>
+#include <linux/err.h>
+#include <linux/module.h>
+#include <linux/overflow.h>
+#include <linux/printk.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
+#include <kunit/visibility.h>
+
+#include <snaptrace/snaptrace.h>
+#include "internal.h"
+#include "persist.h"
+#include "ring.h"
+
+static_assert(sizeof(struct st_pr_hdr) % ST_PR_ALIGN == 0);
+static_assert(sizeof(struct st_pr_cap) % ST_PR_ALIGN == 0);
+static_assert(sizeof(struct st_pr_ent) % ST_PR_ALIGN == 0);
+
+/**
+ * snaptrace_persist_ent_size() - bytes an entry of @len payload bytes takes
+ * @len: payload bytes
+ *
+ * Context: any.
+ * Return: the entry's header and its payload, padded to ST_PR_ALIGN.
+ */
+size_t snaptrace_persist_ent_size(size_t len)
+{
+	return sizeof(struct st_pr_ent) + ALIGN(len, ST_PR_ALIGN);
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_ent_size);
+
+static u32 st_pr_hdr_crc(const struct st_pr_hdr *h)
+{
+	struct st_pr_hdr c = *h;
+
+	c.hdr_crc = 0;
+	return crc32_le(~0, (const u8 *)&c, sizeof(c));
+}
+
+/* The capture's CRC: its header (state, cap_crc as 0), then the table. */
+static u32 st_pr_cap_crc(const struct st_pr_cap *cap,
+			 const struct st_pr_cpu *table, unsigned int nr_cpus)
+{
+	u32 z = 0, crc;
+
+	crc = crc32_le(~0, (const u8 *)&z, sizeof(z));
+	crc = crc32_le(crc, (const u8 *)&z, sizeof(z));
+	crc = crc32_le(crc, (const u8 *)cap + 2 * sizeof(u32),
+		       sizeof(*cap) - 2 * sizeof(u32));
+	return crc32_le(crc, (const u8 *)table, (size_t)nr_cpus * sizeof(*table));
+}
+
+static u32 st_pr_ent_crc(const struct st_pr_ent *e)
+{
+	u32 z = 0, crc;
+
+	crc = crc32_le(~0, (const u8 *)&z, sizeof(z));
+	crc = crc32_le(crc, (const u8 *)&z, sizeof(z));
+	return crc32_le(crc, (const u8 *)e + 2 * sizeof(u32),
+			sizeof(*e) - 2 * sizeof(u32) + e->len);
+}
+
+/*
+ * The geometry of a region of @size bytes for @nr_cpus CPUs: where the
+ * table and the data start. Every step is checked for overflow.
+ */
+static int st_pr_geometry(u64 size, u64 nr_cpus, u64 *table_off, u64 *data_off)
+{
+	u64 t = sizeof(struct st_pr_hdr) + sizeof(struct st_pr_cap), tb, d;
+
+	if (!nr_cpus || nr_cpus > ST_PR_CPUS_MAX)
+		return -ERANGE;
+	if (check_mul_overflow(nr_cpus, (u64)sizeof(struct st_pr_cpu), &tb) ||
+	    check_add_overflow(t, tb, &d))
+		return -ERANGE;
+	d = ALIGN(d, 64);
+	if (d > size)
+		return -ERANGE;
+	*table_off = t;
+	*data_off = d;
+	return 0;
+}
+
+/**
+ * snaptrace_persist_arm() - make a region ready for a capture
+ * @p: the region, its physical address, and this load's boot id
+ * @real_ns: the wall-clock time of the arming
+ *
+ * Writes the header (its CRC last) and an empty capture in state armed,
+ * for nr_cpu_ids CPUs. The records' area is not cleared: each entry
+ * carries its own marker and CRC.
+ *
+ * Context: process context (the region is large: no NMI runs a capture
+ * while it is armed, the caller has not registered its notifiers yet or
+ * has unregistered them).
+ * Return: 0, or -ENOSPC if the region is too small for the headers.
+ */
+int snaptrace_persist_arm(struct snaptrace_persist *p, u64 real_ns)
+{
+	struct st_pr_hdr *h = p->base;
+	struct st_pr_cap *cap;
+	u64 table_off, data_off;
+
+	if (p->size < sizeof(*h) ||
+	    st_pr_geometry(p->size, nr_cpu_ids, &table_off, &data_off))
+		return -ENOSPC;
+	cap = p->base + sizeof(*h);
+	memset(p->base, 0, data_off);
+	h->magic = ST_PR_MAGIC;
+	h->version = ST_PR_VERSION;
+	h->size = p->size;
+	h->phys = p->phys;
+	h->boot_id = p->boot_id;
+	h->armed_real_ns = real_ns;
+	h->nr_cpus = nr_cpu_ids;
+	h->cap_off = sizeof(*h);
+	h->table_off = table_off;
+	h->data_off = data_off;
+	h->hdr_crc = st_pr_hdr_crc(h);
+	cap->boot_id = p->boot_id;
+	/* The state last: a capture checks it first. */
+	smp_store_release(&cap->state, ST_PR_ARMED);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_arm);
+
+/* Where st_pr_put() writes a CPU's entries. */
+struct st_pr_cursor {
+	u8 *data;
+	u64 off;
+	u64 room;
+	struct st_pr_cpu *cpu;
+	unsigned int c;
+};
+
+/* snaptrace_snapshot_walk()'s callback: one record into the region. */
+static int st_pr_put(void *arg, const struct snaptrace_record *rec)
+{
+	struct st_pr_cursor *cur = arg;
+	size_t sz = snaptrace_persist_ent_size(rec->len);
+	struct st_pr_ent *e;
+
+	if (sz > cur->room - cur->off) {
+		cur->cpu->left_out++;
+		return 0;
+	}
+	e = (struct st_pr_ent *)(cur->data + cur->off);
+	WRITE_ONCE(e->marker, 0);
+	e->cpu = cur->c;
+	e->type = rec->type;
+	e->len = rec->len;
+	e->seq = cur->cpu->entries;
+	e->ts = rec->ts;
+	e->pos = rec->pos;
+	memcpy(e->data, rec->data, rec->len);
+	memset(e->data + rec->len, 0, ALIGN(rec->len, ST_PR_ALIGN) - rec->len);
+	e->crc = st_pr_ent_crc(e);
+	smp_wmb(); /* the entry before its marker */
+	WRITE_ONCE(e->marker, ST_PR_ENT_MAGIC);
+	cur->off += sz;
+	cur->cpu->entries++;
+	return 0;
+}
+
+/* Whether a CPU other than this one holds @buf's lock (it may be stopped). */
+static bool st_pr_lock_elsewhere(struct snaptrace_buffer *buf)
+{
+	int o = atomic_read(&buf->lock_cpu) & (BIT(ST_LOCK_KIND_SHIFT) - 1);
+
+	return o && o != raw_smp_processor_id() + 1;
+}
+
+/**
+ * snaptrace_persist_capture() - snapshot @buf into an armed region
+ * @p: the region, armed by snaptrace_persist_arm() in this load
+ * @buf: the buffer, its spare allocated
+ * @reason: an &enum st_pr_reason
+ * @msg: why (the panic's message), cut to ST_PR_MSG_MAX - 1 bytes; or NULL
+ * @others_stopped: the other CPUs are stopped (a panic): a snapshot is not
+ *	tried when one of them holds the buffer's lock, which it would then
+ *	wait for forever
+ *
+ * Takes a snapshot (snaptrace_snapshot()) and copies its records, CPU by
+ * CPU, oldest first, into the region as entries (struct st_pr_ent), each
+ * with its CRC and then its marker; then the capture's header with the
+ * per-CPU table and the CRC over both, and last the state, captured. A
+ * record still open in a CPU's snapshot (its writer interrupted inside it,
+ * or stopped by the panic) is left out and counted as torn. The first
+ * capture wins: the state goes from armed to capturing by one cmpxchg, so
+ * a second panic or oops, on this CPU (NMI) or another, gets -EBUSY and
+ * changes nothing.
+ *
+ * Context: any, NMI included: a panic or die notifier. Never sleeps,
+ * takes no lock (the snapshot's own bounded wait aside), allocates
+ * nothing.
+ * Return: 0 (the capture is in the region, maybe without records: its
+ * flags say why); -EBUSY if the region was not armed by this load or
+ * already holds a capture.
+ */
+int snaptrace_persist_capture(struct snaptrace_persist *p,
+			      struct snaptrace_buffer *buf, u32 reason,
+			      const char *msg, bool others_stopped)
+{
+	struct st_pr_hdr *h = p->base;
+	struct st_pr_cap *cap = p->base + sizeof(*h);
+	struct st_pr_cursor cur;
+	struct st_pr_cpu *table;
+	unsigned int nr_cpus, c;
+	bool open;
+	int ret;
+
+	if (READ_ONCE(h->magic) != ST_PR_MAGIC ||
+	    READ_ONCE(h->boot_id) != p->boot_id ||
+	    cmpxchg(&cap->state, ST_PR_ARMED, ST_PR_CAPTURING) != ST_PR_ARMED)
+		return -EBUSY;
+
+	nr_cpus = h->nr_cpus;
+	table = p->base + h->table_off;
+	cap->reason = reason;
+	cap->cpu = raw_smp_processor_id();
+	cap->real_ns = ktime_get_real_fast_ns();
+	cap->clock_ns = local_clock();
+	cap->kernel_anchor = (unsigned long)&_printk;
+	cap->nr_mods = min_t(unsigned int, p->nr_mods, ST_PR_MODS);
+	memcpy(cap->mods, p->mods, sizeof(cap->mods));
+	if (msg)
+		strscpy(cap->msg, msg, sizeof(cap->msg));
+
+	if (others_stopped && st_pr_lock_elsewhere(buf))
+		cap->flags |= ST_PR_F_LOCKED | ST_PR_F_NO_SNAPSHOT;
+	else if (snaptrace_snapshot(buf))
+		cap->flags |= ST_PR_F_NO_SNAPSHOT;
+
+	cur.data = p->base + h->data_off;
+	cur.off = 0;
+	cur.room = p->size - h->data_off;
+	for (c = 0; c < nr_cpus && !(cap->flags & ST_PR_F_NO_SNAPSHOT); c++) {
+		if (!cpu_possible(c))
+			continue;
+		cur.cpu = &table[c];
+		cur.c = c;
+		ret = snaptrace_snapshot_walk(buf, c, p->rec, st_pr_put, &cur,
+					      &open);
+		if (ret < 0) {
+			cap->flags |= ST_PR_F_NO_SNAPSHOT;
+			break;
+		}
+		table[c].torn = open;
+		cap->entries += table[c].entries;
+		cap->torn += open;
+		if (table[c].left_out)
+			cap->flags |= ST_PR_F_FULL;
+	}
+	cap->data_bytes = cur.off;
+	cap->cap_crc = st_pr_cap_crc(cap, table, nr_cpus);
+	smp_wmb(); /* the capture before its state */
+	WRITE_ONCE(cap->state, ST_PR_CAPTURED);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_capture);
+
+/* Whether the entry at @off of @data (@bytes long) is whole and intact. */
+static bool st_pr_ent_ok(const u8 *data, u64 bytes, u64 off,
+			 unsigned int nr_cpus, u64 *size)
+{
+	const struct st_pr_ent *e = (const void *)(data + off);
+	u64 sz;
+
+	if (bytes - off < sizeof(*e))
+		return false;
+	if (e->marker != ST_PR_ENT_MAGIC || !e->len ||
+	    e->len > SNAPTRACE_MAX_PAYLOAD || e->cpu >= nr_cpus ||
+	    e->type < SNAPTRACE_REC_DATA || e->type > SNAPTRACE_REC_TEXT)
+		return false;
+	sz = snaptrace_persist_ent_size(e->len);
+	if (bytes - off < sz || st_pr_ent_crc(e) != e->crc)
+		return false;
+	*size = sz;
+	return true;
+}
+
+static int st_pr_ent_cmp(const void *a, const void *b)
+{
+	const struct st_pr_ent *x = *(const struct st_pr_ent * const *)a;
+	const struct st_pr_ent *y = *(const struct st_pr_ent * const *)b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return 0;
+}
+
+/* Check the headers of the region at @base; 0 or why it is refused. */
+static int st_pr_check(const void *base, size_t size, u64 phys, u64 boot_id,
+		       u64 now_real_ns, struct st_pr_hdr *h, struct st_pr_cap *cap)
+{
+	u64 table_off, data_off, end;
+	const struct st_pr_cpu *table;
+
+	if (size < sizeof(*h) + sizeof(*cap))
+		return -ENOSPC;
+	memcpy(h, base, sizeof(*h));
+	if (h->magic != ST_PR_MAGIC)
+		return -ENOMSG;
+	if (h->version != ST_PR_VERSION)
+		return -EPROTONOSUPPORT;
+	if (st_pr_hdr_crc(h) != h->hdr_crc)
+		return -EBADMSG;
+	if (h->size != size || h->cap_off != sizeof(*h) ||
+	    st_pr_geometry(size, h->nr_cpus, &table_off, &data_off) ||
+	    h->table_off != table_off || h->data_off != data_off)
+		return -ERANGE;
+	if (h->phys != phys)
+		return -EXDEV;
+	memcpy(cap, base + h->cap_off, sizeof(*cap));
+	if (cap->state != ST_PR_CAPTURED)
+		return -ENODATA;
+	table = base + table_off;
+	if (st_pr_cap_crc(cap, table, h->nr_cpus) != cap->cap_crc ||
+	    cap->boot_id != h->boot_id)
+		return -EBADMSG;
+	if (check_add_overflow(data_off, cap->data_bytes, &end) || end > size)
+		return -ERANGE;
+	if (h->boot_id == boot_id)
+		return -EALREADY;
+	if (cap->real_ns < h->armed_real_ns || cap->real_ns > now_real_ns)
+		return -ESTALE;
+	return 0;
+}
+
+/* kvmemdup(), which Linux 6.1 does not have. */
+static void *st_pr_dup(const void *src, size_t len)
+{
+	void *p = kvmalloc(len, GFP_KERNEL);
+
+	if (p)
+		memcpy(p, src, len);
+	return p;
+}
+
+/**
+ * snaptrace_persist_parse() - validate a region and take its capture
+ * @base: the region, as found at load, before it is armed again
+ * @size: its bytes
+ * @phys: its physical address now
+ * @boot_id: this load's boot id
+ * @now_real_ns: the wall-clock time now
+ *
+ * Refuses, changing nothing and reading nothing outside @base..@size, a
+ * region that is not ours, of another version, whose geometry does not
+ * fit @size, whose header or capture CRC is wrong, that was armed at
+ * another physical address, that holds no finished capture, that this
+ * load armed itself, or whose capture time is not between its arming
+ * and now. Otherwise copies the capture's entries out and keeps those
+ * whose marker, CRC and fields are right, counting the others as
+ * corrupt: the capture's per-CPU counts, under its CRC, say how many
+ * were written.
+ *
+ * Context: process context, may sleep (allocates).
+ * Return: the capture, for snaptrace_persist_last_free(); ERR_PTR() of
+ * -ENOSPC (region smaller than the headers), -ENOMSG (not ours),
+ * -EPROTONOSUPPORT (version), -EBADMSG (header or capture CRC), -ERANGE
+ * (geometry), -EXDEV (another address), -ENODATA (no capture), -EALREADY
+ * (this load's own), -ESTALE (capture time out of range), -ENOMEM.
+ */
+struct snaptrace_persist_last *
+snaptrace_persist_parse(const void *base, size_t size, u64 phys, u64 boot_id,
+			u64 now_real_ns)
+{
+	struct snaptrace_persist_last *last;
+	u64 off, sz, written = 0, n = 0, bytes;
+	unsigned int c;
+	int ret;
+
+	last = kzalloc(sizeof(*last), GFP_KERNEL);
+	if (!last)
+		return ERR_PTR(-ENOMEM);
+	ret = st_pr_check(base, size, phys, boot_id, now_real_ns, &last->hdr,
+			  &last->cap);
+	if (ret)
+		goto fail;
+	ret = -ENOMEM;
+	last->nr_cpus = last->hdr.nr_cpus;
+	last->per_cpu = st_pr_dup(base + last->hdr.table_off,
+				  last->nr_cpus * sizeof(*last->per_cpu));
+	if (!last->per_cpu)
+		goto fail;
+	bytes = last->cap.data_bytes;
+	if (bytes) {
+		last->data = st_pr_dup(base + last->hdr.data_off, bytes);
+		if (!last->data)
+			goto fail;
+	}
+	/* At most one entry per smallest entry's bytes. */
+	last->ents = kvcalloc(bytes / snaptrace_persist_ent_size(1) + 1,
+			      sizeof(*last->ents), GFP_KERNEL);
+	if (!last->ents)
+		goto fail;
+	off = 0;
+	while (off < bytes) {
+		if (st_pr_ent_ok(last->data, bytes, off, last->nr_cpus, &sz)) {
+			last->ents[n++] = (const void *)(last->data + off);
+			off += sz;
+		} else {
+			/* Resynchronise on the next intact entry. */
+			off += ST_PR_ALIGN;
+		}
+		cond_resched();
+	}
+	for (c = 0; c < last->nr_cpus; c++)
+		written += last->per_cpu[c].entries;
+	last->kept = n;
+	last->torn = last->cap.torn;
+	last->corrupt = written > n ? written - n : 0;
+	sort(last->ents, n, sizeof(*last->ents), st_pr_ent_cmp, NULL);
+	return last;
+fail:
+	snaptrace_persist_last_free(last);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_parse);
+
+/**
+ * snaptrace_persist_last_free() - free a capture from snaptrace_persist_parse()
+ * @last: the capture; NULL is ignored
+ *
+ * Context: process context.
+ */
+void snaptrace_persist_last_free(struct snaptrace_persist_last *last)
+{
+	if (!last)
+		return;
+	kvfree(last->ents);
+	kvfree(last->data);
+	kvfree(last->per_cpu);
+	kfree(last);
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_last_free);
+
+/**
+ * snaptrace_persist_ent_record() - an entry as a record, for the formatter
+ * @e: a kept entry of a &struct snaptrace_persist_last
+ * @rec: filled in
+ *
+ * Context: any.
+ */
+void snaptrace_persist_ent_record(const struct st_pr_ent *e,
+				  struct snaptrace_record *rec)
+{
+	rec->ts = e->ts;
+	rec->pos = e->pos;
+	rec->cpu = e->cpu;
+	rec->type = e->type;
+	rec->len = e->len;
+	memcpy(rec->data, e->data, e->len);
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_ent_record);

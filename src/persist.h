@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The persistent capture (Documentation/persist.rst): the layout of the
+ * region that keeps a snapshot across a panic and a warm reboot, and the
+ * functions that arm it, fill it at a panic and read it back at the next
+ * load. Shared by src/persist.c and its KUnit suite.
+ *
+ * Every field is native-endian (x86-64 writes and reads it back); every
+ * size and offset is checked against the region's size before it is used.
+ */
+#ifndef _SNAPTRACE_PERSIST_H
+#define _SNAPTRACE_PERSIST_H
+
+#include <linux/types.h>
+
+#include <snaptrace/snaptrace.h>
+
+struct snaptrace_buffer;
+
+#define ST_PR_MAGIC		0x5350524154504e53ULL	/* "SNPTARPS" */
+#define ST_PR_VERSION		1
+#define ST_PR_ENT_MAGIC		0x544e4552U	/* "RENT": an entry's commit marker */
+#define ST_PR_ARMED		0x444d5241U	/* "ARMD" */
+#define ST_PR_CAPTURING		0x50414343U	/* "CCAP" */
+#define ST_PR_CAPTURED		0x454e4f44U	/* "DONE" */
+#define ST_PR_MSG_MAX		128
+#define ST_PR_MODS		4
+#define ST_PR_MOD_NAME		48
+/* Most CPUs a region describes (NR_CPUS is at most 8192). */
+#define ST_PR_CPUS_MAX		8192
+#define ST_PR_ALIGN		8
+
+/* Why a capture was taken. */
+enum st_pr_reason {
+	ST_PR_PANIC = 1,
+	ST_PR_OOPS,
+	ST_PR_TEST,
+};
+
+/* What went wrong while capturing (st_pr_cap.flags). */
+#define ST_PR_F_NO_SNAPSHOT	BIT(0)	/* the snapshot failed: no records */
+#define ST_PR_F_LOCKED		BIT(1)	/* a stopped CPU held the buffer's lock */
+#define ST_PR_F_FULL		BIT(2)	/* the region was full: records left out */
+
+/* At the region's start: written when the region is armed, at load. */
+struct st_pr_hdr {
+	u64 magic;
+	u32 version;
+	u32 hdr_crc;		/* crc32_le() of this struct with hdr_crc 0 */
+	u64 size;		/* the region's bytes */
+	u64 phys;		/* its physical address when armed */
+	u64 boot_id;		/* the arming load's random id */
+	u64 armed_real_ns;	/* wall-clock time of the arming */
+	u32 nr_cpus;		/* entries in the per-CPU table */
+	u32 cap_off;		/* offset of struct st_pr_cap */
+	u64 table_off;		/* offset of the per-CPU table */
+	u64 data_off;		/* offset of the first entry */
+};
+
+/* A module's core text, to symbolise stack records after KASLR. */
+struct st_pr_mod {
+	u64 base;
+	u64 size;
+	char name[ST_PR_MOD_NAME];
+};
+
+/* The capture's header: written at the panic, its CRC last, then @state. */
+struct st_pr_cap {
+	u32 state;		/* ST_PR_ARMED, _CAPTURING, _CAPTURED */
+	u32 cap_crc;		/* of this struct (state, cap_crc 0) and the table */
+	u64 boot_id;		/* the header's, again */
+	u32 reason;		/* enum st_pr_reason */
+	s32 cpu;		/* the capturing CPU */
+	u64 real_ns;		/* ktime_get_real_fast_ns() at the capture */
+	u64 clock_ns;		/* local_clock(): the records' clock */
+	u64 kernel_anchor;	/* the run-time address of _printk() */
+	u32 nr_mods;
+	u32 flags;		/* ST_PR_F_* */
+	struct st_pr_mod mods[ST_PR_MODS];
+	char msg[ST_PR_MSG_MAX];	/* the panic message, cut, NUL-terminated */
+	u64 data_bytes;		/* bytes of entries from data_off */
+	u64 entries;		/* entries written */
+	u64 torn;		/* CPUs' records open at the capture, left out */
+};
+
+/* Per CPU, in the table after the capture header. */
+struct st_pr_cpu {
+	u64 entries;		/* written for this CPU */
+	u64 torn;		/* 1 if a record was open (reserved, not committed) */
+	u64 left_out;		/* no room left in the region */
+};
+
+/* One record: self-contained, its marker written last. */
+struct st_pr_ent {
+	u32 marker;		/* ST_PR_ENT_MAGIC */
+	u32 crc;		/* of the entry (marker, crc 0) and its payload */
+	u32 cpu;
+	u16 type;
+	u16 len;		/* payload bytes, 1..SNAPTRACE_MAX_PAYLOAD */
+	u64 seq;		/* per CPU, from 0, in the capture */
+	u64 ts;			/* ns, the record's whole time stamp */
+	u64 pos;		/* byte position in its CPU's ring (gaps: lost) */
+	u8 data[];		/* @len bytes, padded to ST_PR_ALIGN */
+};
+
+/**
+ * struct snaptrace_persist - a region being recorded into
+ * @base: the region, mapped
+ * @size: its bytes
+ * @phys: its physical address (checked at the next load)
+ * @boot_id: this load's random id, in the header
+ * @rec: room for one record, for the capture (an NMI's stack is small)
+ * @nr_mods: modules in @mods
+ * @mods: their core text, copied into each capture
+ */
+struct snaptrace_persist {
+	void *base;
+	size_t size;
+	u64 phys;
+	u64 boot_id;
+	struct snaptrace_record *rec;
+	unsigned int nr_mods;
+	struct st_pr_mod mods[ST_PR_MODS];
+};
+
+/**
+ * struct snaptrace_persist_last - a previous boot's capture, validated
+ * @hdr: the region's header, as found
+ * @cap: the capture's header, as found
+ * @nr_cpus: CPUs of @per_cpu
+ * @per_cpu: the per-CPU table, as found
+ * @kept: records kept (in @ents)
+ * @torn: records open at the capture, left out (the capture's count)
+ * @corrupt: records written but dropped here (bad marker, CRC or field)
+ * @ents: the kept records, ordered by time stamp, then CPU, then seq
+ * @data: a copy of the entries, which @ents point into
+ */
+struct snaptrace_persist_last {
+	struct st_pr_hdr hdr;
+	struct st_pr_cap cap;
+	unsigned int nr_cpus;
+	struct st_pr_cpu *per_cpu;
+	u64 kept;
+	u64 torn;
+	u64 corrupt;
+	const struct st_pr_ent **ents;
+	u8 *data;
+};
+
+size_t snaptrace_persist_ent_size(size_t len);
+int snaptrace_persist_arm(struct snaptrace_persist *p, u64 real_ns);
+int snaptrace_persist_capture(struct snaptrace_persist *p,
+			      struct snaptrace_buffer *buf, u32 reason,
+			      const char *msg, bool others_stopped);
+struct snaptrace_persist_last *
+snaptrace_persist_parse(const void *base, size_t size, u64 phys, u64 boot_id,
+			u64 now_real_ns);
+void snaptrace_persist_last_free(struct snaptrace_persist_last *last);
+void snaptrace_persist_ent_record(const struct st_pr_ent *e,
+				  struct snaptrace_record *rec);
+
+#endif /* _SNAPTRACE_PERSIST_H */

@@ -1,0 +1,664 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the persistent capture (src/persist.c,
+ * Documentation/persist.rst), on an ordinary vmalloc'd "region": a
+ * capture, called directly and from IRQs off, a hardirq and an NMI, gives
+ * back at validation exactly the records the snapshot holds (time stamps,
+ * positions, CPUs, payloads), and leaves out a record open at the capture,
+ * counted as torn; each class of region that is not a previous boot's
+ * capture is refused with its own error and left as it was; a corrupt
+ * entry is dropped and counted, and only that one; a second capture is
+ * refused; a full region says so.
+ *
+ * The CRCs are recomputed here from the layout in src/persist.h, as a
+ * reader of the format would.
+ */
+#include <linux/crc32.h>
+#include <linux/err.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <kunit/test.h>
+
+#include <snaptrace/snaptrace.h>
+#include "st_kunit.h"
+#include "../src/persist.h"
+
+#define PR_SIZE		(256 * 1024)
+#define PR_PHYS		0x7f000000ULL
+#define PR_BOOT		0x0123456789abcdefULL
+#define PR_ARMED_NS	1000ULL
+/* "Now" at the next load, unless a test says otherwise. */
+#define PR_NOW		U64_MAX
+/* Records written on each online CPU, and their lengths (cycled). */
+#define PR_PER_CPU	40
+static const size_t pr_lens[] = { 20, 41, 64, 108, 200, 23 };
+
+struct pr_ctx {
+	struct snaptrace_persist p;
+	struct snaptrace_buffer *buf;
+	struct snaptrace_record *recs;	/* the snapshot, as an iterator reads it */
+	unsigned int nr;
+	u8 *copy;			/* the region before a refused parse */
+};
+
+KUNIT_DEFINE_ACTION_WRAPPER(pr_vfree, vfree, const void *);
+KUNIT_DEFINE_ACTION_WRAPPER(pr_last_free, snaptrace_persist_last_free,
+			    struct snaptrace_persist_last *);
+
+static void *pr_vzalloc(struct kunit *test, size_t size)
+{
+	void *p = vzalloc(size ? size : 1);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pr_vfree, p), 0);
+	return p;
+}
+
+/* A region of @size bytes, armed, and a buffer with its spare allocated. */
+static struct pr_ctx *pr_setup(struct kunit *test, size_t size)
+{
+	struct pr_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	x->p.base = pr_vzalloc(test, size);
+	x->p.size = size;
+	x->p.phys = PR_PHYS;
+	x->p.boot_id = PR_BOOT;
+	x->p.rec = st_rec_new(test);
+	x->p.nr_mods = 1;
+	x->p.mods[0].base = 0xffffffffc0000000ULL;
+	x->p.mods[0].size = 0x10000;
+	strscpy(x->p.mods[0].name, "snaptrace", sizeof(x->p.mods[0].name));
+	KUNIT_ASSERT_EQ(test, snaptrace_persist_arm(&x->p, PR_ARMED_NS), 0);
+	x->buf = st_buf_new(test, SNAPTRACE_MIN_SIZE * 4, SNAPTRACE_OVERWRITE);
+	KUNIT_ASSERT_EQ(test, snaptrace_alloc_snapshot(x->buf), 0);
+	return x;
+}
+
+/* PR_PER_CPU self-checking records on every online CPU, seq from 0. */
+static void pr_write(struct kunit *test, struct pr_ctx *x)
+{
+	unsigned int i;
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		for (i = 0; i < PR_PER_CPU; i++) {
+			struct st_wcount wc = st_write_n(test, x->buf, cpu, 1,
+							 pr_lens[i % ARRAY_SIZE(pr_lens)], i);
+
+			KUNIT_ASSERT_EQ(test, wc.ok, 1);
+		}
+	}
+}
+
+/* Every record of the snapshot, CPU by CPU, as an iterator reads them. */
+static void pr_expect_snapshot(struct kunit *test, struct pr_ctx *x)
+{
+	unsigned int max = num_possible_cpus() * (PR_PER_CPU + 2);
+	int cpu, end;
+
+	x->recs = kunit_kcalloc(test, max, sizeof(*x->recs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, x->recs);
+	x->nr = 0;
+	for_each_possible_cpu(cpu) {
+		x->nr += st_collect(test, x->buf, SNAPTRACE_SNAPSHOT, cpu,
+				    x->recs + x->nr, max - x->nr, &end);
+		KUNIT_ASSERT_EQ(test, end, -ENODATA);
+	}
+}
+
+static struct snaptrace_persist_last *pr_parse(struct kunit *test,
+					       struct pr_ctx *x)
+{
+	struct snaptrace_persist_last *last;
+
+	last = snaptrace_persist_parse(x->p.base, x->p.size, PR_PHYS, PR_BOOT + 1,
+				       PR_NOW);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, last);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pr_last_free, last), 0);
+	return last;
+}
+
+/* The entry of @cpu with capture seq @seq in @last, or NULL. */
+static const struct st_pr_ent *pr_find(const struct snaptrace_persist_last *last,
+				       unsigned int cpu, u64 seq)
+{
+	u64 i;
+
+	for (i = 0; i < last->kept; i++)
+		if (last->ents[i]->cpu == cpu && last->ents[i]->seq == seq)
+			return last->ents[i];
+	return NULL;
+}
+
+/*
+ * @last holds exactly the snapshot's records but @skip_cpu's capture seq
+ * @skip_seq (-1: none), each with its time stamp, position, CPU, type and
+ * payload, in time order.
+ */
+static void pr_expect_same(struct kunit *test, struct pr_ctx *x,
+			   const struct snaptrace_persist_last *last,
+			   int skip_cpu, s64 skip_seq)
+{
+	unsigned int i, seq = 0, prev_cpu = UINT_MAX;
+	const struct st_pr_ent *e;
+	u64 i2;
+
+	KUNIT_EXPECT_EQ(test, last->kept + (skip_seq >= 0), (u64)x->nr);
+	for (i = 0; i < x->nr; i++) {
+		const struct snaptrace_record *r = &x->recs[i];
+
+		if (r->cpu != prev_cpu)
+			seq = 0;
+		prev_cpu = r->cpu;
+		e = pr_find(last, r->cpu, seq);
+		if (r->cpu == skip_cpu && seq == skip_seq) {
+			KUNIT_EXPECT_NULL_MSG(test, e, "cpu %u seq %u kept", r->cpu, seq);
+			seq++;
+			continue;
+		}
+		seq++;
+		KUNIT_ASSERT_NOT_NULL_MSG(test, e, "cpu %u seq %u missing", r->cpu, seq - 1);
+		KUNIT_EXPECT_EQ(test, e->ts, r->ts);
+		KUNIT_EXPECT_EQ(test, e->pos, r->pos);
+		KUNIT_EXPECT_EQ(test, e->type, r->type);
+		KUNIT_ASSERT_EQ(test, e->len, r->len);
+		KUNIT_EXPECT_MEMEQ(test, e->data, r->data, r->len);
+	}
+	for (i2 = 1; i2 < last->kept; i2++)
+		KUNIT_EXPECT_LE(test, last->ents[i2 - 1]->ts, last->ents[i2]->ts);
+}
+
+/* What every capture of pr_write()'s records says about itself. */
+static void pr_expect_cap(struct kunit *test, struct pr_ctx *x,
+			  const struct snaptrace_persist_last *last, int cpu)
+{
+	KUNIT_EXPECT_EQ(test, last->hdr.boot_id, PR_BOOT);
+	KUNIT_EXPECT_EQ(test, last->hdr.phys, PR_PHYS);
+	KUNIT_EXPECT_EQ(test, last->hdr.armed_real_ns, PR_ARMED_NS);
+	KUNIT_EXPECT_EQ(test, last->cap.reason, (u32)ST_PR_TEST);
+	KUNIT_EXPECT_EQ(test, last->cap.cpu, cpu);
+	KUNIT_EXPECT_EQ(test, last->cap.flags, 0);
+	KUNIT_EXPECT_STREQ(test, last->cap.msg, "test capture");
+	KUNIT_EXPECT_EQ(test, last->cap.kernel_anchor, (u64)(unsigned long)&_printk);
+	KUNIT_EXPECT_EQ(test, last->cap.nr_mods, 1);
+	KUNIT_EXPECT_STREQ(test, last->cap.mods[0].name, "snaptrace");
+	KUNIT_EXPECT_EQ(test, last->cap.mods[0].base, x->p.mods[0].base);
+	KUNIT_EXPECT_EQ(test, last->corrupt, 0);
+}
+
+/* Direct call: every record of every CPU comes back, exactly. */
+static void persist_capture_gives_back_every_record(struct kunit *test)
+{
+	struct pr_ctx *x = pr_setup(test, PR_SIZE);
+	struct snaptrace_persist_last *last;
+	int cpu;
+
+	pr_write(test, x);
+	cpu = get_cpu();
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_TEST,
+							"test capture", false), 0);
+	put_cpu();
+	pr_expect_snapshot(test, x);
+	KUNIT_EXPECT_EQ(test, x->nr, num_online_cpus() * PR_PER_CPU);
+	last = pr_parse(test, x);
+	pr_expect_cap(test, x, last, cpu);
+	KUNIT_EXPECT_EQ(test, last->torn, 0);
+	KUNIT_EXPECT_EQ(test, last->cap.entries, (u64)x->nr);
+	pr_expect_same(test, x, last, -1, -1);
+	for_each_online_cpu(cpu)
+		KUNIT_EXPECT_EQ(test, last->per_cpu[cpu].entries, PR_PER_CPU);
+}
+
+static void pr_job_capture(struct st_job *job)
+{
+	struct snaptrace_persist *p = job->data;
+
+	job->rc[0] = snaptrace_persist_capture(p, job->buf, ST_PR_TEST,
+					       "test capture", false);
+}
+
+static void pr_capture_in(struct kunit *test, enum st_ctx ctx)
+{
+	struct pr_ctx *x = pr_setup(test, PR_SIZE);
+	struct snaptrace_persist_last *last;
+	struct st_job *job;
+
+	pr_write(test, x);
+	job = st_job_new(test, x->buf, ctx, pr_job_capture);
+	job->data = &x->p;
+	st_job_go(test, job);
+	KUNIT_EXPECT_TRUE(test, job->in_ctx);
+	KUNIT_EXPECT_EQ(test, job->rc[0], 0);
+	pr_expect_snapshot(test, x);
+	KUNIT_EXPECT_EQ(test, x->nr, num_online_cpus() * PR_PER_CPU);
+	last = pr_parse(test, x);
+	pr_expect_cap(test, x, last, job->cpu);
+	KUNIT_EXPECT_EQ(test, last->torn, 0);
+	pr_expect_same(test, x, last, -1, -1);
+}
+
+static void persist_capture_with_irqs_off(struct kunit *test)
+{
+	pr_capture_in(test, ST_CTX_IRQS_OFF);
+}
+
+static void persist_capture_in_hardirq(struct kunit *test)
+{
+	pr_capture_in(test, ST_CTX_HARDIRQ);
+}
+
+static void persist_capture_in_nmi(struct kunit *test)
+{
+	pr_capture_in(test, ST_CTX_NMI);
+}
+
+/*
+ * A capture from an interrupt while this task holds a record open: the
+ * open record is not in the region, counted torn on its CPU; every record
+ * committed before it is.
+ */
+static void persist_open_record_is_torn(struct kunit *test)
+{
+	struct pr_ctx *x = pr_setup(test, PR_SIZE);
+	struct snaptrace_persist_last *last;
+	struct st_job *job;
+	unsigned int i, c;
+	int cpu;
+
+	pr_write(test, x);
+	job = st_job_new(test, x->buf, ST_CTX_IRQ_WORK, pr_job_capture);
+	job->data = &x->p;
+	cpu = st_job_in_reservation(test, job, 48, PR_PER_CPU);
+	KUNIT_EXPECT_EQ(test, job->rc[0], 0);
+	KUNIT_EXPECT_EQ(test, job->cpu, cpu);
+	/* The open record was committed late, into the snapshot. */
+	pr_expect_snapshot(test, x);
+	KUNIT_EXPECT_EQ(test, x->nr, num_online_cpus() * PR_PER_CPU + 1);
+	last = pr_parse(test, x);
+	pr_expect_cap(test, x, last, cpu);
+	KUNIT_EXPECT_EQ(test, last->torn, 1);
+	KUNIT_EXPECT_EQ(test, last->cap.torn, 1);
+	KUNIT_EXPECT_EQ(test, last->kept, (u64)num_online_cpus() * PR_PER_CPU);
+	for (c = 0; c < last->nr_cpus; c++)
+		KUNIT_EXPECT_EQ_MSG(test, last->per_cpu[c].torn, c == cpu, "cpu %u", c);
+	pr_expect_same(test, x, last, cpu, PR_PER_CPU);
+	for (i = 0; i < last->kept; i++) {
+		struct snaptrace_record *r = x->p.rec;
+		struct st_hdr h;
+
+		snaptrace_persist_ent_record(last->ents[i], r);
+		KUNIT_ASSERT_TRUE(test, st_payload_ok(r, &h));
+		KUNIT_EXPECT_LT(test, h.seq, PR_PER_CPU);
+	}
+}
+
+/* A second capture, from anywhere, is refused and changes nothing. */
+static void persist_second_capture_refused(struct kunit *test)
+{
+	struct pr_ctx *x = pr_setup(test, PR_SIZE);
+	u8 *copy = pr_vzalloc(test, PR_SIZE);
+
+	pr_write(test, x);
+	KUNIT_ASSERT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_TEST,
+							"test capture", false), 0);
+	memcpy(copy, x->p.base, PR_SIZE);
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_OOPS,
+							"again", false), -EBUSY);
+	KUNIT_EXPECT_MEMEQ(test, x->p.base, copy, PR_SIZE);
+}
+
+/* ---- refusals: each class, its error, nothing changed ---- */
+
+static u32 pr_crc_skip8(const void *p, size_t len)
+{
+	u32 z = 0, crc = crc32_le(~0, (const u8 *)&z, 4);
+
+	crc = crc32_le(crc, (const u8 *)&z, 4);
+	return crc32_le(crc, (const u8 *)p + 8, len - 8);
+}
+
+/* Recompute the header's CRC after a test changed it. */
+static void pr_reseal_hdr(struct st_pr_hdr *h)
+{
+	h->hdr_crc = 0;
+	h->hdr_crc = crc32_le(~0, (const u8 *)h, sizeof(*h));
+}
+
+/* Recompute the capture's CRC after a test changed it. */
+static void pr_reseal_cap(void *base)
+{
+	struct st_pr_hdr *h = base;
+	struct st_pr_cap *cap = base + sizeof(*h);
+	u32 crc = pr_crc_skip8(cap, sizeof(*cap));
+
+	cap->cap_crc = crc32_le(crc, (const u8 *)base + h->table_off,
+				(size_t)h->nr_cpus * sizeof(struct st_pr_cpu));
+}
+
+/* A region holding a capture of pr_write()'s records. */
+static struct pr_ctx *pr_captured(struct kunit *test)
+{
+	struct pr_ctx *x = pr_setup(test, PR_SIZE);
+
+	pr_write(test, x);
+	KUNIT_ASSERT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_TEST,
+							"test capture", false), 0);
+	x->copy = pr_vzalloc(test, PR_SIZE);
+	return x;
+}
+
+/* Parse @x's region as at the next boot; expect @err and no change. */
+static void pr_expect_refused(struct kunit *test, struct pr_ctx *x, size_t size,
+			      u64 phys, u64 boot_id, u64 now, int err)
+{
+	struct snaptrace_persist_last *last;
+
+	memcpy(x->copy, x->p.base, PR_SIZE);
+	last = snaptrace_persist_parse(x->p.base, size, phys, boot_id, now);
+	KUNIT_EXPECT_TRUE(test, IS_ERR(last));
+	if (IS_ERR(last))
+		KUNIT_EXPECT_EQ(test, PTR_ERR(last), err);
+	else
+		snaptrace_persist_last_free(last);
+	KUNIT_EXPECT_MEMEQ(test, x->p.base, x->copy, PR_SIZE);
+}
+
+static void persist_refuses_bad_magic(struct kunit *test)
+{
+	struct pr_ctx *x = pr_captured(test);
+	struct st_pr_hdr *h = x->p.base;
+
+	h->magic ^= 1;
+	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -ENOMSG);
+}
+
+static void persist_refuses_other_version(struct kunit *test)
+{
+	struct pr_ctx *x = pr_captured(test);
+	struct st_pr_hdr *h = x->p.base;
+
+	h->version = ST_PR_VERSION + 1;
+	pr_reseal_hdr(h);
+	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW,
+			  -EPROTONOSUPPORT);
+}
+
+static void persist_refuses_bad_header_crc(struct kunit *test)
+{
+	struct pr_ctx *x = pr_captured(test);
+	struct st_pr_hdr *h = x->p.base;
+
+	h->armed_real_ns++;
+	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -EBADMSG);
+}
+
+/* Geometries that overflow or do not fit, each with a right CRC. */
+static void persist_refuses_bad_geometry(struct kunit *test)
+{
+	struct pr_ctx *x = pr_captured(test);
+	struct st_pr_hdr *h = x->p.base, saved = *h;
+	struct st_pr_cap *cap = x->p.base + sizeof(*h);
+	u64 bytes = cap->data_bytes;
+
+	h->nr_cpus = U32_MAX;
+	pr_reseal_hdr(h);
+	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -ERANGE);
+	*h = saved;
+	h->table_off += ST_PR_ALIGN;
+	pr_reseal_hdr(h);
+	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -ERANGE);
+	*h = saved;
+	h->data_off = U64_MAX - 7;
+	pr_reseal_hdr(h);
+	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -ERANGE);
+	*h = saved;
+	h->size = U64_MAX;
+	pr_reseal_hdr(h);
+	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -ERANGE);
+	*h = saved;
+	cap->data_bytes = U64_MAX - h->data_off + 1;
+	pr_reseal_cap(x->p.base);
+	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -ERANGE);
+	cap->data_bytes = PR_SIZE - h->data_off + 8;
+	pr_reseal_cap(x->p.base);
+	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -ERANGE);
+	cap->data_bytes = bytes;
+	pr_reseal_cap(x->p.base);
+	KUNIT_EXPECT_FALSE(test, IS_ERR(pr_parse(test, x)));
+}
+
+/* A region cut short: its header's size is not the region's. */
+static void persist_refuses_truncated_region(struct kunit *test)
+{
+	struct pr_ctx *x = pr_captured(test);
+	struct st_pr_hdr *h = x->p.base;
+	struct st_pr_cap *cap = x->p.base + sizeof(*h);
+
+	pr_expect_refused(test, x, PR_SIZE - 8, PR_PHYS, PR_BOOT + 1, PR_NOW, -ERANGE);
+	pr_expect_refused(test, x, h->data_off + cap->data_bytes - 1, PR_PHYS,
+			  PR_BOOT + 1, PR_NOW, -ERANGE);
+	pr_expect_refused(test, x, sizeof(*h), PR_PHYS, PR_BOOT + 1, PR_NOW, -ENOSPC);
+}
+
+static void persist_refuses_other_address(struct kunit *test)
+{
+	struct pr_ctx *x = pr_captured(test);
+
+	pr_expect_refused(test, x, PR_SIZE, PR_PHYS + PAGE_SIZE, PR_BOOT + 1,
+			  PR_NOW, -EXDEV);
+}
+
+static void persist_refuses_same_boot(struct kunit *test)
+{
+	struct pr_ctx *x = pr_captured(test);
+
+	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT, PR_NOW, -EALREADY);
+}
+
+static void persist_refuses_capture_time_out_of_range(struct kunit *test)
+{
+	struct pr_ctx *x = pr_captured(test);
+	struct st_pr_cap *cap = x->p.base + sizeof(struct st_pr_hdr);
+
+	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1,
+			  cap->real_ns - 1, -ESTALE);
+	cap->real_ns = PR_ARMED_NS - 1;
+	pr_reseal_cap(x->p.base);
+	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -ESTALE);
+}
+
+/* Armed and never captured, or a capture that did not finish. */
+static void persist_refuses_no_capture(struct kunit *test)
+{
+	struct pr_ctx *x = pr_setup(test, PR_SIZE);
+	struct st_pr_cap *cap = x->p.base + sizeof(struct st_pr_hdr);
+
+	x->copy = pr_vzalloc(test, PR_SIZE);
+	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -ENODATA);
+	x = pr_captured(test);
+	cap = x->p.base + sizeof(struct st_pr_hdr);
+	cap->state = ST_PR_CAPTURING;
+	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -ENODATA);
+}
+
+static void persist_refuses_bad_capture_crc(struct kunit *test)
+{
+	struct pr_ctx *x = pr_captured(test);
+	struct st_pr_hdr *h = x->p.base;
+	struct st_pr_cpu *table = x->p.base + h->table_off;
+	struct st_pr_cap *cap = x->p.base + sizeof(*h);
+
+	table[0].entries++;
+	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -EBADMSG);
+	table[0].entries--;
+	cap->msg[0] ^= 1;
+	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -EBADMSG);
+}
+
+/*
+ * Random bytes of every length up to past the headers: refused as too
+ * small or not ours; with our magic and version, for a bad header CRC.
+ * Never a crash, never a read outside the region (KASAN watches).
+ */
+static void persist_refuses_garbage(struct kunit *test)
+{
+	size_t min = sizeof(struct st_pr_hdr) + sizeof(struct st_pr_cap);
+	struct snaptrace_persist_last *last;
+	size_t len;
+	u8 *g;
+
+	for (len = 0; len <= min + 512; len++) {
+		g = kmalloc(len ? len : 1, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, g);
+		get_random_bytes(g, len);
+		last = snaptrace_persist_parse(g, len, PR_PHYS, PR_BOOT, PR_NOW);
+		KUNIT_EXPECT_EQ_MSG(test, PTR_ERR_OR_ZERO(last),
+				    len < min ? -ENOSPC : -ENOMSG, "length %zu", len);
+		if (len >= min) {
+			struct st_pr_hdr *h = (void *)g;
+
+			h->magic = ST_PR_MAGIC;
+			h->version = ST_PR_VERSION;
+			last = snaptrace_persist_parse(g, len, PR_PHYS, PR_BOOT, PR_NOW);
+			KUNIT_EXPECT_EQ_MSG(test, PTR_ERR_OR_ZERO(last), -EBADMSG,
+					    "length %zu", len);
+		}
+		kfree(g);
+	}
+}
+
+/* ---- corrupt entries ---- */
+
+/* The offset in the region of @cpu's entry of capture seq @seq. */
+static size_t pr_ent_off(struct kunit *test, struct pr_ctx *x, unsigned int cpu,
+			 u64 seq)
+{
+	struct st_pr_hdr *h = x->p.base;
+	struct st_pr_cap *cap = x->p.base + sizeof(*h);
+	size_t off = h->data_off;
+
+	while (off < h->data_off + cap->data_bytes) {
+		struct st_pr_ent *e = x->p.base + off;
+
+		if (e->cpu == cpu && e->seq == seq)
+			return off;
+		off += snaptrace_persist_ent_size(e->len);
+	}
+	KUNIT_FAIL(test, "no entry cpu %u seq %llu", cpu, seq);
+	return 0;
+}
+
+/* A byte flipped in one entry's payload: that record only is dropped. */
+static void persist_corrupt_payload_dropped(struct kunit *test)
+{
+	struct pr_ctx *x = pr_captured(test);
+	struct snaptrace_persist_last *last;
+	unsigned int cpu = st_cpu();
+	size_t off = pr_ent_off(test, x, cpu, 7);
+	u8 *b = x->p.base + off + sizeof(struct st_pr_ent) + 5;
+
+	*b ^= 0x40;
+	pr_expect_snapshot(test, x);
+	last = pr_parse(test, x);
+	KUNIT_EXPECT_EQ(test, last->corrupt, 1);
+	KUNIT_EXPECT_EQ(test, last->torn, 0);
+	pr_expect_same(test, x, last, cpu, 7);
+}
+
+/* An entry's length, marker or CPU broken: that record only is dropped. */
+static void persist_corrupt_header_dropped(struct kunit *test)
+{
+	static const size_t fields[] = {
+		offsetof(struct st_pr_ent, len),
+		offsetof(struct st_pr_ent, marker),
+		offsetof(struct st_pr_ent, cpu) + 3,
+		offsetof(struct st_pr_ent, ts),
+	};
+	unsigned int cpu = st_cpu(), i;
+
+	for (i = 0; i < ARRAY_SIZE(fields); i++) {
+		struct pr_ctx *x = pr_captured(test);
+		struct snaptrace_persist_last *last;
+		size_t off = pr_ent_off(test, x, cpu, 3 + i);
+		u8 *b = x->p.base + off + fields[i];
+
+		*b ^= 0x81;
+		pr_expect_snapshot(test, x);
+		last = pr_parse(test, x);
+		KUNIT_EXPECT_EQ_MSG(test, last->corrupt, 1, "field %u", i);
+		pr_expect_same(test, x, last, cpu, 3 + i);
+	}
+}
+
+/* A region too small for every record: what fits, the rest counted. */
+static void persist_full_region_says_so(struct kunit *test)
+{
+	struct pr_ctx *x = pr_setup(test, 8192);
+	struct snaptrace_persist_last *last;
+	u64 left = 0;
+	int cpu;
+
+	pr_write(test, x);
+	KUNIT_ASSERT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_TEST,
+							"test capture", false), 0);
+	last = pr_parse(test, x);
+	KUNIT_EXPECT_EQ(test, last->cap.flags, ST_PR_F_FULL);
+	for_each_possible_cpu(cpu)
+		left += last->per_cpu[cpu].left_out;
+	KUNIT_EXPECT_EQ(test, last->kept + left,
+			(u64)num_online_cpus() * PR_PER_CPU);
+	KUNIT_EXPECT_GT(test, last->kept, 0);
+	KUNIT_EXPECT_GT(test, left, 0);
+	KUNIT_EXPECT_EQ(test, last->corrupt, 0);
+}
+
+/* Without a spare the capture says so, with no records. */
+static void persist_no_spare_no_records(struct kunit *test)
+{
+	struct pr_ctx *x = pr_setup(test, PR_SIZE);
+	struct snaptrace_persist_last *last;
+
+	snaptrace_free_snapshot(x->buf);
+	pr_write(test, x);
+	KUNIT_ASSERT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_PANIC,
+							"no spare", false), 0);
+	last = pr_parse(test, x);
+	KUNIT_EXPECT_EQ(test, last->cap.flags, ST_PR_F_NO_SNAPSHOT);
+	KUNIT_EXPECT_EQ(test, last->kept, 0);
+	KUNIT_EXPECT_EQ(test, last->corrupt, 0);
+	KUNIT_EXPECT_EQ(test, last->cap.reason, (u32)ST_PR_PANIC);
+}
+
+static struct kunit_case snaptrace_persist_cases[] = {
+	KUNIT_CASE(persist_capture_gives_back_every_record),
+	KUNIT_CASE(persist_capture_with_irqs_off),
+	KUNIT_CASE(persist_capture_in_hardirq),
+	KUNIT_CASE(persist_capture_in_nmi),
+	KUNIT_CASE(persist_open_record_is_torn),
+	KUNIT_CASE(persist_second_capture_refused),
+	KUNIT_CASE(persist_refuses_bad_magic),
+	KUNIT_CASE(persist_refuses_other_version),
+	KUNIT_CASE(persist_refuses_bad_header_crc),
+	KUNIT_CASE(persist_refuses_bad_geometry),
+	KUNIT_CASE(persist_refuses_truncated_region),
+	KUNIT_CASE(persist_refuses_other_address),
+	KUNIT_CASE(persist_refuses_same_boot),
+	KUNIT_CASE(persist_refuses_capture_time_out_of_range),
+	KUNIT_CASE(persist_refuses_no_capture),
+	KUNIT_CASE(persist_refuses_bad_capture_crc),
+	KUNIT_CASE(persist_refuses_garbage),
+	KUNIT_CASE(persist_corrupt_payload_dropped),
+	KUNIT_CASE(persist_corrupt_header_dropped),
+	KUNIT_CASE(persist_full_region_says_so),
+	KUNIT_CASE(persist_no_spare_no_records),
+	{}
+};
+
+static struct kunit_suite snaptrace_persist_suite = {
+	.name = "snaptrace_persist",
+	.test_cases = snaptrace_persist_cases,
+};
+
+kunit_test_suites(&snaptrace_persist_suite);
