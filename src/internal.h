@@ -64,6 +64,10 @@ size_t snaptrace_size_total(struct snaptrace_buffer *buf);
 ssize_t snaptrace_ring_bytes(struct snaptrace_buffer *buf,
 			     enum snaptrace_which which, int cpu);
 
+/* persist_load.c */
+int snaptrace_persist_init(struct dentry *root);
+void snaptrace_persist_exit(void);
+
 /* ring_read.c */
 int snaptrace_snapshot_walk(struct snaptrace_buffer *buf, int cpu,
 			    struct snaptrace_record *rec,

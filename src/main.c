@@ -141,6 +141,11 @@ static int __init snaptrace_init(void)
 		}
 	}
 
+	/* The previous boot's capture, and this boot's region. */
+	ret = snaptrace_persist_init(snaptrace_root);
+	if (ret)
+		goto free_instances;
+
 	ret = snaptrace_rprocs_create(snaptrace_root);
 	if (ret) {
 		pr_err("cannot create the simulated remotes: %pe\n", ERR_PTR(ret));
@@ -166,6 +171,7 @@ exit_ivshmem:
 	snaptrace_ivshmem_exit();
 destroy_rprocs:
 	snaptrace_rprocs_destroy();
+	snaptrace_persist_exit();
 free_instances:
 	snaptrace_debugfs_destroy(snaptrace_root);
 	snaptrace_instances_exit();
@@ -183,6 +189,7 @@ static void __exit snaptrace_exit(void)
 	snaptrace_follow_stop();
 	snaptrace_ivshmem_exit();
 	snaptrace_rprocs_destroy();
+	snaptrace_persist_exit();
 	snaptrace_debugfs_destroy(snaptrace_root);
 	snaptrace_instances_exit();
 	pr_info("unloaded\n");

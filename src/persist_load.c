@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snaptrace: the persistent capture at load (Documentation/persist.rst):
+ * the module parameters naming the region, its mapping, the previous
+ * boot's capture taken out of it and shown under last_boot/ in debugfs,
+ * the arming, and the panic and die notifiers that capture into it.
+ * Without the parameters nothing here runs and nothing is printed.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": persist: " fmt
+
+#include <linux/debugfs.h>
+#include <linux/err.h>
+#include <linux/io.h>
+#include <linux/ioport.h>
+#include <linux/kdebug.h>
+#include <linux/kstrtox.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/notifier.h>
+#include <linux/panic_notifier.h>
+#include <linux/random.h>
+#include <linux/seq_buf.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+
+#include <snaptrace/snaptrace.h>
+#include "internal.h"
+#include "persist.h"
+
+static unsigned long long persist_address;
+module_param(persist_address, ullong, 0444);
+MODULE_PARM_DESC(persist_address,
+		 "Physical address of a memmap=SIZE$ADDR region that keeps the snapshot taken at a panic across a warm reboot (with persist_size)");
+
+static unsigned long persist_size;
+module_param(persist_size, ulong, 0444);
+MODULE_PARM_DESC(persist_size, "Bytes of the persist_address region");
+
+static char *persist_name;
+module_param(persist_name, charp, 0444);
+MODULE_PARM_DESC(persist_name,
+		 "Name of a reserve_mem=SIZE:ALIGN:NAME region to use instead (Linux 6.11 on)");
+
+static char *persist_instance;
+module_param(persist_instance, charp, 0444);
+MODULE_PARM_DESC(persist_instance,
+		 "Instance whose snapshot is captured at a panic (default: the default instance)");
+
+static bool persist_on_oops;
+module_param(persist_on_oops, bool, 0444);
+MODULE_PARM_DESC(persist_on_oops, "Also capture at an oops (the first capture wins)");
+
+static struct snaptrace_persist st_pr;
+static struct snaptrace_buffer *st_pr_buf;
+static struct dentry *st_pr_dir;
+static bool st_pr_armed;
+static bool st_pr_die_registered;
+static bool st_pr_mapped;
+
+/* The previous boot's capture, until released; under st_pr_lock. */
+static DEFINE_MUTEX(st_pr_lock);
+static struct snaptrace_persist_last *st_pr_last;
+
+static int st_pr_panic(struct notifier_block *nb, unsigned long ev, void *data)
+{
+	snaptrace_persist_capture(&st_pr, st_pr_buf, ST_PR_PANIC, data, true);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block st_pr_panic_nb = {
+	.notifier_call = st_pr_panic,
+	/* Before ftrace's dump (150), which may take long. */
+	.priority = 200,
+};
+
+static int st_pr_die(struct notifier_block *nb, unsigned long ev, void *data)
+{
+	struct die_args *args = data;
+
+	if (ev == DIE_OOPS)
+		snaptrace_persist_capture(&st_pr, st_pr_buf, ST_PR_OOPS,
+					  args->str, false);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block st_pr_die_nb = {
+	.notifier_call = st_pr_die,
+	.priority = 200,
+};
+
+/* ------------------------------------------------------------------ */
+/* last_boot/ */
+
+static const char *st_pr_reason(u32 reason)
+{
+	switch (reason) {
+	case ST_PR_PANIC:
+		return "panic";
+	case ST_PR_OOPS:
+		return "oops";
+	case ST_PR_TEST:
+		return "test";
+	default:
+		return "unknown";
+	}
+}
+
+static int st_pr_info_show(struct seq_file *m, void *unused)
+{
+	struct snaptrace_persist_last *l;
+	u64 left = 0;
+	unsigned int i;
+	u32 ns;
+	u64 s;
+
+	mutex_lock(&st_pr_lock);
+	l = st_pr_last;
+	if (!l) {
+		seq_puts(m, "released\n");
+		goto out;
+	}
+	for (i = 0; i < l->nr_cpus; i++)
+		left += l->per_cpu[i].left_out;
+	seq_printf(m, "boot id: %016llx\n", l->hdr.boot_id);
+	s = div_u64_rem(l->hdr.armed_real_ns, NSEC_PER_SEC, &ns);
+	seq_printf(m, "armed: %llu.%09u (wall clock, s)\n", s, ns);
+	s = div_u64_rem(l->cap.real_ns, NSEC_PER_SEC, &ns);
+	seq_printf(m, "captured: %llu.%09u (wall clock, s)\n", s, ns);
+	s = div_u64_rem(l->cap.clock_ns, NSEC_PER_SEC, &ns);
+	seq_printf(m, "captured at trace clock: %llu.%06u\n", s, ns / 1000);
+	seq_printf(m, "reason: %s\n", st_pr_reason(l->cap.reason));
+	seq_printf(m, "cpu: %d\n", l->cap.cpu);
+	seq_printf(m, "message: %.*s\n", (int)strnlen(l->cap.msg, sizeof(l->cap.msg)),
+		   l->cap.msg);
+	seq_printf(m, "kernel: _printk at 0x%llx\n", l->cap.kernel_anchor);
+	for (i = 0; i < min_t(u32, l->cap.nr_mods, ST_PR_MODS); i++)
+		seq_printf(m, "module: %.*s text at 0x%llx size 0x%llx\n",
+			   (int)strnlen(l->cap.mods[i].name, ST_PR_MOD_NAME),
+			   l->cap.mods[i].name, l->cap.mods[i].base,
+			   l->cap.mods[i].size);
+	if (l->cap.flags & ST_PR_F_LOCKED)
+		seq_puts(m, "snapshot: not taken: a stopped CPU held the buffer's lock\n");
+	else if (l->cap.flags & ST_PR_F_NO_SNAPSHOT)
+		seq_puts(m, "snapshot: failed (no spare)\n");
+	else
+		seq_puts(m, "snapshot: taken\n");
+	seq_printf(m, "records kept: %llu\n", l->kept);
+	seq_printf(m, "dropped torn: %llu\n", l->torn);
+	seq_printf(m, "dropped corrupt: %llu\n", l->corrupt);
+	seq_printf(m, "left out (region full): %llu\n", left);
+out:
+	mutex_unlock(&st_pr_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(st_pr_info);
+
+static int st_pr_stats_show(struct seq_file *m, void *unused)
+{
+	struct snaptrace_persist_last *l;
+	unsigned int c;
+
+	mutex_lock(&st_pr_lock);
+	l = st_pr_last;
+	for (c = 0; l && c < l->nr_cpus; c++) {
+		const struct st_pr_cpu *t = &l->per_cpu[c];
+
+		if (t->entries || t->torn || t->left_out)
+			seq_printf(m, "cpu%u: written %llu torn %llu left out %llu\n",
+				   c, t->entries, t->torn, t->left_out);
+	}
+	mutex_unlock(&st_pr_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(st_pr_stats);
+
+/* trace and per_cpu/cpuN/trace: i_private is the CPU + 1, 0 for all. */
+struct st_pr_dump {
+	int cpu;
+	struct snaptrace_record rec;
+};
+
+/* The first kept entry at or after @i of the dump's CPU. */
+static loff_t st_pr_seek(struct st_pr_dump *d, loff_t i)
+{
+	struct snaptrace_persist_last *l = st_pr_last;
+
+	while (l && i < l->kept && d->cpu >= 0 && l->ents[i]->cpu != d->cpu)
+		i++;
+	return i;
+}
+
+static void *st_pr_start(struct seq_file *m, loff_t *pos)
+{
+	struct st_pr_dump *d = m->private;
+	loff_t i;
+
+	mutex_lock(&st_pr_lock);
+	if (*pos == 0)
+		return SEQ_START_TOKEN;
+	i = st_pr_seek(d, *pos - 1);
+	if (!st_pr_last || i >= st_pr_last->kept)
+		return NULL;
+	*pos = i + 1;
+	return (void *)st_pr_last->ents[i];
+}
+
+static void *st_pr_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	struct st_pr_dump *d = m->private;
+	loff_t i = st_pr_seek(d, *pos);
+
+	if (!st_pr_last || i >= st_pr_last->kept) {
+		*pos = i + 1;
+		return NULL;
+	}
+	*pos = i + 1;
+	return (void *)st_pr_last->ents[i];
+}
+
+static void st_pr_stop(struct seq_file *m, void *v)
+{
+	mutex_unlock(&st_pr_lock);
+}
+
+static int st_pr_show(struct seq_file *m, void *v)
+{
+	struct st_pr_dump *d = m->private;
+	struct seq_buf s;
+	unsigned int i;
+	size_t len;
+	char *p;
+
+	if (v == SEQ_START_TOKEN) {
+		seq_puts(m, "# snaptrace: the previous boot's capture (info says when and why)\n#\n");
+		if (!st_pr_last)
+			seq_puts(m, "# released\n");
+		else
+			seq_printf(m, "# records kept: %llu, dropped torn: %llu, dropped corrupt: %llu\n#\n",
+				   st_pr_last->kept, st_pr_last->torn,
+				   st_pr_last->corrupt);
+		seq_puts(m, "# CPU   TIMESTAMP  PAYLOAD\n#  |        |         |\n");
+		return 0;
+	}
+	snaptrace_persist_ent_record(v, &d->rec);
+	/*
+	 * A stack's addresses are the previous boot's: symbolising them
+	 * with this boot's symbols would lie. Shown raw; info has the
+	 * bases to symbolise them with.
+	 */
+	if (d->rec.type == SNAPTRACE_REC_STACK) {
+		unsigned long a;
+		u32 ns;
+		u64 secs = div_u64_rem(d->rec.ts, NSEC_PER_SEC, &ns);
+
+		seq_printf(m, "[%03u] %5llu.%06u: <stack trace>\n", d->rec.cpu,
+			   secs, ns / (u32)NSEC_PER_USEC);
+		for (i = 0; i + sizeof(a) <= d->rec.len; i += sizeof(a)) {
+			memcpy(&a, d->rec.data + i, sizeof(a));
+			seq_printf(m, " => 0x%lx\n", a);
+		}
+		return 0;
+	}
+	len = seq_get_buf(m, &p);
+	seq_buf_init(&s, p, len);
+	if (snaptrace_format_record(&d->rec, &s) || !len)
+		seq_commit(m, -1);	/* seq_file retries with a larger buffer */
+	else
+		seq_commit(m, seq_buf_used(&s));
+	return 0;
+}
+
+static const struct seq_operations st_pr_dump_ops = {
+	.start = st_pr_start,
+	.next = st_pr_next,
+	.stop = st_pr_stop,
+	.show = st_pr_show,
+};
+
+static int st_pr_dump_open(struct inode *inode, struct file *filp)
+{
+	struct st_pr_dump *d;
+
+	d = __seq_open_private(filp, &st_pr_dump_ops, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->cpu = (int)(uintptr_t)inode->i_private - 1;
+	return 0;
+}
+
+static const struct file_operations st_pr_dump_fops = {
+	.owner = THIS_MODULE,
+	.open = st_pr_dump_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = seq_release_private,
+};
+
+static ssize_t st_pr_release_write(struct file *filp, const char __user *ubuf,
+				   size_t cnt, loff_t *ppos)
+{
+	unsigned int v;
+	int ret;
+
+	if (*ppos)
+		return -EINVAL;
+	ret = kstrtouint_from_user(ubuf, cnt, 10, &v);
+	if (ret)
+		return ret;
+	if (v)
+		return -EINVAL;
+	mutex_lock(&st_pr_lock);
+	snaptrace_persist_last_free(st_pr_last);
+	st_pr_last = NULL;
+	mutex_unlock(&st_pr_lock);
+	return cnt;
+}
+
+static ssize_t st_pr_release_read(struct file *filp, char __user *ubuf,
+				  size_t cnt, loff_t *ppos)
+{
+	char s[4];
+	int n;
+
+	mutex_lock(&st_pr_lock);
+	n = scnprintf(s, sizeof(s), "%d\n", st_pr_last ? 1 : 0);
+	mutex_unlock(&st_pr_lock);
+	return simple_read_from_buffer(ubuf, cnt, ppos, s, n);
+}
+
+static const struct file_operations st_pr_release_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = st_pr_release_read,
+	.write = st_pr_release_write,
+	.llseek = default_llseek,
+};
+
+static int st_pr_debugfs(struct dentry *root)
+{
+	struct dentry *dir, *pc, *cd;
+	char name[16];
+	unsigned int c;
+
+	dir = debugfs_create_dir("last_boot", root);
+	if (IS_ERR(dir))
+		return PTR_ERR(dir);
+	st_pr_dir = dir;
+	debugfs_create_file("info", 0400, dir, NULL, &st_pr_info_fops);
+	debugfs_create_file("stats", 0400, dir, NULL, &st_pr_stats_fops);
+	debugfs_create_file("trace", 0400, dir, NULL, &st_pr_dump_fops);
+	debugfs_create_file("release", 0600, dir, NULL, &st_pr_release_fops);
+	pc = debugfs_create_dir("per_cpu", dir);
+	for (c = 0; c < st_pr_last->nr_cpus; c++) {
+		if (!st_pr_last->per_cpu[c].entries)
+			continue;
+		snprintf(name, sizeof(name), "cpu%u", c);
+		cd = debugfs_create_dir(name, pc);
+		debugfs_create_file("trace", 0400, cd, (void *)(uintptr_t)(c + 1),
+				    &st_pr_dump_fops);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Load and unload */
+
+/* The region the parameters name: its physical address and size. */
+static int st_pr_region(phys_addr_t *start, phys_addr_t *size)
+{
+	if (persist_name) {
+#ifdef SNAPTRACE_HAVE_RESERVE_MEM
+		if (!reserve_mem_find_by_name(persist_name, start, size)) {
+			pr_err("persist_name=%s: no reserve_mem= region of that name on the kernel's command line\n",
+			       persist_name);
+			return -ENOENT;
+		}
+		return 0;
+#else
+		pr_err("persist_name=%s: this kernel has no reserve_mem= (Linux 6.11 on): use memmap=SIZE$ADDR and persist_address=, persist_size=\n",
+		       persist_name);
+		return -EOPNOTSUPP;
+#endif
+	}
+	if (!persist_address || !persist_size) {
+		pr_err("persist_address=0x%llx persist_size=%lu: both are needed\n",
+		       persist_address, persist_size);
+		return -EINVAL;
+	}
+	*start = persist_address;
+	*size = persist_size;
+	/* Memory the kernel uses is not ours: memmap=SIZE$ADDR keeps it out. */
+	if (region_intersects(*start, *size, IORESOURCE_SYSTEM_RAM,
+			      IORES_DESC_NONE) != REGION_DISJOINT) {
+		pr_err("0x%llx..0x%llx is the kernel's memory: reserve it with memmap=%lu$0x%llx on the kernel's command line\n",
+		       persist_address, persist_address + persist_size - 1,
+		       persist_size, persist_address);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static void st_pr_say(int err)
+{
+	switch (err) {
+	case -ENOMSG:
+		pr_info("no previous capture: the region is not ours yet (first use, or garbage)\n");
+		break;
+	case -ENODATA:
+		pr_info("no previous capture: the previous boot did not panic\n");
+		break;
+	default:
+		pr_warn("the region's previous capture is refused: %pe (Documentation/persist.rst)\n",
+			ERR_PTR(err));
+		break;
+	}
+}
+
+static void st_pr_add_module(struct module *mod)
+{
+	struct st_pr_mod *m = &st_pr.mods[st_pr.nr_mods++];
+
+#ifdef SNAPTRACE_HAVE_MODULE_MEMORY
+	m->base = (unsigned long)mod->mem[MOD_TEXT].base;
+	m->size = mod->mem[MOD_TEXT].size;
+#else
+	m->base = (unsigned long)mod->core_layout.base;
+	m->size = mod->core_layout.text_size;
+#endif
+	strscpy(m->name, module_name(mod), sizeof(m->name));
+}
+
+/**
+ * snaptrace_persist_init() - take the previous capture, arm the region
+ * @root: snaptrace's debugfs directory, for last_boot/
+ *
+ * Without persist_address/persist_size or persist_name, does nothing and
+ * says nothing. Otherwise maps the region, validates it and keeps its
+ * capture (last_boot/), arms it for this boot, allocates the spare of the
+ * instance recorded and registers the panic notifier (and the die
+ * notifier with persist_on_oops).
+ *
+ * Context: module init, after snaptrace_instances_init(). Sleeps.
+ * Return: 0, or a negative errno (said in the log), nothing left behind.
+ */
+int snaptrace_persist_init(struct dentry *root)
+{
+	struct snaptrace_persist_last *last;
+	phys_addr_t start, size;
+	int ret;
+
+	if (!persist_size && !persist_address && !persist_name)
+		return 0;
+	ret = st_pr_region(&start, &size);
+	if (ret)
+		return ret;
+	st_pr.base = memremap(start, size, MEMREMAP_WB);
+	if (!st_pr.base) {
+		pr_err("cannot map 0x%llx (%llu bytes)\n", (u64)start, (u64)size);
+		return -ENOMEM;
+	}
+	st_pr_mapped = true;
+	st_pr.size = size;
+	st_pr.phys = start;
+	st_pr.boot_id = get_random_u64();
+	ret = -ENOMEM;
+	st_pr.rec = kmalloc(sizeof(*st_pr.rec), GFP_KERNEL);
+	if (!st_pr.rec)
+		goto fail;
+	st_pr_add_module(THIS_MODULE);
+
+	st_pr_buf = snaptrace_get_by_name(persist_instance, 0);
+	if (IS_ERR(st_pr_buf)) {
+		ret = PTR_ERR(st_pr_buf);
+		st_pr_buf = NULL;
+		pr_err("persist_instance=%s: %pe\n", persist_instance, ERR_PTR(ret));
+		goto fail;
+	}
+	ret = snaptrace_alloc_snapshot(st_pr_buf);
+	if (ret)
+		goto fail;
+
+	last = snaptrace_persist_parse(st_pr.base, size, start, st_pr.boot_id,
+				       ktime_get_real_ns());
+	if (IS_ERR(last)) {
+		if (PTR_ERR(last) == -ENOMEM) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		st_pr_say(PTR_ERR(last));
+	} else {
+		st_pr_last = last;
+		pr_info("the previous boot's capture (%s): %llu records, %llu torn, %llu corrupt: see last_boot/\n",
+			st_pr_reason(last->cap.reason), last->kept, last->torn,
+			last->corrupt);
+		ret = st_pr_debugfs(root);
+		if (ret)
+			goto fail;
+	}
+
+	ret = snaptrace_persist_arm(&st_pr, ktime_get_real_ns());
+	if (ret) {
+		pr_err("%llu bytes is too small for the headers\n", (u64)size);
+		goto fail;
+	}
+	st_pr_armed = true;
+	atomic_notifier_chain_register(&panic_notifier_list, &st_pr_panic_nb);
+	if (persist_on_oops) {
+		ret = register_die_notifier(&st_pr_die_nb);
+		if (ret)
+			goto fail;
+		st_pr_die_registered = true;
+	}
+	pr_info("armed: 0x%llx, %llu bytes, boot id %016llx\n", (u64)start,
+		(u64)size, st_pr.boot_id);
+	return 0;
+fail:
+	snaptrace_persist_exit();
+	return ret;
+}
+
+/**
+ * snaptrace_persist_exit() - undo snaptrace_persist_init()
+ *
+ * Unregisters the notifiers (the region stays armed: a capture of a
+ * later load of this boot finds its boot id differ and is shown), removes
+ * last_boot/ and frees the capture, unmaps the region and drops the
+ * instance. Safe to call when snaptrace_persist_init() did nothing or
+ * failed halfway.
+ *
+ * Context: module exit, or init failing. Sleeps.
+ */
+void snaptrace_persist_exit(void)
+{
+	if (st_pr_die_registered)
+		unregister_die_notifier(&st_pr_die_nb);
+	st_pr_die_registered = false;
+	if (st_pr_armed)
+		atomic_notifier_chain_unregister(&panic_notifier_list,
+						 &st_pr_panic_nb);
+	st_pr_armed = false;
+	debugfs_remove(st_pr_dir);
+	st_pr_dir = NULL;
+	mutex_lock(&st_pr_lock);
+	snaptrace_persist_last_free(st_pr_last);
+	st_pr_last = NULL;
+	mutex_unlock(&st_pr_lock);
+	if (st_pr_buf)
+		snaptrace_put(st_pr_buf);
+	st_pr_buf = NULL;
+	if (st_pr_mapped)
+		memunmap(st_pr.base);
+	st_pr_mapped = false;
+	kfree(st_pr.rec);
+	memset(&st_pr, 0, sizeof(st_pr));
+}
