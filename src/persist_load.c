@@ -91,6 +91,34 @@ static struct notifier_block st_pr_die_nb = {
 	.priority = 200,
 };
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * KUnit builds only: "echo 1 > /sys/module/snaptrace/parameters/
+ * persist_test_capture" captures into the armed region as a panic would
+ * (reason "test"), so that the persist scenario can read it back at the
+ * next load of the same boot: a new load has a new boot id.
+ */
+static int st_pr_test_capture_set(const char *val, const struct kernel_param *kp)
+{
+	bool v;
+	int ret = kstrtobool(val, &v);
+
+	if (ret || !v)
+		return ret ? ret : -EINVAL;
+	if (!READ_ONCE(st_pr_armed))
+		return -ENODEV;
+	return snaptrace_persist_capture(&st_pr, st_pr_buf, ST_PR_TEST,
+					 "test capture", false);
+}
+
+static const struct kernel_param_ops st_pr_test_capture_ops = {
+	.set = st_pr_test_capture_set,
+};
+module_param_cb(persist_test_capture, &st_pr_test_capture_ops, NULL, 0200);
+MODULE_PARM_DESC(persist_test_capture,
+		 "KUnit builds: 1 captures into the armed region now, as a panic would");
+#endif
+
 /* ------------------------------------------------------------------ */
 /* last_boot/ */
 

@@ -41,6 +41,46 @@ if grep -qF "memmap=1M\$$st_addr" /proc/cmdline; then
 	st_expect_eq "armed, not captured: no previous capture" 1 \
 		$(($(st_count "the previous boot did not panic") - st_before))
 	st_check_fails "no last_boot/" test -e $ST_DIR/last_boot
+	st_hook=/sys/module/snaptrace/parameters/persist_test_capture
+	if [ -e $st_hook ]; then
+		# KUnit builds: a capture as a panic takes it, read back by
+		# the next load (a new boot id), as the next boot would.
+		st_check "record one" sh -c "echo persist one > $ST_DIR/trace_marker"
+		st_check "record two" sh -c "echo persist two > $ST_DIR/trace_marker"
+		st_check "capture" sh -c "echo 1 > $st_hook"
+		st_check_fails "a second capture is refused" sh -c "echo 1 > $st_hook"
+		st_check "rmmod" rmmod snaptrace
+		st_check "insmod after the capture" insmod $ST_MOD/snaptrace.ko \
+			persist_address=$st_addr persist_size=$st_size
+		st_lb=$ST_DIR/last_boot
+		st_expect_eq "info: reason" "reason: test" "$(grep '^reason:' $st_lb/info)"
+		st_expect_eq "info: message" "message: test capture" \
+			"$(grep '^message:' $st_lb/info)"
+		st_expect_eq "info: records kept" "records kept: 2" \
+			"$(grep '^records kept:' $st_lb/info)"
+		st_expect_eq "info: torn" "dropped torn: 0" "$(grep '^dropped torn:' $st_lb/info)"
+		st_expect_eq "info: corrupt" "dropped corrupt: 0" \
+			"$(grep '^dropped corrupt:' $st_lb/info)"
+		st_expect_eq "info: snapshot taken" "snapshot: taken" \
+			"$(grep '^snapshot:' $st_lb/info)"
+		st_expect_eq "trace: the two records, in order" "persist one|persist two" \
+			"$(grep -v '^#' $st_lb/trace | sed 's/.*: //' | tr '\n' '|' | sed 's/|$//')"
+		# The two writes may land on two CPUs: each CPU's file has its own.
+		st_bad=0
+		for st_d in $st_lb/per_cpu/cpu*; do
+			st_n=${st_d##*cpu}
+			[ "$(grep "^\[0*$st_n\]" $st_lb/trace)" = \
+				"$(grep -v '^#' $st_d/trace)" ] || st_bad=1
+		done
+		st_expect_eq "per_cpu/cpuN/trace: each CPU's records" 0 $st_bad
+		st_expect_eq "stats: 2 written, none torn or left out" "2 0 0" \
+			"$(awk '{ w += $3; t += $5; l += $8 } END { print w, t, l }' $st_lb/stats)"
+		st_check "the live buffer is empty again" test -z "$(grep -v '^#' $ST_DIR/trace)"
+		st_check_fails "release takes 0 only" sh -c "echo 1 > $st_lb/release"
+		st_check "release" sh -c "echo 0 > $st_lb/release"
+		st_expect_eq "released" "released" "$(cat $st_lb/info)"
+		st_expect_eq "trace released" "# released" "$(grep -F '# released' $st_lb/trace)"
+	fi
 	st_check "rmmod" rmmod snaptrace
 else
 	st_skip "insmod with the region" "no memmap=1M\$$st_addr on the command line"
