@@ -3,6 +3,9 @@
 # What a maintainer does, by name. The kernel build itself is in Kbuild.
 #
 #   make [KDIR=<kernel build dir>]  build snaptrace.ko for the running kernel
+#        [SNAPTRACE_ALIGN8=1]       in the ring's 8-byte record layout, which
+#                                   CONFIG_HAVE_64BIT_ALIGNED_ACCESS kernels
+#                                   get anyway (a test switch: Kbuild)
 #   make deps                       install the Debian packages we need
 #   make demo                       boot the stock Debian kernel in QEMU, load
 #                                   the module, show its debugfs files

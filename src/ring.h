@@ -80,7 +80,25 @@
  * only by signed difference.
  */
 #define ST_POS_SHIFT	1
-#define ST_ALIGN	4	/* records, and payloads, are 4-byte aligned */
+
+/*
+ * The 8-byte layout (Documentation/ring-buffer.rst, "Record layout"), as
+ * ftrace's RB_FORCE_8BYTE_ALIGNMENT: where 64-bit accesses must be 64-bit
+ * aligned (CONFIG_HAVE_64BIT_ALIGNED_ACCESS: 64-bit architectures without
+ * efficient unaligned access, where a caller's u64 store into a payload,
+ * NMI included, would trap), or when built with make SNAPTRACE_ALIGN8=1
+ * (-DSNAPTRACE_FORCE_ALIGN8: its tests run on x86), every record and
+ * payload is 8-byte aligned: no short header, the EXT prefix padded to 8
+ * bytes, the ABS prefix to 16. Else records, and payloads, are 4-byte
+ * aligned, as ftrace's on most architectures.
+ */
+#if defined(CONFIG_HAVE_64BIT_ALIGNED_ACCESS) || defined(SNAPTRACE_FORCE_ALIGN8)
+#define ST_ALIGN8	1
+#define ST_ALIGN	8
+#else
+#define ST_ALIGN8	0
+#define ST_ALIGN	4
+#endif
 
 /* Positions for @bytes bytes. */
 static __always_inline unsigned long st_p(unsigned long bytes)
@@ -119,13 +137,17 @@ static inline unsigned long st_pos(unsigned long w)
  * every record is a 5-bit code and 27 bits more:
  *
  *   code 1..27  ST_C_DATA: a SNAPTRACE_REC_DATA record of code * 4 payload
- *               bytes; the 27 bits are the time delta (below); header 4 B
+ *               bytes; the 27 bits are the time delta (below); header 4 B.
+ *               Never in the 8-byte layout (ST_ALIGN8)
  *   ST_C_LONG   any type and length: the next word is the payload length
  *               (bits 0-15) and type (16-31); header 8 B
- *   ST_C_EXT    a prefix (4 B): its 27 bits are the high part of the delta
- *               of the header that follows
- *   ST_C_ABS    a prefix (12 B): the next two words are the record's time
- *               stamp, low word first; the header's 27 bits are then 0
+ *   ST_C_EXT    a prefix (4 B; 8 B in the 8-byte layout, a zero word
+ *               after): its 27 bits are the high part of the delta of the
+ *               header that follows
+ *   ST_C_ABS    a prefix (12 B; 16 B in the 8-byte layout, a zero word
+ *               before the time stamp): the last two words of the prefix
+ *               are the record's time stamp, low word first; the header's
+ *               27 bits are then 0
  *   ST_C_PAD    padding to the end of the ring (I1): its 27 bits are its
  *               length in bytes
  *   0           never: zeroed memory is no record
@@ -142,8 +164,16 @@ static inline unsigned long st_pos(unsigned long w)
 #define ST_C_EXT	29
 #define ST_C_ABS	30
 #define ST_C_PAD	31
+#define ST_C_DATA_UNIT	4	/* payload bytes per ST_C_DATA code */
+#if ST_ALIGN8
+#define ST_EXT_LEN	8
+#define ST_ABS_LEN	16
+#else
 #define ST_EXT_LEN	4
 #define ST_ABS_LEN	12
+#endif
+/* Where the ABS prefix's time stamp is: its last 8 bytes. */
+#define ST_ABS_TS	(ST_ABS_LEN - 8)
 #define ST_HDR_SHORT	4
 #define ST_HDR_LONG	8
 /* Deltas from 2^54 ns (208 days) on, and negative ones, take ABS. */
@@ -153,12 +183,20 @@ static inline unsigned long st_pos(unsigned long w)
 
 static_assert(ST_C_PAD == ST_CODE_MASK);
 static_assert(2 * ST_REC_MAX <= SNAPTRACE_MIN_SIZE);
+/* Every record, prefix and header keep the payload ST_ALIGN-aligned. */
+static_assert(ST_EXT_LEN % ST_ALIGN == 0 && ST_ABS_LEN % ST_ALIGN == 0);
+static_assert(ST_HDR_LONG % ST_ALIGN == 0 && ST_ABS_TS % 4 == 0);
+static_assert(ST_ALIGN8 || ST_HDR_SHORT % ST_ALIGN == 0);
 
-/* Whether a record of @type and @len has the 4-byte header. */
+/*
+ * Whether a record of @type and @len has the 4-byte header: never in the
+ * 8-byte layout, where the payload after it would be 4 bytes off.
+ */
 static __always_inline bool st_short_hdr(u16 type, size_t len)
 {
-	return type == SNAPTRACE_REC_DATA && !(len & (ST_ALIGN - 1)) &&
-	       len <= ST_C_DATA_MAX * ST_ALIGN;
+	return !ST_ALIGN8 && type == SNAPTRACE_REC_DATA &&
+	       !(len & (ST_C_DATA_UNIT - 1)) &&
+	       len <= ST_C_DATA_MAX * ST_C_DATA_UNIT;
 }
 
 /*
@@ -274,7 +312,7 @@ struct st_view {
 };
 
 /*
- * Parse the record at byte offset @off of @r (4-byte aligned, inside the
+ * Parse the record at byte offset @off of @r (ST_ALIGN-aligned, inside the
  * ring), reading only inside the ring. Returns false if no record written
  * by st_reserve() can look like this (a torn one, as a reader may see).
  */
@@ -298,14 +336,20 @@ static __always_inline bool st_parse(const struct st_ring *r, unsigned long off,
 	if (code == ST_C_EXT) {
 		if (!x || room < ST_EXT_LEN + ST_HDR_SHORT)
 			return false;
+		/* The 8-byte layout's padding word is 0. */
+		if (ST_EXT_LEN > 4 && st_word(r, off + 4))
+			return false;
 		v->pre = ST_EXT_LEN;
 		v->delta = (u64)x << ST_DELTA_BITS;
 	} else if (code == ST_C_ABS) {
 		if (x || room < ST_ABS_LEN + ST_HDR_SHORT)
 			return false;
+		if (ST_ABS_TS > 4 && st_word(r, off + 4))
+			return false;
 		v->pre = ST_ABS_LEN;
 		v->abs = true;
-		v->ts = st_word(r, off + 4) | (u64)st_word(r, off + 8) << 32;
+		v->ts = st_word(r, off + ST_ABS_TS) |
+			(u64)st_word(r, off + ST_ABS_TS + 4) << 32;
 	}
 	if (v->pre) {
 		w = st_word(r, off + v->pre);
@@ -316,8 +360,11 @@ static __always_inline bool st_parse(const struct st_ring *r, unsigned long off,
 	}
 	v->delta |= x;
 	if (code >= 1 && code <= ST_C_DATA_MAX) {
+		/* The 8-byte layout has no short header. */
+		if (ST_ALIGN8)
+			return false;
 		v->type = SNAPTRACE_REC_DATA;
-		v->size = code * ST_ALIGN;
+		v->size = code * ST_C_DATA_UNIT;
 		v->hlen = ST_HDR_SHORT;
 	} else if (code == ST_C_LONG) {
 		if (room < v->pre + ST_HDR_LONG)

@@ -451,13 +451,17 @@ static __always_inline void *st_put_hdr(struct st_ring *r, unsigned long off,
 
 	if (pre == ST_EXT_LEN) {
 		*w++ = ST_C_EXT | (u32)(delta >> ST_DELTA_BITS) << ST_CODE_BITS;
+		if (ST_ALIGN8)
+			*w++ = 0;	/* padding to 8 bytes */
 	} else if (pre == ST_ABS_LEN) {
 		*w++ = ST_C_ABS;
+		if (ST_ALIGN8)
+			*w++ = 0;	/* the time stamp 8-byte aligned */
 		*w++ = lower_32_bits(ts);
 		*w++ = upper_32_bits(ts);
 	}
 	if (st_short_hdr(type, len)) {
-		*w++ = len / ST_ALIGN | x << ST_CODE_BITS;
+		*w++ = len / ST_C_DATA_UNIT | x << ST_CODE_BITS;
 	} else {
 		*w++ = ST_C_LONG | x << ST_CODE_BITS;
 		*w++ = len | (u32)type << 16;
@@ -755,10 +759,13 @@ st_reserve(struct snaptrace_buffer *buf, size_t len, u16 type,
  *
  * Context: any: task, softirq, hardirq, NMI, IRQs disabled. Never sleeps,
  * never allocates, takes no lock. Lockless per CPU.
- * Return: pointer to the payload (4-byte aligned, as ftrace's), or NULL if @len is 0 or
- * too large, recording is off, or there is no room (stop-when-full mode, or
- * the ring is filled by records still being written): that last case is
- * counted in &snaptrace_stats.dropped.
+ * Return: pointer to the payload, or NULL if @len is 0 or too large,
+ * recording is off, or there is no room (stop-when-full mode, or the ring
+ * is filled by records still being written): that last case is counted in
+ * &snaptrace_stats.dropped. The payload is 4-byte aligned, as ftrace's;
+ * 8-byte aligned where 64-bit accesses must be
+ * (CONFIG_HAVE_64BIT_ALIGNED_ACCESS), as ftrace's there, or in a module
+ * built with ``make SNAPTRACE_ALIGN8=1``.
  */
 void *snaptrace_reserve(struct snaptrace_buffer *buf, size_t len,
 			struct snaptrace_reservation *res)
@@ -781,7 +788,8 @@ EXPORT_SYMBOL_GPL(snaptrace_reserve);
  * %SNAPTRACE_REC_DATA.
  *
  * Context: any, NMI included. Never sleeps, never allocates.
- * Return: as snaptrace_reserve().
+ * Return: as snaptrace_reserve(), the payload aligned alike (4 bytes; 8
+ * with CONFIG_HAVE_64BIT_ALIGNED_ACCESS or ``make SNAPTRACE_ALIGN8=1``).
  */
 void *snaptrace_reserve_type(struct snaptrace_buffer *buf, u16 type,
 			     size_t len, struct snaptrace_reservation *res)
@@ -817,9 +825,9 @@ void *snaptrace_reserve_type(struct snaptrace_buffer *buf, u16 type,
  * one lock), but for interrupts of the calling CPU that reserve and
  * commit there in full (nesting, as for snaptrace_reserve()).
  * Preemption stays disabled until the commit.
- * Return: pointer to the payload (4-byte aligned, as ftrace's), or NULL if @cpu is not
- * possible, @len is 0 or too large, or there is no room (counted in
- * &snaptrace_stats.dropped of @cpu, as for snaptrace_reserve()).
+ * Return: pointer to the payload (aligned as snaptrace_reserve()'s), or
+ * NULL if @cpu is not possible, @len is 0 or too large, or there is no room
+ * (counted in &snaptrace_stats.dropped of @cpu, as for snaptrace_reserve()).
  */
 void *snaptrace_reserve_on(struct snaptrace_buffer *buf, int cpu, u16 type,
 			   size_t len, struct snaptrace_reservation *res)
