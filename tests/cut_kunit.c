@@ -33,8 +33,9 @@
 #include "st_kunit.h"
 
 #define CUT_RING	16384
-#define CUT_PAYLOAD	60
-#define CUT_REC		(ST_HDR_BYTES + CUT_PAYLOAD)
+/* Records of 64 bytes in either layout. */
+#define CUT_REC		64
+#define CUT_PAYLOAD	ST_LEN_REC64
 #define CUT_FIT		(CUT_RING / CUT_REC)
 #define CUT_MAGIC	0x43555431U
 #define CUT_HOLD_NS	(10ULL * NSEC_PER_SEC)

@@ -56,11 +56,12 @@
 #include "../src/internal.h"
 #include "st_kunit.h"
 
-#define INJ_LEN		60
+/* Records of 64 bytes in either layout. */
 #define INJ_REC		64
+#define INJ_LEN		ST_LEN_REC64
 #define INJ_SIZE	SNAPTRACE_MIN_SIZE
 #define INJ_CAP		(INJ_SIZE / INJ_REC)
-static_assert(ST_HDR_BYTES + INJ_LEN == INJ_REC);
+static_assert(INJ_LEN % ST_REC_ALIGN == 0 && (ST_LAYOUT8 || INJ_LEN <= ST_SHORT_MAX));
 /* Records in the snapshot before each case, and written after the one hit. */
 #define INJ_OLD		5
 #define INJ_AFTER	3

@@ -408,7 +408,7 @@ static void ring_overwrite_wraps_exact_overrun(struct kunit *test)
 {
 	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
 						  SNAPTRACE_OVERWRITE);
-	const u64 rb = st_rec_bytes(60);
+	const u64 rb = st_rec_bytes(ST_LEN_REC64);
 	int cpu = st_cpu(), other;
 	struct snaptrace_stats st;
 	unsigned int cap, n;
@@ -420,7 +420,7 @@ static void ring_overwrite_wraps_exact_overrun(struct kunit *test)
 	cap = SNAPTRACE_MIN_SIZE / rb;
 	n = 3 * cap + 5;
 
-	wc = st_write_n(test, buf, cpu, n, 60, 0);
+	wc = st_write_n(test, buf, cpu, n, ST_LEN_REC64, 0);
 	KUNIT_EXPECT_EQ(test, wc.ok, n);
 	KUNIT_EXPECT_EQ(test, wc.nospc + wc.other, 0);
 

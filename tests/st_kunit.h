@@ -65,13 +65,40 @@ char *st_caret(struct kunit *test, unsigned int pos);
 struct snaptrace_buffer *st_default_fresh(struct kunit *test);
 
 /*
- * Bytes of a DATA record's header in the per-CPU buffer (compact records:
- * Documentation/ring-buffer.rst), for payloads of a multiple of 4 bytes up
- * to 108; others take the long header.
+ * The record layout (Documentation/ring-buffer.rst, "Record layout"):
+ * ST_LAYOUT8, the 8-byte layout, where 64-bit accesses must be aligned
+ * (CONFIG_HAVE_64BIT_ALIGNED_ACCESS) or in a module built with make
+ * SNAPTRACE_ALIGN8=1; else the default, 4-byte one. Written from the
+ * documentation, not from src/ring.h: the byte counts the suites assert
+ * check the two against each other.
+ *
+ * ST_REC_ALIGN      what records, and payloads, are aligned to; a payload
+ *                   is padded to a multiple of it
+ * ST_HDR_BYTES      the header of a DATA record whose payload is a multiple
+ *                   of 4 bytes up to ST_SHORT_MAX (the short one); 8 in the
+ *                   8-byte layout, which has no short header
+ * ST_HDR_LONG_BYTES the header of every other record
+ * ST_EXT_BYTES      the EXT prefix (a delta of 2^27 ns or more)
+ * ST_ABS_BYTES      the ABS prefix (the whole time stamp)
  */
+#if defined(CONFIG_HAVE_64BIT_ALIGNED_ACCESS) || defined(SNAPTRACE_FORCE_ALIGN8)
+#define ST_LAYOUT8		1
+#define ST_REC_ALIGN		8
+#define ST_HDR_BYTES		8
+#define ST_SHORT_MAX		0
+#define ST_EXT_BYTES		8
+#define ST_ABS_BYTES		16
+#else
+#define ST_LAYOUT8		0
+#define ST_REC_ALIGN		4
 #define ST_HDR_BYTES		4
-#define ST_HDR_LONG_BYTES	8
 #define ST_SHORT_MAX		108
+#define ST_EXT_BYTES		4
+#define ST_ABS_BYTES		12
+#endif
+#define ST_HDR_LONG_BYTES	8
+/* The payload of a 64-byte DATA record: 60 bytes, or 56 in the 8-byte layout. */
+#define ST_LEN_REC64		(64 - ST_HDR_BYTES)
 /* Payload magics: records written by tasks, and by interrupt handlers. */
 #define ST_MAGIC		0x53545231U
 #define ST_MAGIC_IRQ		0x53544931U
@@ -89,7 +116,8 @@ static inline u64 st_rec_bytes(size_t len)
 {
 	bool short_hdr = !(len % 4) && len <= ST_SHORT_MAX;
 
-	return (short_hdr ? ST_HDR_BYTES : ST_HDR_LONG_BYTES) + ALIGN(len, 4);
+	return (short_hdr ? ST_HDR_BYTES : ST_HDR_LONG_BYTES) +
+	       ALIGN(len, ST_REC_ALIGN);
 }
 
 /*

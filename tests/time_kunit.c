@@ -412,8 +412,10 @@ static struct snaptrace_buffer *time_buf(struct kunit *test, size_t size,
  * places, and to count how many fit (time_compact_records_fit).
  */
 #define TIME_FRAME	8192
-#define TIME_ABS	12
-#define TIME_EXT	4
+#define TIME_ABS	ST_ABS_BYTES
+#define TIME_EXT	ST_EXT_BYTES
+/* The largest record: ABS prefix, long header, the largest payload. */
+#define TIME_REC_MAX	(TIME_ABS + ST_HDR_LONG_BYTES + SNAPTRACE_MAX_PAYLOAD)
 
 struct time_model {
 	u64 size;	/* the ring's bytes */
@@ -430,12 +432,12 @@ static void time_model_init(struct time_model *m, u64 size)
 	m->t = 0;
 }
 
-/* Header and payload bytes of @x. */
+/* Header and payload bytes of @x, in this build's layout (st_kunit.h). */
 static u32 time_body(const struct time_w *x)
 {
-	u32 hdr = x->type == SNAPTRACE_REC_DATA && !(x->len % 4) && x->len <= 108 ? 4 : 8;
-
-	return hdr + ALIGN(x->len, 4);
+	if (x->type != SNAPTRACE_REC_DATA)
+		return ST_HDR_LONG_BYTES + ALIGN(x->len, ST_REC_ALIGN);
+	return st_rec_bytes(x->len);
 }
 
 /* The prefix @x needs if its first byte is at @start. */
@@ -486,14 +488,15 @@ static void time_plan(struct time_model *m, struct time_w *w, u32 *n,
 /*
  * Appends DATA records, each 1 ns after the one before, until the model's
  * next record starts at @target, in the same lap: the last of them ends
- * exactly there (the compact format's sizes are multiples of 4 bytes).
- * @target must be at least 200 bytes ahead.
+ * exactly there (the compact format's sizes are multiples of ST_REC_ALIGN,
+ * as @target must be). @target must be at least 200 bytes ahead.
  */
 static void time_plan_fill(struct kunit *test, struct time_model *m,
 			   struct time_w *w, u32 *n, u64 target)
 {
 	KUNIT_ASSERT_GE(test, *n, 1);
 	KUNIT_ASSERT_GE(test, target, m->pos + 200);
+	KUNIT_ASSERT_EQ(test, target % ST_REC_ALIGN, 0);
 	KUNIT_ASSERT_LE(test, target, m->pos - m->pos % m->size + m->size);
 	while (m->pos < target && *n < TIME_MAXW) {
 		struct time_w x = { .ts = w[*n - 1].ts + 1, .type = SNAPTRACE_REC_DATA };
@@ -505,8 +508,12 @@ static void time_plan_fill(struct kunit *test, struct time_model *m,
 		} else {
 			x.len = 4;	/* for its prefix */
 			body = left - time_prefix(m, &x, m->pos);
-			/* DATA header (4 B) up to 112 B, else LONG (8 B, odd length) */
-			x.len = body <= 112 ? body - 4 : body - 9;
+			/*
+			 * The short header up to its largest payload, else
+			 * LONG, of an odd length (none in the 8-byte layout)
+			 */
+			x.len = body <= ST_HDR_BYTES + ST_SHORT_MAX ?
+				body - ST_HDR_BYTES : body - ST_HDR_LONG_BYTES - 1;
 		}
 		time_plan(m, w, n, x.ts, x.len, x.type);
 	}
@@ -932,7 +939,7 @@ KUNIT_ARRAY_PARAM(time_owner, time_owner_cases, time_owner_desc);
  * first byte (its owner) is interrupted after its reservation, before it
  * installs the frame's anchor (ST_STEP_WRITE_ANCHOR): two nested records of
  * that frame find no anchor, and carry their whole time (ABS, 12 bytes
- * more each), whatever their times; the owner's record (delta 0 from its
+ * more each; 16 in the 8-byte layout), whatever their times; the owner's record (delta 0 from its
  * own anchor) and one after all three (from the anchor) take none. Every
  * time exact, and the bytes exactly those, live and in the snapshot.
  */
@@ -963,7 +970,9 @@ static void time_nested_in_owner_window(struct kunit *test)
 	w[p + 2] = (struct time_w){ .ts = t + c->off + 1, .len = 10, .type = SNAPTRACE_REC_DATA };
 	w[p + 3] = (struct time_w){ .ts = t + 2, .len = 16, .type = SNAPTRACE_REC_DATA };
 	n = p + 4;
-	bytes += 4 + 32 + (12 + 4 + 24) + (12 + 8 + 12) + 4 + 16;
+	/* 4 + 32 + (12 + 4 + 24) + (12 + 8 + 12) + 4 + 16 in the 4-byte layout */
+	bytes += st_rec_bytes(32) + (ST_ABS_BYTES + st_rec_bytes(24)) +
+		 (ST_ABS_BYTES + st_rec_bytes(10)) + st_rec_bytes(16);
 	st_clock_install(test, 0);
 
 	if (p)
@@ -986,14 +995,15 @@ static void time_nested_in_owner_window(struct kunit *test)
 
 /*
  * Plans laps of the smallest ring so that, in the compact format: the
- * largest record (2048 bytes, LONG header, ABS prefix: 2068 bytes) ends
- * exactly at the ring's end; padding comes before a record that would
- * need an absolute time (its ABS prefix would straddle the end; at the
- * next lap's start it owns the frame and needs none); a record with an
- * EXT prefix ends exactly there; the smallest padding (4 bytes); padding
- * before a record that a jump of more than 2^54 ns gives an ABS prefix; a
- * record with a DATA header ends exactly there. Returns the number of
- * records.
+ * largest record (2048 bytes, LONG header, ABS prefix: 2068 bytes, 2072
+ * in the 8-byte layout) ends exactly at the ring's end; padding comes
+ * before a record that would need an absolute time (its ABS prefix would
+ * straddle the end; at the next lap's start it owns the frame and needs
+ * none); a record with an EXT prefix ends exactly there; the smallest
+ * padding (4 bytes; 8 in the 8-byte layout); padding before a record that
+ * a jump of more than 2^54 ns gives an ABS prefix; a record with a DATA
+ * header (the short one, but in the 8-byte layout) ends exactly there.
+ * Returns the number of records.
  */
 static u32 time_plan_laps(struct kunit *test, struct time_w *w, u64 size)
 {
@@ -1004,7 +1014,7 @@ static u32 time_plan_laps(struct kunit *test, struct time_w *w, u64 size)
 	time_model_init(&m, size);
 	time_plan(&m, w, &n, TIME_T0, 32, SNAPTRACE_REC_DATA);
 	/* Lap 1: the largest record, ABS by a jump, ends at the end. */
-	time_plan_fill(test, &m, w, &n, size - 2068);
+	time_plan_fill(test, &m, w, &n, size - TIME_REC_MAX);
 	time_plan(&m, w, &n, w[n - 1].ts + BIT_ULL(TIME_X_BITS) + 1,
 		  SNAPTRACE_MAX_PAYLOAD, SNAPTRACE_REC_DATA);
 	KUNIT_ASSERT_EQ(test, m.pos, size);
@@ -1016,26 +1026,29 @@ static u32 time_plan_laps(struct kunit *test, struct time_w *w, u64 size)
 	time_plan(&m, w, &n, w[n - 1].ts + 1, 8, SNAPTRACE_REC_DATA);
 	time_plan_fill(test, &m, w, &n, lap + size - 8);
 	time_plan(&m, w, &n, w[n - 1].ts - BIT_ULL(40), 4, SNAPTRACE_REC_DATA);
-	KUNIT_ASSERT_EQ(test, m.pos, 2 * size + 8);
+	KUNIT_ASSERT_EQ(test, m.pos, 2 * size + st_rec_bytes(4));
 	/* Lap 3: an EXT record (2^27 ns after the frame's anchor) ends at the end. */
 	lap += size;
 	time_plan(&m, w, &n, w[n - 1].ts + 1, 8, SNAPTRACE_REC_DATA);
-	time_plan_fill(test, &m, w, &n, lap + size - 12);
+	time_plan_fill(test, &m, w, &n, lap + size - (ST_EXT_BYTES + st_rec_bytes(4)));
 	time_plan(&m, w, &n, m.t + BIT_ULL(TIME_D_BITS) + 5, 4, SNAPTRACE_REC_DATA);
 	KUNIT_ASSERT_EQ(test, m.pos, 3 * size);
-	/* Lap 4: 4 bytes of padding. */
+	/* Lap 4: the smallest padding (4 bytes, or 8). */
 	lap += size;
 	time_plan(&m, w, &n, w[n - 1].ts + 1, 8, SNAPTRACE_REC_DATA);
-	time_plan_fill(test, &m, w, &n, lap + size - 4);
+	time_plan_fill(test, &m, w, &n, lap + size - ST_REC_ALIGN);
 	time_plan(&m, w, &n, w[n - 1].ts + 1, 8, SNAPTRACE_REC_DATA);
-	/* Lap 5: 16 bytes left, a record of 24 bytes with ABS (a jump): padding; then 12. */
+	/*
+	 * Lap 5: 16 bytes left, a record of 24 bytes with ABS (a jump; 32 in
+	 * the 8-byte layout): padding; then 12 (or 16).
+	 */
 	lap += size;
 	time_plan_fill(test, &m, w, &n, lap + size - 16);
 	time_plan(&m, w, &n, w[n - 1].ts + BIT_ULL(TIME_X_BITS) + 7, 8, SNAPTRACE_REC_DATA);
-	KUNIT_ASSERT_EQ(test, m.pos, 5 * size + 12);
+	KUNIT_ASSERT_EQ(test, m.pos, 5 * size + st_rec_bytes(8));
 	/* Lap 6: a DATA record of 108 bytes ends at the end; a few more. */
 	lap += size;
-	time_plan_fill(test, &m, w, &n, lap + size - 112);
+	time_plan_fill(test, &m, w, &n, lap + size - st_rec_bytes(108));
 	time_plan(&m, w, &n, w[n - 1].ts + 1, 108, SNAPTRACE_REC_DATA);
 	KUNIT_ASSERT_EQ(test, m.pos, 6 * size);
 	time_plan(&m, w, &n, w[n - 1].ts + 1, 8, SNAPTRACE_REC_DATA);
@@ -1118,7 +1131,7 @@ static void time_wraps_at_ring_end(struct kunit *test)
 	st = st_stats(test, buf, SNAPTRACE_SNAPSHOT, cpu);
 	end = a.pos[j + 1] + st.bytes;
 	KUNIT_EXPECT_GE(test, end, a.pos[n - 1] + 1);
-	KUNIT_EXPECT_LE(test, end, a.pos[n - 1] + SNAPTRACE_MAX_PAYLOAD + 20);
+	KUNIT_EXPECT_LE(test, end, a.pos[n - 1] + TIME_REC_MAX);
 	for (k = 0; k < n && a.pos[k] < end - size; k++)
 		;
 	KUNIT_EXPECT_EQ_MSG(test, f, k, "survivors from record %u, end %llu: want from %u",
@@ -1247,11 +1260,12 @@ KUNIT_ARRAY_PARAM(time_fit, time_fit_cases, time_fit_desc);
 
 /*
  * How many records of @c fit in an empty ring in stop-when-full mode, the
- * clock 1 ns further at each: from the format's sizes (4-byte header for
- * DATA of len % 4 == 0 and len <= 108, else 8; payload rounded up to 4;
- * no prefix, each frame's owner installing its anchor: time_model_add()),
- * the first record that does not fit before the ring's end (it would pad
- * to the end and wrap) is refused.
+ * clock 1 ns further at each: from the format's sizes (time_body(): a
+ * 4-byte header for DATA of len % 4 == 0 and len <= 108, else 8, payload
+ * rounded up to 4; in the 8-byte layout an 8-byte header, payload rounded
+ * up to 8; no prefix, each frame's owner installing its anchor:
+ * time_model_add()), the first record that does not fit before the
+ * ring's end (it would pad to the end and wrap) is refused.
  */
 static u32 time_fit_model(const struct time_fit_case *c, u64 ts0)
 {
