@@ -21,16 +21,20 @@
  *   and a resize;
  * - how many records fit in a ring, from the compact record format's
  *   sizes (format-specific: see time_fit_cases);
+ * - every reservation's payload aligned (4 bytes, 8 in the 8-byte layout),
+ *   for every length class, after EXT and ABS prefixes and padding, at the
+ *   place the format's model says (format-specific: time_payload_aligned);
  * - a consumer whose copy is overwritten (laps of the ring, and their
  *   anchors) before it removes it, and readers racing a writer that
  *   overwrites: never a wrong time or payload.
  *
  * Every case but the racing one writes on one CPU, in a kworker bound to
- * it. Apart from time_compact_records_fit, nothing here depends on the
- * record format: where a case means to put a record at a particular place
- * of the compact format (the end of the ring, padding before an absolute
- * time), it plans the records with a model of that format (struct
- * time_model), but it asserts only what holds in any format.
+ * it. Apart from time_compact_records_fit and time_payload_aligned,
+ * nothing here depends on the record format: where a case means to put a
+ * record at a particular place of the compact format (the end of the ring,
+ * padding before an absolute time), it plans the records with a model of
+ * that format (struct time_model, in the layout the module is built in),
+ * but it asserts only what holds in any format.
  */
 #include <linux/bits.h>
 #include <linux/cpumask.h>
@@ -1328,6 +1332,141 @@ static void time_compact_records_fit(struct kunit *test)
 	time_expect_read(test, buf, SNAPTRACE_LIVE, cpu, TIME_ITER, w, 0, a.ok);
 }
 
+/* ---- 7b: every payload aligned ---- */
+
+/* Payload lengths: around the short header's limit, and the largest ones. */
+static const struct {
+	u16 from;
+	u16 to;
+} time_align_lens[] = {
+	{ 1, 136 }, { 1017, 1032 }, { SNAPTRACE_MAX_PAYLOAD - 15, SNAPTRACE_MAX_PAYLOAD },
+};
+
+struct time_align {
+	struct snaptrace_buffer *buf;
+	const struct time_w *w;
+	u32 n;
+	int cpu;
+	unsigned long *p;	/* by sequence number: the payload's address */
+	bool wrong_cpu;
+	u32 refused;
+};
+
+/*
+ * Reserves each record of @a->w on this CPU with the clock at its time
+ * (DATA through snaptrace_reserve(), other types through
+ * snaptrace_reserve_on()), notes where its payload is, fills it (a u64
+ * store first, where it fits and is aligned) and commits it.
+ */
+static long time_align_fn(void *data)
+{
+	struct time_align *a = data;
+	struct snaptrace_reservation res;
+	const struct time_w *x;
+	u8 *p;
+	u32 i;
+
+	for (i = 0; i < a->n; i++) {
+		x = &a->w[i];
+		if (raw_smp_processor_id() != a->cpu)
+			a->wrong_cpu = true;
+		st_clock_set(x->ts);
+		if (x->type == SNAPTRACE_REC_DATA)
+			p = snaptrace_reserve(a->buf, x->len, &res);
+		else
+			p = snaptrace_reserve_on(a->buf, raw_smp_processor_id(),
+						 x->type, x->len, &res);
+		if (!p) {
+			a->refused++;
+			continue;
+		}
+		a->p[i] = (unsigned long)p;
+		if (x->len >= sizeof(u64) && IS_ALIGNED(a->p[i], sizeof(u64)))
+			WRITE_ONCE(*(u64 *)p, 0);
+		time_fill(p, x->len, i);
+		snaptrace_commit(a->buf, &res);
+	}
+	return 0;
+}
+
+/*
+ * The payload of every reservation is ST_REC_ALIGN-aligned (4 bytes, as
+ * ftrace's; 8 in the 8-byte layout, where a caller's u64 store must not
+ * trap), for every payload length from 1 to 136 (each residue around the
+ * short header's limit, 108), around 1024 and up to SNAPTRACE_MAX_PAYLOAD,
+ * DATA and other types, each length with no time prefix, an EXT prefix
+ * (2^27 ns after its frame's anchor) and an ABS prefix (before the anchor),
+ * over laps of a ring of two frames, so that records follow padding at
+ * the ring's end and straddle frames. Each payload lies exactly where the
+ * model of the format (struct time_model) puts it, relative to the first;
+ * the records left in the ring read back exact.
+ */
+static void time_payload_aligned(struct kunit *test)
+{
+	const u64 size = 2 * SNAPTRACE_MIN_SIZE;
+	struct snaptrace_buffer *buf = time_buf(test, size, SNAPTRACE_OVERWRITE, false);
+	struct time_align a = { .buf = buf, .cpu = st_cpu() };
+	struct time_w *w = time_w_new(test);
+	u32 n = 0, i, k, pre, total, ext = 0, abs = 0, padded = 0;
+	u64 *off, from, start;
+	struct time_model m;
+	u16 len;
+
+	off = kunit_kcalloc(test, TIME_MAXW, sizeof(*off), GFP_KERNEL);
+	a.p = kunit_kcalloc(test, TIME_MAXW, sizeof(*a.p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, off);
+	KUNIT_ASSERT_NOT_NULL(test, a.p);
+	time_model_init(&m, size);
+	m.t = TIME_T0;
+	for (i = 0; i < ARRAY_SIZE(time_align_lens); i++) {
+		for (len = time_align_lens[i].from; len <= time_align_lens[i].to; len++) {
+			for (k = 0; k < 3; k++, n++) {
+				struct time_w *x = &w[n];
+
+				KUNIT_ASSERT_LT(test, n, TIME_MAXW);
+				/* From the anchor: near; 2^27 ns on (EXT); before it (ABS). */
+				x->ts = k == 0 ? m.t + 1 + n :
+					k == 1 ? m.t + BIT_ULL(TIME_D_BITS) + n : m.t - 1 - n;
+				x->len = len;
+				x->type = n % 5 == 4 ? SNAPTRACE_REC_TEXT : SNAPTRACE_REC_DATA;
+				from = m.pos;
+				start = time_model_add(&m, x, &total);
+				pre = total - time_body(x);
+				ext += pre == TIME_EXT;
+				abs += pre == TIME_ABS;
+				padded += start != from;
+				/* The payload: after the prefix and the header. */
+				off[n] = start % size + total - ALIGN(len, ST_REC_ALIGN);
+			}
+		}
+	}
+	kunit_info(test, "%u records: %u with EXT, %u with ABS, %u after padding\n",
+		   n, ext, abs, padded);
+	/* What the plan must cover, whatever the layout. */
+	KUNIT_ASSERT_GE(test, ext, 100);
+	KUNIT_ASSERT_GE(test, abs, 100);
+	KUNIT_ASSERT_GE(test, padded, 5);
+	st_clock_install(test, 0);
+
+	a.w = w;
+	a.n = n;
+	work_on_cpu(a.cpu, time_align_fn, &a);
+	KUNIT_ASSERT_FALSE_MSG(test, a.wrong_cpu, "writer not on cpu %d", a.cpu);
+	KUNIT_ASSERT_EQ(test, a.refused, 0);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_TRUE_MSG(test, IS_ALIGNED(a.p[i], ST_REC_ALIGN),
+				      "record %u (%u bytes): payload at %#lx", i, w[i].len,
+				      a.p[i]);
+		if (ST_LAYOUT8)
+			KUNIT_EXPECT_TRUE_MSG(test, IS_ALIGNED(a.p[i], sizeof(u64)),
+					      "record %u (%u bytes): payload at %#lx", i,
+					      w[i].len, a.p[i]);
+		KUNIT_EXPECT_EQ_MSG(test, a.p[i] - a.p[0], off[i] - off[0],
+				    "record %u (%u bytes)", i, w[i].len);
+	}
+	time_expect_suffix(test, buf, SNAPTRACE_LIVE, a.cpu, TIME_ITER, w, n);
+}
+
 /* ---- 8: torn records ---- */
 
 /* A schedule of records: lengths 4..112 and 2048, times with jumps both ways. */
@@ -1629,6 +1768,7 @@ static struct kunit_case snaptrace_time_cases[] = {
 	KUNIT_CASE(time_wraps_at_ring_end),
 	KUNIT_CASE(time_after_snapshot_clear_reset_resize),
 	KUNIT_CASE_PARAM(time_compact_records_fit, time_fit_gen_params),
+	KUNIT_CASE(time_payload_aligned),
 	KUNIT_CASE(time_consume_overwritten_copy),
 	KUNIT_CASE_SLOW(time_racing_reader_never_torn),
 	KUNIT_CASE_SLOW(time_racing_batch_reader_never_torn),
