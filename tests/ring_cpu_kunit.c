@@ -41,11 +41,21 @@ static void st_cpu_buf_free(void *buf)
 	snaptrace_buffer_free(buf);
 }
 
+/*
+ * A one-CPU buffer freed when the test ends; its records are stamped by
+ * the counting clock, as st_buf_new()'s, so that the bytes a record takes
+ * are exact (st_rec_bytes()): with local_clock(), a record written more
+ * than 134 ms after its frame's anchor (a snapshot held on a loaded host)
+ * takes an EXT prefix.
+ */
 static struct snaptrace_buffer *st_cpu_buf_new(struct kunit *test, size_t size,
 					       enum snaptrace_mode mode, int cpu)
 {
-	struct snaptrace_buffer *buf = snaptrace_buffer_alloc_cpu(size, mode, cpu);
+	struct snaptrace_buffer *buf;
 
+	if (!READ_ONCE(snaptrace_test_clock))
+		st_clock_count(test);
+	buf = snaptrace_buffer_alloc_cpu(size, mode, cpu);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, buf);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_cpu_buf_free,
 							buf), 0);
