@@ -549,8 +549,8 @@ static __always_inline unsigned long st_rec_len_fast(const struct st_ring *r,
 	unsigned long room = r->size - off, len;
 	u32 w = st_word(r, off), code = w & ST_CODE_MASK;
 
-	if (code - 1 < ST_C_DATA_MAX) {
-		len = ST_HDR_SHORT + code * ST_ALIGN;
+	if (!ST_ALIGN8 && code - 1 < ST_C_DATA_MAX) {
+		len = ST_HDR_SHORT + code * ST_C_DATA_UNIT;
 	} else if (code == ST_C_LONG && room >= ST_HDR_LONG) {
 		u32 size = st_word(r, off + ST_HDR_SHORT) & 0xffff;
 
@@ -733,7 +733,7 @@ st_reserve(struct snaptrace_buffer *buf, size_t len, u16 type,
 
 	w = (u32 *)(r->data + st_off(r, h));
 	if (st_short_hdr(type, len)) {
-		*w++ = len / ST_ALIGN | (u32)delta << ST_CODE_BITS;
+		*w++ = len / ST_C_DATA_UNIT | (u32)delta << ST_CODE_BITS;
 	} else {
 		*w++ = ST_C_LONG | (u32)delta << ST_CODE_BITS;
 		*w++ = len | (u32)type << 16;
