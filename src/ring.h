@@ -280,8 +280,10 @@ static __always_inline struct st_anchor *st_anchor(const struct st_ring *r,
 
 /*
  * Read the anchor of the frame of @pos in @r for a reader: sets *@t to its
- * time, and returns whether it names that frame (installed, not yet taken
- * by a frame two laps later). Writers plan with st_time_prefix() instead.
+ * time, and returns whether its frame word named that frame. The owner of
+ * the frame two laps later may write t between the two reads: a caller
+ * must re-check tail after its copy (I4, A4), which throws such a record
+ * away. Writers plan with st_time_prefix() instead.
  */
 static __always_inline bool st_anchor_get(const struct st_ring *r,
 					  unsigned long pos, u64 *t)

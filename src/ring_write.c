@@ -485,8 +485,8 @@ struct st_plan {
  * @h that stays inside the frame of @h, past the frame's first position,
  * and whose delta from the frame's installed anchor fits its header. Such
  * a record owns no frame and needs no padding (the ring's end is a frame
- * boundary: ring sizes are multiples of ST_FRAME, and an epoch starts at
- * a multiple of the ring's size). A record at the frame's first position
+ * boundary: a position's offset is the position modulo the ring's size,
+ * which is a multiple of ST_FRAME). A record at the frame's first position
  * fails the anchor check: it is the frame's owner, and no anchor names a
  * frame before its owner installs it (A1). Sets *@delta; false:
  * st_plan_slow().
@@ -539,9 +539,10 @@ static noinline void st_plan_slow(struct st_ring *r, unsigned long h,
 }
 
 /*
- * The length in bytes of the record at byte offset @off of @r if it is a
- * data record without a prefix, the common one at tail, as st_parse()
- * would find it; 0 for any other (st_tail_rec() then measures it).
+ * The length in bytes of the record at byte offset @off of @r if it has
+ * no prefix (the common record at tail), as st_parse() would find it; 0
+ * for any other, and for any header st_parse() rejects (then
+ * snaptrace_ring_push_tail() measures it, or says what is wrong).
  */
 static __always_inline unsigned long st_rec_len_fast(const struct st_ring *r,
 						     unsigned long off)
@@ -552,9 +553,11 @@ static __always_inline unsigned long st_rec_len_fast(const struct st_ring *r,
 	if (!ST_ALIGN8 && code - 1 < ST_C_DATA_MAX) {
 		len = ST_HDR_SHORT + code * ST_C_DATA_UNIT;
 	} else if (code == ST_C_LONG && room >= ST_HDR_LONG) {
-		u32 size = st_word(r, off + ST_HDR_SHORT) & 0xffff;
+		u32 lw = st_word(r, off + ST_HDR_SHORT);
+		u16 size = lw & 0xffff, type = lw >> 16;
 
-		if (!size || size > SNAPTRACE_MAX_PAYLOAD)
+		if (!size || size > SNAPTRACE_MAX_PAYLOAD || !type ||
+		    st_short_hdr(type, size))
 			return 0;
 		len = ST_HDR_LONG + ALIGN(size, ST_ALIGN);
 	} else {
@@ -664,7 +667,7 @@ full:
  *
  * The fast path, inline: an open ring, a record that st_plan_fast()
  * allows, room (I2), head won at the first try, and tail pushed past at
- * most the one record at tail with a short header. Anything else goes on
+ * most the one record at tail if it has no prefix. Anything else goes on
  * in st_reserve_slow(), from the step reached: the steps, and the test
  * hooks between them, are those of the slow path. Returns the payload, or
  * ERR_PTR(): -EINVAL for @len 0 or too large, -EBUSY with recording off,
