@@ -259,12 +259,13 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 		cur.c = c;
 		ret = snaptrace_snapshot_walk(buf, c, p->rec, st_pr_put, &cur,
 					      &open);
+		cap->entries += table[c].entries;
 		if (ret < 0) {
+			/* -ESTALE: another snapshot replaced this one. */
 			cap->flags |= ST_PR_F_NO_SNAPSHOT;
 			break;
 		}
 		table[c].torn = open;
-		cap->entries += table[c].entries;
 		cap->torn += open;
 		if (table[c].left_out)
 			cap->flags |= ST_PR_F_FULL;

@@ -493,14 +493,28 @@ EXPORT_SYMBOL_GPL(snaptrace_consume);
  * may run in NMI. Each record is read with the readers' own checks (I4: a
  * copy whose bytes tail passed meanwhile is not returned); the half is
  * found under RCU, as st_has_data() does, so it cannot be freed meanwhile.
- * Records committed after the walk passed the end of the committed data
- * (late commits) are not walked. No upstream twin: ftrace reads its
+ *
+ * The ring is pinned by its reservation word: head is read once, and the
+ * ring is walked only if it is a sealed snapshot (ST_SPARE without
+ * ST_PENDING), only up to head's position (the cut: a record reserved
+ * before it and committed late lies below it; nothing is reserved in a
+ * sealed ring), and after each record is copied, head is read again. Every
+ * change of the ring's role is a cmpxchg on head (R1), and positions never
+ * repeat, so an unchanged head means the copy was of the snapshot. If it
+ * changed (a snapshot, clear or reset on another CPU, or in @fn, made the
+ * ring live or empty), the walk stops at once, without passing that record
+ * to @fn: the records of a ring a writer may be filling would be live ones,
+ * and a writer keeping pace would make the walk endless. The walk never
+ * covers more than the ring's size. No upstream twin: ftrace reads its
  * buffers at a panic with ftrace_dump(), which turns tracing off and
  * consumes the live buffer.
  *
  * Context: any, NMI included. Never sleeps, takes no lock, allocates
  * nothing.
- * Return: the number of records walked, the non-zero value @fn returned,
+ * Return: the number of records walked (0 if the CPU's snapshot ring is
+ * empty, or not a sealed snapshot when looked at), the non-zero value @fn
+ * returned, -ESTALE if the ring stopped being that snapshot during the
+ * walk (@fn has had the records walked until then, all of the snapshot),
  * -ENOENT if no spare is allocated, or -EINVAL for a bad @cpu.
  */
 int snaptrace_snapshot_walk(struct snaptrace_buffer *buf, int cpu,
@@ -508,7 +522,8 @@ int snaptrace_snapshot_walk(struct snaptrace_buffer *buf, int cpu,
 			    int (*fn)(void *arg, const struct snaptrace_record *rec),
 			    void *arg, bool *open)
 {
-	unsigned long pos, len, h, t;
+	unsigned long pos, first, end, len, h, t;
+	enum st_read_ret rr;
 	struct st_half *half;
 	struct st_ring *r;
 	int n = 0, ret;
@@ -525,11 +540,22 @@ int snaptrace_snapshot_walk(struct snaptrace_buffer *buf, int cpu,
 	}
 	r = per_cpu_ptr(half->rings, cpu);
 	h = atomic_long_read(&r->head);
-	*open = !(h & ST_PENDING) &&
-		(long)(st_pos(h) - local_read(&r->commit)) > 0;
-	pos = st_ring_first(r);
-	for (;;) {
-		switch (st_read_at(r, pos, rec, &ts, &len)) {
+	ret = 0;
+	if ((h & (ST_SPARE | ST_PENDING)) != ST_SPARE)
+		goto out; /* not a sealed snapshot: nothing of it to walk */
+	end = st_pos(h);
+	*open = (long)(end - local_read(&r->commit)) > 0;
+	first = st_pos(atomic_long_read(&r->tail));
+	if ((long)(end - first) > (long)st_p(r->size))
+		first = end - st_p(r->size);
+	for (pos = first; (long)(end - pos) > 0; ) {
+		rr = st_read_at(r, pos, rec, &ts, &len);
+		smp_rmb(); /* the copy before head's re-check (pairs with R1's cmpxchg) */
+		if (atomic_long_read(&r->head) != h) {
+			ret = -ESTALE;
+			goto out;
+		}
+		switch (rr) {
 		case ST_READ_OK:
 			rec->cpu = cpu;
 			ret = fn(arg, rec);
@@ -542,19 +568,20 @@ int snaptrace_snapshot_walk(struct snaptrace_buffer *buf, int cpu,
 			pos += len;
 			break;
 		case ST_READ_LOST:
-			/* Overwritten or consumed: go on from tail, if it moved. */
+			/* Consumed by a reader of the snapshot: on from tail. */
 			t = st_pos(atomic_long_read(&r->tail));
-			if ((long)(t - pos) <= 0) {
-				ret = n;
-				goto out;
-			}
+			if ((long)(t - pos) <= 0 || (long)(t - end) > 0)
+				goto done;
 			pos = t;
 			break;
 		default:
-			ret = n;
-			goto out;
+			goto done;
 		}
+		if ((long)(pos - first) > (long)st_p(r->size))
+			break; /* never more than a ring: bounded at any rate */
 	}
+done:
+	ret = n;
 out:
 	rcu_read_unlock();
 	return ret;
