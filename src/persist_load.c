@@ -105,7 +105,12 @@ static int st_pr_test_capture_set(const char *val, const struct kernel_param *kp
 
 	if (ret || !v)
 		return ret ? ret : -EINVAL;
-	if (!READ_ONCE(st_pr_armed))
+	/*
+	 * The sysfs store holds kernel_param_lock(THIS_MODULE) around this
+	 * call; snaptrace_persist_exit() clears st_pr_armed under it before
+	 * it frees what a capture uses, so it is armed until this returns.
+	 */
+	if (!st_pr_armed)
 		return -ENODEV;
 	return snaptrace_persist_capture(&st_pr, st_pr_buf, ST_PR_TEST,
 					 "test capture", false);
@@ -533,7 +538,9 @@ int snaptrace_persist_init(struct dentry *root)
 		pr_err("%llu bytes is too small for the headers\n", (u64)size);
 		goto fail;
 	}
+	kernel_param_lock(THIS_MODULE); /* against persist_test_capture */
 	st_pr_armed = true;
+	kernel_param_unlock(THIS_MODULE);
 	atomic_notifier_chain_register(&panic_notifier_list, &st_pr_panic_nb);
 	if (persist_on_oops) {
 		ret = register_die_notifier(&st_pr_die_nb);
@@ -562,13 +569,24 @@ fail:
  */
 void snaptrace_persist_exit(void)
 {
+	bool armed;
+
 	if (st_pr_die_registered)
 		unregister_die_notifier(&st_pr_die_nb);
 	st_pr_die_registered = false;
-	if (st_pr_armed)
+	/*
+	 * persist_test_capture's store runs under the module's parameter
+	 * lock until the module's sysfs files are gone, which is after this
+	 * returns: a capture under way ends before the region is unmapped,
+	 * and none begins after.
+	 */
+	kernel_param_lock(THIS_MODULE);
+	armed = st_pr_armed;
+	st_pr_armed = false;
+	kernel_param_unlock(THIS_MODULE);
+	if (armed)
 		atomic_notifier_chain_unregister(&panic_notifier_list,
 						 &st_pr_panic_nb);
-	st_pr_armed = false;
 	debugfs_remove(st_pr_dir);
 	st_pr_dir = NULL;
 	mutex_lock(&st_pr_lock);
