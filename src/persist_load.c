@@ -59,6 +59,7 @@ static struct dentry *st_pr_dir;
 static bool st_pr_armed;
 static bool st_pr_die_registered;
 static bool st_pr_mapped;
+static bool st_pr_claimed;
 
 /* The previous boot's capture, until released; under st_pr_lock. */
 static DEFINE_MUTEX(st_pr_lock);
@@ -432,6 +433,18 @@ static int st_pr_region(phys_addr_t *start, phys_addr_t *size)
 		       persist_size, persist_address);
 		return -EBUSY;
 	}
+	/*
+	 * Nor is MMIO, ACPI's tables or NVS, a hole, or a range the firmware
+	 * did not reserve: only a range reserved in the memory map, as
+	 * memmap=SIZE$ADDR makes, all of it.
+	 */
+	if (region_intersects(*start, *size, IORESOURCE_MEM,
+			      IORES_DESC_RESERVED) != REGION_INTERSECTS) {
+		pr_err("0x%llx..0x%llx is not reserved memory: reserve it with memmap=%lu$0x%llx on the kernel's command line\n",
+		       persist_address, persist_address + persist_size - 1,
+		       persist_size, persist_address);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -489,14 +502,28 @@ int snaptrace_persist_init(struct dentry *root)
 	ret = st_pr_region(&start, &size);
 	if (ret)
 		return ret;
+	/*
+	 * A reserved range, ours alone: another driver's (ramoops, a second
+	 * user) is refused. A reserve_mem= region is System RAM, kept by its
+	 * name: it cannot be claimed as I/O memory, and needs not be.
+	 */
+	if (!persist_name) {
+		if (!request_mem_region(start, size, "snaptrace")) {
+			pr_err("0x%llx..0x%llx is in use by another driver (see /proc/iomem)\n",
+			       (u64)start, (u64)(start + size - 1));
+			return -EBUSY;
+		}
+		st_pr_claimed = true;
+	}
+	st_pr.size = size;
+	st_pr.phys = start;
 	st_pr.base = memremap(start, size, MEMREMAP_WB);
 	if (!st_pr.base) {
 		pr_err("cannot map 0x%llx (%llu bytes)\n", (u64)start, (u64)size);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto fail;
 	}
 	st_pr_mapped = true;
-	st_pr.size = size;
-	st_pr.phys = start;
 	st_pr.boot_id = get_random_u64();
 	ret = -ENOMEM;
 	st_pr.rec = kmalloc(sizeof(*st_pr.rec), GFP_KERNEL);
@@ -600,5 +627,8 @@ void snaptrace_persist_exit(void)
 		memunmap(st_pr.base);
 	st_pr_mapped = false;
 	kfree(st_pr.rec);
+	if (st_pr_claimed)
+		release_mem_region(st_pr.phys, st_pr.size);
+	st_pr_claimed = false;
 	memset(&st_pr, 0, sizeof(st_pr));
 }

@@ -34,6 +34,8 @@ if grep -qF "memmap=1M\$$st_addr" /proc/cmdline; then
 	st_check_fails "no last_boot/ without a capture" test -e $ST_DIR/last_boot
 	st_check "the spare is allocated at load" \
 		test "$(cat $ST_DIR/snapshot_alloc)" = 1
+	st_expect_eq "the region is claimed" "30000000-300fffff : snaptrace" \
+		"$(grep -o '30000000-300fffff : snaptrace' /proc/iomem)"
 	st_check "rmmod" rmmod snaptrace
 	st_before=$(st_count "the previous boot did not panic")
 	st_check "insmod again" insmod $ST_MOD/snaptrace.ko \
@@ -92,6 +94,18 @@ st_check_fails "insmod with the kernel's own memory is refused" \
 # busybox's insmod tries a second way to load when the first fails: the
 # message comes once per try.
 st_check "and says why" test $(($(st_count "is the kernel's memory") - st_before)) -ge 1
+# MMIO (the HPET's) is not reserved memory: refused, with -EINVAL, said
+# why, and nothing claimed or left loaded.
+st_before=$(st_count "0xfed00000..0xfed0ffff is not reserved memory")
+st_rc=0
+insmod $ST_MOD/snaptrace.ko persist_address=0xfed00000 persist_size=65536 \
+	2>/dev/null || st_rc=$?
+# insmod's status is the errno init_module() failed with.
+st_expect_eq "insmod with HPET MMIO is refused with -EINVAL" 22 $st_rc
+st_check "and says why" \
+	test $(($(st_count "0xfed00000..0xfed0ffff is not reserved memory") - st_before)) -ge 1
+st_check_fails "not loaded" test -e /sys/module/snaptrace
+st_check_fails "nothing claimed" grep -qF snaptrace /proc/iomem
 st_check_fails "insmod with persist_address alone is refused" \
 	insmod $ST_MOD/snaptrace.ko persist_address=$st_addr
 st_check_fails "insmod with an unknown reserve_mem= name is refused" \
