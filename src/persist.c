@@ -135,6 +135,9 @@ int snaptrace_persist_arm(struct snaptrace_persist *p, u64 real_ns)
 	h->table_off = table_off;
 	h->data_off = data_off;
 	h->hdr_crc = st_pr_hdr_crc(h);
+	p->nr_cpus = nr_cpu_ids;
+	p->table_off = table_off;
+	p->data_off = data_off;
 	cap->boot_id = p->boot_id;
 	/* The state last: a capture checks it first. */
 	smp_store_release(&cap->state, ST_PR_ARMED);
@@ -232,8 +235,9 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 	    cmpxchg(&cap->state, ST_PR_ARMED, ST_PR_CAPTURING) != ST_PR_ARMED)
 		return -EBUSY;
 
-	nr_cpus = h->nr_cpus;
-	table = p->base + h->table_off;
+	/* The geometry as armed, not as the region now says (M3). */
+	nr_cpus = p->nr_cpus;
+	table = p->base + p->table_off;
 	cap->reason = reason;
 	cap->cpu = raw_smp_processor_id();
 	cap->real_ns = ktime_get_real_fast_ns();
@@ -249,9 +253,9 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 	else if (snaptrace_snapshot(buf))
 		cap->flags |= ST_PR_F_NO_SNAPSHOT;
 
-	cur.data = p->base + h->data_off;
+	cur.data = p->base + p->data_off;
 	cur.off = 0;
-	cur.room = p->size - h->data_off;
+	cur.room = p->size - p->data_off;
 	for (c = 0; c < nr_cpus && !(cap->flags & ST_PR_F_NO_SNAPSHOT); c++) {
 		if (!cpu_possible(c))
 			continue;

@@ -112,6 +112,14 @@ struct st_pr_ent {
  * @rec: room for one record, for the capture (an NMI's stack is small)
  * @nr_mods: modules in @mods
  * @mods: their core text, copied into each capture
+ * @nr_cpus: CPUs of the per-CPU table, as armed
+ * @table_off: the per-CPU table's offset in the region, as armed
+ * @data_off: the entries' offset in the region, as armed
+ *
+ * The capture takes the geometry from @nr_cpus, @table_off and
+ * @data_off, never from the region's header: the region is memory that
+ * anything may have scribbled on by then (a panic may be that), and a
+ * header read back could send the capture's writes outside the region.
  */
 struct snaptrace_persist {
 	void *base;
@@ -121,6 +129,9 @@ struct snaptrace_persist {
 	struct snaptrace_record *rec;
 	unsigned int nr_mods;
 	struct st_pr_mod mods[ST_PR_MODS];
+	unsigned int nr_cpus;
+	u64 table_off;
+	u64 data_off;
 };
 
 /**

@@ -631,6 +631,37 @@ static void persist_no_spare_no_records(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, last->cap.reason, (u32)ST_PR_PANIC);
 }
 
+/*
+ * The capture writes where the region was armed to hold it, whatever its
+ * header says by then: a header scribbled on before the panic (no CPUs, no
+ * room) does not change what is captured, nor where.
+ */
+static void persist_capture_ignores_scribbled_header(struct kunit *test)
+{
+	struct pr_ctx *x = pr_setup(test, PR_SIZE);
+	struct st_pr_hdr *h = x->p.base, saved = *h;
+	struct snaptrace_persist_last *last;
+	int cpu;
+
+	pr_write(test, x);
+	h->nr_cpus = 0;
+	h->table_off = 0;
+	h->data_off = PR_SIZE;
+	cpu = get_cpu();
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_TEST,
+							"test capture", false), 0);
+	put_cpu();
+	KUNIT_EXPECT_EQ(test, h->nr_cpus, 0);
+	KUNIT_EXPECT_EQ(test, h->table_off, 0);
+	KUNIT_EXPECT_EQ(test, h->data_off, PR_SIZE);
+	*h = saved;
+	pr_expect_snapshot(test, x);
+	last = pr_parse(test, x);
+	pr_expect_cap(test, x, last, cpu);
+	KUNIT_EXPECT_EQ(test, last->kept, (u64)num_online_cpus() * PR_PER_CPU);
+	pr_expect_same(test, x, last, -1, -1);
+}
+
 /* ---- snaptrace_snapshot_walk() ---- */
 
 #define PR_W_SNAP	3	/* records in the snapshot walked */
@@ -818,6 +849,7 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_corrupt_header_dropped),
 	KUNIT_CASE(persist_full_region_says_so),
 	KUNIT_CASE(persist_no_spare_no_records),
+	KUNIT_CASE(persist_capture_ignores_scribbled_header),
 	KUNIT_CASE(persist_walk_ignores_live_writes),
 	KUNIT_CASE(persist_walk_stops_when_snapshot_taken),
 	KUNIT_CASE(persist_walk_ends_with_writer_keeping_pace),
