@@ -7,6 +7,7 @@
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/seq_buf.h>
+#include <linux/seq_file.h>
 #include <linux/string.h>
 #include <kunit/visibility.h>
 
@@ -144,3 +145,28 @@ int snaptrace_format_record(const struct snaptrace_record *rec,
 	return seq_buf_has_overflowed(s) ? -EOVERFLOW : 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_format_record);
+
+/**
+ * snaptrace_seq_record() - one record as text, into a seq_file
+ * @m: the seq_file of a ->show() call
+ * @rec: the record
+ *
+ * snaptrace_format_record() into @m's buffer; if it does not fit, the
+ * line is thrown away and seq_file calls ->show() again with a larger
+ * buffer, as it does for any show that overflows.
+ *
+ * Context: process, from a seq_file ->show(). Never sleeps.
+ */
+void snaptrace_seq_record(struct seq_file *m, const struct snaptrace_record *rec)
+{
+	struct seq_buf s;
+	size_t len;
+	char *p;
+
+	len = seq_get_buf(m, &p);
+	seq_buf_init(&s, p, len);
+	if (snaptrace_format_record(rec, &s) || !len)
+		seq_commit(m, -1);	/* seq_file retries with a larger buffer */
+	else
+		seq_commit(m, seq_buf_used(&s));
+}

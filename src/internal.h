@@ -14,6 +14,7 @@
 struct dentry;
 struct file;
 struct seq_buf;
+struct seq_file;
 struct snaptrace_buffer;
 struct snaptrace_instance;
 struct snaptrace_record;
@@ -29,6 +30,7 @@ void snaptrace_debugfs_destroy(struct dentry *root);
 /* format.c */
 int snaptrace_format_record(const struct snaptrace_record *rec,
 			    struct seq_buf *s);
+void snaptrace_seq_record(struct seq_file *m, const struct snaptrace_record *rec);
 
 /* error_log.c */
 void snaptrace_log_file_err(const struct file *filp, const char *cmd,

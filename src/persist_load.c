@@ -262,10 +262,7 @@ static void st_pr_stop(struct seq_file *m, void *v)
 static int st_pr_show(struct seq_file *m, void *v)
 {
 	struct st_pr_dump *d = m->private;
-	struct seq_buf s;
 	unsigned int i;
-	size_t len;
-	char *p;
 
 	if (v == SEQ_START_TOKEN) {
 		seq_puts(m, "# snaptrace: the previous boot's capture (info says when and why)\n#\n");
@@ -297,12 +294,7 @@ static int st_pr_show(struct seq_file *m, void *v)
 		}
 		return 0;
 	}
-	len = seq_get_buf(m, &p);
-	seq_buf_init(&s, p, len);
-	if (snaptrace_format_record(&d->rec, &s) || !len)
-		seq_commit(m, -1);	/* seq_file retries with a larger buffer */
-	else
-		seq_commit(m, seq_buf_used(&s));
+	snaptrace_seq_record(m, &d->rec);
 	return 0;
 }
 

@@ -270,9 +270,6 @@ static void st_dump_header(struct seq_file *m, struct st_dump *d)
 static int st_dump_show(struct seq_file *m, void *v)
 {
 	struct st_dump *d = m->private;
-	struct seq_buf s;
-	char *p;
-	size_t len;
 
 	if (v == SEQ_START_TOKEN) {
 		st_dump_header(m, d);
@@ -282,12 +279,7 @@ static int st_dump_show(struct seq_file *m, void *v)
 		seq_puts(m, "# the buffer was reset or swapped while being read: output ends here\n");
 		return 0;
 	}
-	len = seq_get_buf(m, &p);
-	seq_buf_init(&s, p, len);
-	if (snaptrace_format_record(&d->rec, &s) || !len)
-		seq_commit(m, -1);	/* seq_file retries with a larger buffer */
-	else
-		seq_commit(m, seq_buf_used(&s));
+	snaptrace_seq_record(m, &d->rec);
 	return 0;
 }
 
