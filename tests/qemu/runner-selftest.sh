@@ -6,6 +6,10 @@
 # what of the console is judged (split_at_init). One line per case;
 # exit status 1 if any case fails. Run by check.sh, on the host.
 set -euo pipefail
+# The cases read their console from a pipe: run the last command of a
+# pipeline in this shell, or what a case adds to $fails is lost with its
+# subshell.
+shopt -s lastpipe
 . "$(dirname "$0")/../../scripts/lib.sh"
 . "$(dirname "$0")/judge.sh"
 
