@@ -98,3 +98,42 @@ st_kunit_collect() {
 		cat "$d/results" >"/tmp/ktap/kunit-$s.ktap"
 	done
 }
+
+# st_reboot_expected KIND: for qemu-run.sh --reboots, where the scenario
+# runs again on every boot: end the current stage's document (as st_end
+# does), print it and every other document of this boot to the console
+# between the markers /init uses (the tmpfs does not survive the reset),
+# then announce the reset the scenario causes next, KIND panic, oops (the
+# scenario sets panic_on_oops) or reboot, with @@SNAPTRACE-EXPECT-KIND@@.
+# The host allows, after that marker, the report of that panic or oops
+# and nothing else. The documents printed here are removed, so that /init
+# does not print them twice if the reset never comes (which fails too).
+# Returns once the console has sent it all: a panic right after would
+# drop what is still queued for the serial port.
+st_reboot_expected() {
+	local marker f level
+	case $1 in
+	panic) marker=PANIC ;;
+	oops) marker=OOPS ;;
+	reboot) marker=REBOOT ;;
+	*)
+		echo "st_reboot_expected: KIND is panic, oops or reboot, not '$1'" >&2
+		return 1 ;;
+	esac
+	st_end
+	# Quiet the console, as /init does, so no kernel line lands inside.
+	level=$(cut -f 1 /proc/sys/kernel/printk)
+	echo 1 >/proc/sys/kernel/printk
+	for f in "$ST_KTAP"/*.ktap; do
+		[ -f "$f" ] || continue
+		echo "@@SNAPTRACE-KTAP-BEGIN $(basename "$f" .ktap)@@"
+		cat "$f"
+		echo "@@SNAPTRACE-KTAP-END@@"
+		rm -f "$f"
+	done
+	echo "@@SNAPTRACE-EXPECT-$marker@@"
+	# Setting the console's modes to what they are, with TCSADRAIN (what
+	# stty does), waits until the serial port has sent what is queued.
+	stty -F /dev/console "$(stty -F /dev/console -g)"
+	echo "$level" >/proc/sys/kernel/printk
+}
