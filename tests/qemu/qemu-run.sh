@@ -6,7 +6,7 @@
 #                    --scenario FILE [--firmware DIR] [--timeout SECONDS]
 #                    [--append CMDLINE] [--kcsan] [--faults] [--accel tcg|icount|kvm]
 #                    [--qemu-args ARGS] [--qemu-arg ARG] [--allow-skip ERE]
-#                    [--interactive]
+#                    [--reboots N] [--interactive]
 #
 # The initramfs holds busybox-static, the *.ko files of DIR under /modules,
 # the files of the firmware DIR under /lib/firmware, the scenario as
@@ -51,6 +51,20 @@
 # "vmalloc error" reports (warn_alloc(), with a stack) are expected and
 # dropped before the splat check, each up to the end of its stack (100
 # lines at most, never past another report); nothing else is.
+# --reboots N: the guest may reset, N times at most: QEMU runs without
+# -no-reboot, the kernel with panic=1 instead of panic=-1, and /init runs
+# the scenario again on every boot (the scenario finds out which stage it
+# is from what the boot finds). Before each reset the scenario announces
+# it with lib.sh's st_reboot_expected KIND (panic, oops or reboot), which
+# prints the stage's KTAP documents and @@SNAPTRACE-EXPECT-KIND@@. The
+# console is judged boot by boot (a boot starts at the kernel's "Linux
+# version" line): from /init on up to the marker as without --reboots;
+# after it, only the report of the announced panic or oops is allowed,
+# any other splat still fails. The run also fails on a reset without a
+# marker ("unexpected reboot"), an announced panic or oops that did not
+# happen, and N+1 resets ("rebooted more than N times", QEMU is stopped
+# there). The host stops QEMU (SIGTERM) once @@SNAPTRACE-DONE@@ shows:
+# /init's "reboot -f" would boot once more. See tests/qemu/README.md.
 # --interactive: the guest's console is this terminal, as with -nographic
 # (Ctrl-A x quits QEMU), and is logged to console.log too; no timeout, no
 # judging but one: the run fails unless QEMU exits 0 after the guest's end
@@ -62,7 +76,7 @@ set -euo pipefail
 . "$(dirname "$0")/judge.sh"
 
 name="" kernel="" moddir="" fwdir="" timeout=300 append="" kcsan=0 faults=0
-interactive=0
+interactive=0 reboots=""
 allow_skip=""
 scenarios=()
 accel=tcg
@@ -82,6 +96,7 @@ while [ $# -gt 0 ]; do
 		qemu_args+=("${more[@]}") ;;
 	--qemu-arg) qemu_args+=("$2") ;;
 	--allow-skip) allow_skip=${allow_skip:+$allow_skip|}$2 ;;
+	--reboots) reboots=$2 ;;
 	--kcsan) kcsan=1; shift; continue ;;
 	--faults) faults=1; shift; continue ;;
 	--interactive) interactive=1; shift; continue ;;
@@ -97,6 +112,10 @@ done
 for scenario in "${scenarios[@]}"; do
 	[ -f "$scenario" ] || die "qemu-run: no scenario $scenario"
 done
+if [ -n "$reboots" ]; then
+	[[ $reboots =~ ^[0-9]+$ ]] || die "qemu-run: --reboots takes a number, not '$reboots'"
+	[ $interactive = 0 ] || die "qemu-run: --reboots and --interactive do not go together"
+fi
 case $accel in
 tcg) accel_args=(-accel tcg,thread=multi -cpu max) ;;
 icount) accel_args=(-accel tcg,thread=single -cpu max -icount shift=0,sleep=off) ;;
@@ -149,6 +168,13 @@ stage "qemu[$name]: initramfs" "$run/initramfs.log" mkinitramfs
 qemu=(qemu-system-x86_64 "${accel_args[@]}" -smp 2 -m 1024 -no-reboot
 	-kernel "$kernel" -initrd "$run/initramfs.cpio.gz"
 	-append "console=ttyS0 printk.time=1 panic=-1 $append" "${qemu_args[@]}")
+if [ -n "$reboots" ]; then
+	# A reset boots again, with the same kernel, initramfs and command
+	# line; a panic resets after a second. RAM is kept across the reset.
+	qemu=(qemu-system-x86_64 "${accel_args[@]}" -smp 2 -m 1024
+		-kernel "$kernel" -initrd "$run/initramfs.cpio.gz"
+		-append "console=ttyS0 printk.time=1 panic=1 $append" "${qemu_args[@]}")
+fi
 
 if [ $interactive = 1 ]; then
 	# feed: stdin, once /init runs (or nothing, if QEMU is gone).
@@ -183,8 +209,43 @@ fi
 
 boot() {
 	local rc=0
+	if [ -n "$reboots" ]; then
+		boot_reboots || rc=$?
+		return $rc
+	fi
 	timeout -k 10 "$timeout" "${qemu[@]}" \
 		-display none -monitor none -serial stdio </dev/null >"$console" 2>&1 || rc=$?
+	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+		echo "qemu-run: TIMEOUT after ${timeout}s" >>"$console"
+	fi
+	return $rc
+}
+# boot_reboots: boot() for --reboots: QEMU in the background, the console
+# watched every second; QEMU is stopped (SIGTERM, which it takes as a
+# shutdown) once the guest printed its end marker, or once it booted more
+# than N+1 times, which fails the run anyway. The timeout still holds.
+boot_reboots() {
+	local rc=0 pid stop=""
+	: >"$console"
+	timeout -k 10 "$timeout" "${qemu[@]}" \
+		-display none -monitor none -serial stdio </dev/null >"$console" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		if grep -q '@@SNAPTRACE-DONE@@' "$console"; then
+			stop="the guest finished"
+		elif [ "$(count_boots "$console")" -gt $((reboots + 1)) ]; then
+			stop="the guest booted more than $((reboots + 1)) times"
+		fi
+		[ -z "$stop" ] || break
+		sleep 1
+	done
+	if [ -n "$stop" ]; then
+		echo "qemu-run: $stop: stopping QEMU"
+		kill -TERM "$pid" 2>/dev/null || true
+		wait "$pid" || true
+		return 0
+	fi
+	wait "$pid" || rc=$?
 	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 		echo "qemu-run: TIMEOUT after ${timeout}s" >>"$console"
 	fi
@@ -213,7 +274,21 @@ grep -q '@@SNAPTRACE-DONE@@' "$console" ||
 # from an interrupt in early boot under TCG, once in five boots). It is
 # shown, and not judged; everything from /init on is.
 judged=$console
-if init_started "$console"; then
+if [ -n "$reboots" ]; then
+	# Boot by boot (judge.sh's judge_boots): each from /init on, and after
+	# a boot's announcement only what the announced reset prints itself.
+	rm -rf "$run/boots"
+	mkdir -p "$run/boots"
+	judge_boots "$console" "$run/boots" "$reboots" >"$run/boots/problems"
+	while IFS= read -r p; do
+		say "qemu[$name]: $p"
+	done <"$run/boots/notes"
+	while IFS= read -r p; do
+		problems+=("$p")
+	done <"$run/boots/problems"
+	judged=$run/console.from-init.log
+	cp "$run/boots/judged.log" "$judged"
+elif init_started "$console"; then
 	judged=$run/console.from-init.log
 	split_at_init "$console" "$run/console.boot.log" "$judged"
 	if grep -Eq "$SPLAT_RE" "$run/console.boot.log"; then
@@ -276,6 +351,13 @@ awk -v dir="$run" '
 	/@@SNAPTRACE-KTAP-END@@/ { out = ""; next }
 	out != "" { sub(/\r$/, ""); print > out }
 ' "$console"
+if [ -n "$reboots" ]; then
+	# Each stage names its own document: two of one name, from two boots,
+	# would be read as one.
+	dups=$(grep -o '@@SNAPTRACE-KTAP-BEGIN [^@]*@@' "$console" | sort | uniq -d |
+		sed 's/@@SNAPTRACE-KTAP-BEGIN //; s/@@$//' | tr '\n' ' ' || true)
+	[ -z "$dups" ] || problems+=("KTAP document(s) printed twice (two stages of one name?): $dups")
+fi
 ndocs=0
 for doc in "$run"/*.ktap; do
 	[ -f "$doc" ] || continue
