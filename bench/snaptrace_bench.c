@@ -22,7 +22,10 @@
  *		unlock_commit on a ring_buffer_alloc() buffer of the same size,
  *		both in overwrite mode and wrapping (filled before timing), in
  *		each context of contexts= (payloads, runs, records, buf_kb,
- *		cpu, contexts)
+ *		cpu, contexts); with buffer=default, ours is snaptrace's
+ *		default buffer as loaded (its size and persistence are the
+ *		caller's: the persistence row), each line then tagged with
+ *		tag= (buffer, tag)
  *	read	MB/s of a consuming read of a full buffer:
  *		snaptrace_consume_batch() (64 records a call) against
  *		ring_buffer_consume(), payloads copied out by both
@@ -118,6 +121,14 @@ static char *contexts = "task,all,irqoff,hardirq";
 module_param(contexts, charp, 0444);
 MODULE_PARM_DESC(contexts, "Contexts of the write test, comma-separated (default task,all,irqoff,hardirq)");
 
+static char *buffer = "own";
+module_param(buffer, charp, 0444);
+MODULE_PARM_DESC(buffer, "write: own (a buffer of buf_kb per CPU) or default (snaptrace's default buffer, as loaded)");
+
+static char *tag = "";
+module_param(tag, charp, 0444);
+MODULE_PARM_DESC(tag, "write: a label copied into each line (the persistence row: plain or armed)");
+
 static unsigned int size_kb = 64;
 module_param(size_kb, uint, 0444);
 MODULE_PARM_DESC(size_kb, "snap: per-CPU size in KiB of our buffer (default 64)");
@@ -169,6 +180,8 @@ static const char * const bench_ctx_name[] = { "task", "all", "irqoff", "hardirq
 
 /* The buffers of the write and read tests, allocated once per load. */
 static struct snaptrace_buffer *bench_ours;
+/* Is ours snaptrace's default buffer (buffer=default, write test only)? */
+static bool bench_default;
 static struct trace_buffer *bench_ft;
 static u8 bench_src[BENCH_MAX_LEN] __aligned(8);
 
@@ -473,9 +486,9 @@ static bool bench_ctx_wanted(enum bench_ctx ctx)
 static void bench_print_w(const struct bench_w *w, enum bench_ctx ctx,
 			  unsigned int run)
 {
-	pr_info("BENCH {\"t\":\"write\",\"impl\":\"%s\",\"ctx\":\"%s\",\"len\":%zu,\"run\":%u,\"cpu\":%d,\"n\":%lu,\"ns\":%llu,\"fail\":%lu,\"hardirq\":%d}\n",
+	pr_info("BENCH {\"t\":\"write\",\"impl\":\"%s\",\"ctx\":\"%s\",\"len\":%zu,\"run\":%u,\"cpu\":%d,\"n\":%lu,\"ns\":%llu,\"fail\":%lu,\"hardirq\":%d,\"tag\":\"%s\"}\n",
 		bench_impl_name[w->impl], bench_ctx_name[ctx], w->len, run,
-		w->cpu, w->n, w->ns, w->fail, w->hardirq);
+		w->cpu, w->n, w->ns, w->fail, w->hardirq, tag);
 }
 
 static int bench_write_one(enum bench_ctx ctx, enum bench_impl impl,
@@ -485,6 +498,9 @@ static int bench_write_one(enum bench_ctx ctx, enum bench_impl impl,
 	struct bench_w proto = { .impl = impl, .len = len, .n = n };
 	unsigned int c;
 	int ret;
+
+	if (bench_default && impl == IMPL_FTRACE)	/* ours only */
+		return 0;
 
 	memset(w, 0, nr_cpu_ids * sizeof(*w));
 	ret = bench_write_ctx(ctx, &proto, w);
@@ -968,16 +984,28 @@ static int bench_alloc_buffers(void)
 {
 	size_t size = (size_t)buf_kb << 10;
 
-	bench_ours = snaptrace_buffer_alloc(size, SNAPTRACE_OVERWRITE);
+	if (bench_default) {
+		/* A reference on the default instance: put in bench_free_buffers(). */
+		bench_ours = snaptrace_get_by_name(NULL, 0);
+		if (!IS_ERR(bench_ours))
+			size = snaptrace_size_per_cpu(bench_ours);
+	} else {
+		bench_ours = snaptrace_buffer_alloc(size, SNAPTRACE_OVERWRITE);
+	}
 	if (IS_ERR(bench_ours)) {
 		int ret = PTR_ERR(bench_ours);
 
 		bench_ours = NULL;
 		return ret;
 	}
+	if (bench_default)
+		return 0;
 	bench_ft = ring_buffer_alloc(size, RB_FL_OVERWRITE);
 	if (!bench_ft) {
-		snaptrace_buffer_free(bench_ours);
+		if (bench_default)
+			snaptrace_put(bench_ours);
+		else
+			snaptrace_buffer_free(bench_ours);
 		bench_ours = NULL;
 		return -ENOMEM;
 	}
@@ -988,7 +1016,10 @@ static void bench_free_buffers(void)
 {
 	if (bench_ft)
 		ring_buffer_free(bench_ft);
-	snaptrace_buffer_free(bench_ours);
+	if (bench_default && bench_ours)
+		snaptrace_put(bench_ours);
+	else if (!bench_default)
+		snaptrace_buffer_free(bench_ours);
 	bench_ft = NULL;
 	bench_ours = NULL;
 }
@@ -1015,6 +1046,12 @@ static int __init bench_init(void)
 		cpu = cpumask_first(cpu_online_mask);
 	for (i = 0; i < sizeof(bench_src); i++)
 		bench_src[i] = 'a' + i % 26;
+	if (!strcmp(buffer, "default"))
+		bench_default = true;
+	else if (strcmp(buffer, "own"))
+		return -EINVAL;
+	if (bench_default && strcmp(test, "write"))
+		return -EINVAL;
 
 	if (!strcmp(test, "info"))
 		ret = bench_info();

@@ -119,6 +119,8 @@ else
 	# the fast local_clock() path either.)
 	append="tsc=reliable BENCH_RUNS=$runs BENCH_RECORDS=$records BENCH_PAYLOADS=$payloads"
 	append+=" BENCH_SIZES_KB=$sizes BENCH_PIPE_RECORDS=$pipe_records"
+	# The region of the persistence row (Documentation/persist.rst).
+	append+=' memmap=1M$0x30000000'
 	"$SNAPTRACE_TOP/tests/qemu/qemu-run.sh" --name bench --kernel "$vmlinuz" \
 		--modules "$bdir/modules" --scenario "$SNAPTRACE_TOP/tests/scenarios/bench.sh" \
 		--timeout "$timeout" --append "$append" --accel "$accel" >"$logs/bench-run.log" || rc=$?

@@ -12,7 +12,8 @@
 # Knobs, from the kernel command line (unknown NAME=VALUE words become
 # init's environment): BENCH_RUNS (7), BENCH_RECORDS (200000, per write
 # run), BENCH_PAYLOADS (8,64,512), BENCH_SIZES_KB (64,256,1024,4096,16384,65536,
-# per-CPU buffer sizes of the snapshot test), BENCH_PIPE_RECORDS (16384).
+# per-CPU buffer sizes of the snapshot test), BENCH_PIPE_RECORDS (16384);
+# memmap=1M$0x30000000 for the persistence row (scripts/bench.sh gives it).
 . ./lib.sh
 st_begin bench
 
@@ -169,5 +170,25 @@ echo "$ft_orig" >$T/buffer_size_kb
 : >$T/trace
 
 st_check "rmmod snaptrace" rmmod snaptrace
+
+# --- 7. what persistence costs a write ---------------------------------------
+# Ours only, into the default buffer of a snaptrace.ko loaded without, then
+# with, the persistent capture armed on the region scripts/bench.sh keeps
+# with memmap= (Documentation/persist.rst): the same loop, the same size.
+PERSIST="persist_address=0x30000000 persist_size=1048576"
+if grep -qF 'memmap=1M$0x30000000' /proc/cmdline; then
+	for tag in plain armed; do
+		args=buffer_size_kb=$MEM_KB
+		[ $tag = armed ] && args="$args $PERSIST"
+		# shellcheck disable=SC2086 # the parameters are words
+		st_check "insmod snaptrace.ko $args" insmod $ST_MOD/snaptrace.ko $args
+		bench "bench: write into the default buffer, persistence $tag" test=write \
+			buffer=default tag=$tag payloads="$PAYLOADS_CSV" contexts=task,irqoff \
+			runs="$RUNS" records="$RECORDS"
+		st_check "rmmod snaptrace" rmmod snaptrace
+	done
+else
+	st_skip "write with persistence armed" "no memmap=1M\$0x30000000 on the command line"
+fi
 echo "BENCH {\"t\":\"guest_done\"}"
 st_end
