@@ -205,22 +205,59 @@ static void cut_expect_stats(struct kunit *test, struct snaptrace_buffer *buf,
 	KUNIT_EXPECT_EQ_MSG(test, st.read, 0ULL, "%s, %s: read", half, when);
 }
 
+/*
+ * Consume @which on @cpu one record at a time: exactly seq @first ..
+ * @last, then nothing; its counters then show them read.
+ */
+static void cut_consume_expect(struct kunit *test, struct snaptrace_buffer *buf,
+			       enum snaptrace_which which, int cpu, u32 first,
+			       u32 last, u64 overrun)
+{
+	const char *half = which == SNAPTRACE_LIVE ? "live" : "snapshot";
+	struct snaptrace_record *rec = st_rec_new(test);
+	const struct cut_payload *p;
+	struct snaptrace_stats st;
+	u32 want = last + 1 - first, i;
+	int rc;
+
+	for (i = 0; i < want; i++) {
+		rc = snaptrace_consume(buf, which, cpu, rec);
+		KUNIT_EXPECT_EQ_MSG(test, rc, 0, "%s: consuming read of record %u of %u",
+				    half, i, want);
+		if (rc)
+			break;
+		p = (const struct cut_payload *)rec->data;
+		KUNIT_EXPECT_EQ_MSG(test, rec->len, CUT_PAYLOAD, "%s: consumed %u", half, i);
+		KUNIT_EXPECT_EQ_MSG(test, p->magic, CUT_MAGIC, "%s: consumed %u", half, i);
+		KUNIT_EXPECT_EQ_MSG(test, p->seq, first + i, "%s: consumed %u", half, i);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, snaptrace_consume(buf, which, cpu, rec), -ENODATA,
+			    "%s: consuming read after the last", half);
+	KUNIT_ASSERT_EQ(test, snaptrace_cpu_stats(buf, which, cpu, &st), 0);
+	KUNIT_EXPECT_EQ_MSG(test, st.read, (u64)i, "%s, consumed: read", half);
+	KUNIT_EXPECT_EQ_MSG(test, st.entries, 0ULL, "%s, consumed: entries", half);
+	KUNIT_EXPECT_EQ_MSG(test, st.overrun, overrun, "%s, consumed: overrun", half);
+	KUNIT_EXPECT_EQ_MSG(test, st.written, st.read + st.entries + st.overrun + st.dropped,
+			    "%s, consumed: balance", half);
+}
+
 static void cut_unpin(void *unused)
 {
 	set_cpus_allowed_ptr(current, cpu_possible_mask);
 }
 
 /*
- * A writer's control block for a @mode buffer with a spare, to hold at
- * @step of record @k of @n, on the last CPU. This thread waits and
- * snapshots on the first CPU, never on the writer's: once held, the writer
- * keeps its CPU with preemption off, and on PREEMPT_RT the timers of a
- * sleep on that CPU would expire in its timer thread, which cannot run
- * meanwhile. With fewer than two CPUs the test is skipped (kunit_skip()
- * ends it: this does not return).
+ * A writer's control block for a @mode buffer of @size bytes per CPU with a
+ * spare, to hold at @step of record @k of @n, on the last CPU. This thread
+ * waits and snapshots on the first CPU, never on the writer's: once held,
+ * the writer keeps its CPU with preemption off, and on PREEMPT_RT the
+ * timers of a sleep on that CPU would expire in its timer thread, which
+ * cannot run meanwhile. With fewer than two CPUs the test is skipped
+ * (kunit_skip() ends it: this does not return).
  */
-static struct cut_ctl *cut_ctl_new(struct kunit *test, enum snaptrace_mode mode,
-				   enum snaptrace_test_step step, u32 k, u32 n)
+static struct cut_ctl *cut_ctl_new_size(struct kunit *test, size_t size,
+					enum snaptrace_mode mode,
+					enum snaptrace_test_step step, u32 k, u32 n)
 {
 	struct cut_ctl *c;
 
@@ -228,8 +265,8 @@ static struct cut_ctl *cut_ctl_new(struct kunit *test, enum snaptrace_mode mode,
 		kunit_skip(test, "needs two online CPUs (the guest has -smp 2)");
 	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	c->buf = st_buf_new(test, CUT_RING, mode);
-	KUNIT_ASSERT_EQ(test, snaptrace_size_per_cpu(c->buf), (size_t)CUT_RING);
+	c->buf = st_buf_new(test, size, mode);
+	KUNIT_ASSERT_EQ(test, snaptrace_size_per_cpu(c->buf), size);
 	KUNIT_ASSERT_EQ(test, snaptrace_alloc_snapshot(c->buf), 0);
 	c->k = k;
 	c->n = n;
@@ -242,6 +279,13 @@ static struct cut_ctl *cut_ctl_new(struct kunit *test, enum snaptrace_mode mode,
 	KUNIT_ASSERT_NE(test, raw_smp_processor_id(), c->cpu);
 	init_completion(&c->done);
 	return c;
+}
+
+/* cut_ctl_new_size() of a CUT_RING ring. */
+static struct cut_ctl *cut_ctl_new(struct kunit *test, enum snaptrace_mode mode,
+				   enum snaptrace_test_step step, u32 k, u32 n)
+{
+	return cut_ctl_new_size(test, CUT_RING, mode, step, k, n);
 }
 
 struct cut_param {
@@ -785,6 +829,133 @@ static void cut_write_while_both_rings_alike(struct kunit *test)
 	cut_expect(test, c->buf, SNAPTRACE_LIVE, c->cpu, 1, 0, "after");
 }
 
+/*
+ * A writer's tail push between a snapshot's seal and its own push. The
+ * snapshot seals the ring's tail, then its head (the cut), then pushes
+ * tail past what the reservations before the cut overwrite. A writer
+ * reserved before the cut that pushes tail in between finds the seal bit
+ * there, and must keep it in the value it writes: a consumer of the
+ * snapshot expects the bit set, and reads a ring without it as empty (a
+ * ring changing roles). The snapshot's own push then has nothing left to
+ * do, and nothing else would set the bit again. Iterators and statistics
+ * ignore the bit: only a consuming read of the snapshot sees it.
+ *
+ * A ring of SNAPTRACE_MIN_SIZE bytes (one frame), overwrite mode, full:
+ * the writer is held after the reservation of record K; this thread's
+ * snapshot is held after the cut of the writer's CPU (one hook serves
+ * both), lets the writer go on, waits for it to write all its records,
+ * then goes on. Record K is in the snapshot, with the 127 before it;
+ * the writer's own push counted the one it overwrote; the records after
+ * K are in the live half only. Each case takes one of the writer's two
+ * pushes:
+ * - K mid-frame (a record of the writer's fast path), the record at tail
+ *   one of 64 bytes with no time prefix: the inline push of st_reserve()
+ *   passes it with one cmpxchg;
+ * - K at the ring's start, so at a frame's first position: the frame's
+ *   owner, reserved in st_reserve_slow(), pushes with
+ *   snaptrace_ring_push_tail().
+ */
+#define CUT_SEAL_RING	SNAPTRACE_MIN_SIZE
+#define CUT_SEAL_FIT	(CUT_SEAL_RING / CUT_REC)
+/* Records the writer writes after K, into the live half. */
+#define CUT_SEAL_AFTER	9
+
+static_assert(CUT_SEAL_RING % CUT_REC == 0 && CUT_SEAL_FIT > 44);
+
+struct cut_seal {
+	struct cut_ctl *c;	/* the writer, held after the reservation of K */
+	bool released;		/* by the snapshot, after the writer's CPU's cut */
+	bool timed_out;
+};
+
+static struct cut_seal *cut_seal;
+
+static void cut_seal_hook(struct snaptrace_buffer *buf,
+			  enum snaptrace_test_step step, int cpu)
+{
+	struct cut_seal *s = READ_ONCE(cut_seal);
+	u64 end;
+
+	cut_hook(buf, step, cpu);
+	if (!s || buf != s->c->buf || step != ST_STEP_SNAP_SEALED ||
+	    cpu != s->c->cpu || s->released)
+		return;
+	/* The cut of the writer's CPU, before the snapshot's own push. */
+	s->released = true;
+	atomic_set(&s->c->release, 1);
+	end = ktime_get_ns() + CUT_HOLD_NS;
+	while (!completion_done(&s->c->done)) {
+		if (ktime_get_ns() > end) {
+			s->timed_out = true;
+			break;
+		}
+		cpu_relax();
+	}
+}
+
+static void cut_seal_unhook(void *unused)
+{
+	WRITE_ONCE(snaptrace_test_hook, NULL);
+	WRITE_ONCE(cut_seal, NULL);
+	synchronize_rcu();
+}
+
+struct cut_seal_param {
+	const char *name;
+	u32 k;			/* the record held after its reservation */
+};
+
+static const struct cut_seal_param cut_seal_params[] = {
+	{ "mid-frame: the fast path's inline push", CUT_SEAL_FIT + 44 },
+	{ "a frame's owner: the slow path's push", 2 * CUT_SEAL_FIT },
+};
+
+static void cut_seal_param_desc(const struct cut_seal_param *p, char *desc)
+{
+	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(cut_seal, cut_seal_params, cut_seal_param_desc);
+
+static void cut_push_keeps_the_seal(struct kunit *test)
+{
+	const struct cut_seal_param *prm = test->param_value;
+	struct cut_seal *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	u32 k = prm->k, first = k - CUT_SEAL_FIT + 1;
+	struct task_struct *t;
+	struct cut_ctl *c;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	c = cut_ctl_new_size(test, CUT_SEAL_RING, SNAPTRACE_OVERWRITE,
+			     ST_STEP_WRITE_RESERVED, k, k + 1 + CUT_SEAL_AFTER);
+	s->c = c;
+	t = cut_writer_start_held(test, c, "st_cut_seal");
+	if (!t)
+		return;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cut_seal_unhook, NULL), 0);
+	WRITE_ONCE(cut_seal, s);
+	WRITE_ONCE(snaptrace_test_hook, cut_seal_hook);
+
+	KUNIT_EXPECT_EQ(test, snaptrace_snapshot(c->buf), 0);
+	cut_writer_release(c, t);
+	KUNIT_EXPECT_TRUE(test, s->released);
+	KUNIT_EXPECT_FALSE(test, s->timed_out);
+	KUNIT_EXPECT_FALSE(test, c->timed_out);
+	KUNIT_EXPECT_EQ_MSG(test, c->refused, 0U, "writes refused");
+
+	/* Records 0 .. first - 1 overwritten, by the writers' own pushes. */
+	cut_expect(test, c->buf, SNAPTRACE_SNAPSHOT, c->cpu, first, k, "after");
+	cut_expect_stats(test, c->buf, SNAPTRACE_SNAPSHOT, c->cpu, k + 1, first, 0,
+			 "after");
+	cut_expect(test, c->buf, SNAPTRACE_LIVE, c->cpu, k + 1, c->n - 1, "after");
+	cut_expect_stats(test, c->buf, SNAPTRACE_LIVE, c->cpu, c->n - k - 1, 0, 0,
+			 "after");
+
+	/* Tail still sealed: the snapshot's consumer finds every record. */
+	cut_consume_expect(test, c->buf, SNAPTRACE_SNAPSHOT, c->cpu, first, k, first);
+	cut_consume_expect(test, c->buf, SNAPTRACE_LIVE, c->cpu, k + 1, c->n - 1, 0);
+}
+
 static struct kunit_case cut_cases[] = {
 	KUNIT_CASE_PARAM(cut_held_writer, cut_gen_params),
 	KUNIT_CASE_PARAM(cut_held_snapshot, cut_snap_gen_params),
@@ -792,6 +963,7 @@ static struct kunit_case cut_cases[] = {
 	KUNIT_CASE(cut_open_interrupted_by_a_snapshot),
 	KUNIT_CASE(cut_drop_counted_in_a_gone_epoch),
 	KUNIT_CASE(cut_write_while_both_rings_alike),
+	KUNIT_CASE_PARAM(cut_push_keeps_the_seal, cut_seal_gen_params),
 	{}
 };
 
