@@ -322,7 +322,7 @@ static void cut_held_writer(struct kunit *test)
 	bool stop = prm->mode == SNAPTRACE_STOP_WHEN_FULL;
 	struct task_struct *t;
 	struct cut_ctl *c;
-	u32 k, first;
+	u32 k, first, last;
 
 	/* Stop-when-full: the ring is full at record 256, which must not fail. */
 	k = stop ? CUT_FIT : CUT_FIT + 44;
@@ -366,6 +366,17 @@ static void cut_held_writer(struct kunit *test)
 		cut_expect_stats(test, c->buf, SNAPTRACE_LIVE, c->cpu, c->n - k,
 				 0, 0, "after the writer went on");
 	}
+
+	/*
+	 * Consuming reads too, which see tail's seal bit: held after its
+	 * reservation, record K left the snapshot's push to pass K - 256,
+	 * which must keep the bit (the iterators above ignore it).
+	 */
+	last = prm->in_snapshot ? k : k - 1;
+	cut_consume_expect(test, c->buf, SNAPTRACE_SNAPSHOT, c->cpu, first, last,
+			   first);
+	cut_consume_expect(test, c->buf, SNAPTRACE_LIVE, c->cpu, last + 1, c->n - 1,
+			   0);
 }
 
 /*
