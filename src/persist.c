@@ -145,6 +145,41 @@ int snaptrace_persist_arm(struct snaptrace_persist *p, u64 real_ns)
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_arm);
 
+/* snaptrace_snapshot_walk()'s callback for the first pass: sizes only. */
+static int st_pr_measure(void *arg, const struct snaptrace_record *rec)
+{
+	u64 *need = arg;
+
+	*need += snaptrace_persist_ent_size(rec->len);
+	return 0;
+}
+
+/*
+ * The fair share of @room among CPUs needing @need bytes each: the
+ * largest level such that every CPU filled up to it, or up to its need if
+ * smaller, fits in @room. A CPU needing less leaves the rest to the
+ * others. A binary search: no allocation, no sort, O(nr_cpus) a step.
+ */
+static u64 st_pr_level(const u64 *need, unsigned int nr_cpus, u64 room)
+{
+	u64 lo = 0, hi = 0, mid, sum;
+	unsigned int c;
+
+	for (c = 0; c < nr_cpus; c++)
+		hi = max(hi, need[c]);
+	while (lo < hi) {
+		mid = lo + (hi - lo + 1) / 2;
+		sum = 0;
+		for (c = 0; c < nr_cpus && sum <= room; c++)
+			sum += min(need[c], mid);
+		if (sum <= room)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
 /* Where st_pr_put() writes a CPU's entries. */
 struct st_pr_cursor {
 	u8 *data;
@@ -152,16 +187,30 @@ struct st_pr_cursor {
 	u64 room;
 	struct st_pr_cpu *cpu;
 	unsigned int c;
+	u64 seq;	/* the next record's index in the CPU's snapshot */
+	u64 rest;	/* entry bytes of this record and the newer ones */
+	u64 budget;	/* bytes this CPU may fill */
+	bool full;	/* a record did not fit: none after it is kept */
 };
 
-/* snaptrace_snapshot_walk()'s callback: one record into the region. */
+/*
+ * snaptrace_snapshot_walk()'s callback: one record into the region, if it
+ * is in the newest run of the CPU's records that fits its budget. The walk
+ * goes oldest first: the records are skipped (left out) until the bytes of
+ * those left, as the first pass measured them, fit.
+ */
 static int st_pr_put(void *arg, const struct snaptrace_record *rec)
 {
 	struct st_pr_cursor *cur = arg;
 	size_t sz = snaptrace_persist_ent_size(rec->len);
+	bool keep = cur->rest <= cur->budget;
+	u64 seq = cur->seq++;
 	struct st_pr_ent *e;
 
-	if (sz > cur->room - cur->off) {
+	cur->rest -= min_t(u64, cur->rest, sz);
+	if (keep && !cur->full && sz > cur->room - cur->off)
+		cur->full = true;
+	if (!keep || cur->full) {
 		cur->cpu->left_out++;
 		return 0;
 	}
@@ -170,7 +219,7 @@ static int st_pr_put(void *arg, const struct snaptrace_record *rec)
 	e->cpu = cur->c;
 	e->type = rec->type;
 	e->len = rec->len;
-	e->seq = cur->cpu->entries;
+	e->seq = seq;
 	e->ts = rec->ts;
 	e->pos = rec->pos;
 	memcpy(e->data, rec->data, rec->len);
@@ -204,7 +253,11 @@ static bool st_pr_lock_elsewhere(struct snaptrace_buffer *buf)
  * Takes a snapshot (snaptrace_snapshot()) and copies its records, CPU by
  * CPU, oldest first, into the region as entries (struct st_pr_ent), each
  * with its CRC and then its marker; then the capture's header with the
- * per-CPU table and the CRC over both, and last the state, captured. A
+ * per-CPU table and the CRC over both, and last the state, captured. When
+ * the region cannot hold every record, each CPU keeps its newest ones, a
+ * run ending at its last record, within a fair share of the region (a
+ * first walk measures each CPU's records; what a CPU does not use goes
+ * to the others); the older ones are counted left out, per CPU. A
  * record still open in a CPU's snapshot (its writer interrupted inside it,
  * or stopped by the panic) is left out and counted as torn. The first
  * capture wins: the state goes from armed to capturing by one cmpxchg, so
@@ -225,6 +278,7 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 	struct st_pr_hdr *h = p->base;
 	struct st_pr_cap *cap = p->base + sizeof(*h);
 	struct st_pr_cursor cur;
+	u64 room, level, start, carry = 0;
 	struct st_pr_cpu *table;
 	unsigned int nr_cpus, c;
 	bool open;
@@ -253,16 +307,45 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 	else if (snaptrace_snapshot(buf))
 		cap->flags |= ST_PR_F_NO_SNAPSHOT;
 
+	/*
+	 * First pass: each CPU's entry bytes. The snapshot is sealed: a
+	 * second walk sees the same records, or fewer of the oldest if a
+	 * reader of the snapshot consumed some meanwhile (an oops: the
+	 * other CPUs run), which only leaves out more.
+	 */
+	room = p->size - p->data_off;
+	for (c = 0; c < nr_cpus; c++)
+		p->need[c] = 0;
+	for (c = 0; c < nr_cpus && !(cap->flags & ST_PR_F_NO_SNAPSHOT); c++) {
+		if (!cpu_possible(c))
+			continue;
+		ret = snaptrace_snapshot_walk(buf, c, p->rec, st_pr_measure,
+					      &p->need[c], &open);
+		if (ret < 0)
+			cap->flags |= ST_PR_F_NO_SNAPSHOT;
+	}
+	level = st_pr_level(p->need, nr_cpus, room);
+
+	/*
+	 * Second pass: each CPU keeps its newest records, a run ending at
+	 * its last, in its share and what the CPUs before it left unused.
+	 */
 	cur.data = p->base + p->data_off;
 	cur.off = 0;
-	cur.room = p->size - p->data_off;
+	cur.room = room;
+	cur.full = false;
 	for (c = 0; c < nr_cpus && !(cap->flags & ST_PR_F_NO_SNAPSHOT); c++) {
 		if (!cpu_possible(c))
 			continue;
 		cur.cpu = &table[c];
 		cur.c = c;
+		cur.seq = 0;
+		cur.rest = p->need[c];
+		cur.budget = min(p->need[c], level) + carry;
+		start = cur.off;
 		ret = snaptrace_snapshot_walk(buf, c, p->rec, st_pr_put, &cur,
 					      &open);
+		carry = cur.budget - min(cur.budget, cur.off - start);
 		cap->entries += table[c].entries;
 		if (ret < 0) {
 			/* -ESTALE: another snapshot replaced this one. */

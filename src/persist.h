@@ -87,7 +87,7 @@ struct st_pr_cap {
 struct st_pr_cpu {
 	u64 entries;		/* written for this CPU */
 	u64 torn;		/* 1 if a record was open (reserved, not committed) */
-	u64 left_out;		/* no room left in the region */
+	u64 left_out;		/* the oldest records, not in the CPU's share */
 };
 
 /* One record: self-contained, its marker written last. */
@@ -97,7 +97,7 @@ struct st_pr_ent {
 	u32 cpu;
 	u16 type;
 	u16 len;		/* payload bytes, 1..SNAPTRACE_MAX_PAYLOAD */
-	u64 seq;		/* per CPU, from 0, in the capture */
+	u64 seq;		/* its index in its CPU's snapshot (gaps: left out) */
 	u64 ts;			/* ns, the record's whole time stamp */
 	u64 pos;		/* byte position in its CPU's ring (gaps: lost) */
 	u8 data[];		/* @len bytes, padded to ST_PR_ALIGN */
@@ -110,6 +110,8 @@ struct st_pr_ent {
  * @phys: its physical address (checked at the next load)
  * @boot_id: this load's random id, in the header
  * @rec: room for one record, for the capture (an NMI's stack is small)
+ * @need: per CPU (nr_cpu_ids), the capture's scratch: the bytes its
+ *	snapshot's records take as entries
  * @nr_mods: modules in @mods
  * @mods: their core text, copied into each capture
  * @nr_cpus: CPUs of the per-CPU table, as armed
@@ -127,6 +129,7 @@ struct snaptrace_persist {
 	u64 phys;
 	u64 boot_id;
 	struct snaptrace_record *rec;
+	u64 *need;
 	unsigned int nr_mods;
 	struct st_pr_mod mods[ST_PR_MODS];
 	unsigned int nr_cpus;

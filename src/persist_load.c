@@ -519,7 +519,8 @@ int snaptrace_persist_init(struct dentry *root)
 	st_pr.boot_id = get_random_u64();
 	ret = -ENOMEM;
 	st_pr.rec = kmalloc(sizeof(*st_pr.rec), GFP_KERNEL);
-	if (!st_pr.rec)
+	st_pr.need = kcalloc(nr_cpu_ids, sizeof(*st_pr.need), GFP_KERNEL);
+	if (!st_pr.rec || !st_pr.need)
 		goto fail;
 	st_pr_add_module(THIS_MODULE);
 
@@ -619,6 +620,7 @@ void snaptrace_persist_exit(void)
 		memunmap(st_pr.base);
 	st_pr_mapped = false;
 	kfree(st_pr.rec);
+	kfree(st_pr.need);
 	if (st_pr_claimed)
 		release_mem_region(st_pr.phys, st_pr.size);
 	st_pr_claimed = false;

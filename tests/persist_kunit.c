@@ -66,6 +66,8 @@ static struct pr_ctx *pr_setup(struct kunit *test, size_t size)
 	x->p.phys = PR_PHYS;
 	x->p.boot_id = PR_BOOT;
 	x->p.rec = st_rec_new(test);
+	x->p.need = kunit_kcalloc(test, nr_cpu_ids, sizeof(*x->p.need), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, x->p.need);
 	x->p.nr_mods = 1;
 	x->p.mods[0].base = 0xffffffffc0000000ULL;
 	x->p.mods[0].size = 0x10000;
@@ -592,26 +594,178 @@ static void persist_corrupt_header_dropped(struct kunit *test)
 	}
 }
 
-/* A region too small for every record: what fits, the rest counted. */
+/*
+ * What a region of @room data bytes keeps of the snapshot in @x->recs
+ * (CPU by CPU, oldest first), computed here the way persist.rst says:
+ * a fair share per CPU, filled in rounds (a CPU needing less than the
+ * share keeps all and leaves the rest to the others), what a CPU leaves
+ * of its share going to the CPUs after it; each CPU keeps the newest run
+ * of its records that fits. Sets @first[cpu], its first record kept.
+ */
+static void pr_newest(struct kunit *test, struct pr_ctx *x, u64 room, u64 *first)
+{
+	u64 *need = kunit_kcalloc(test, nr_cpu_ids, sizeof(u64), GFP_KERNEL);
+	u64 *grant = kunit_kcalloc(test, nr_cpu_ids, sizeof(u64), GFP_KERNEL);
+	bool *done = kunit_kcalloc(test, nr_cpu_ids, sizeof(bool), GFP_KERNEL);
+	u64 left = room, share, carry = 0, budget, sum;
+	unsigned int i, j, k, start, n;
+	bool more;
+	int cpu;
+
+	KUNIT_ASSERT_TRUE(test, need && grant && done);
+	for (i = 0; i < x->nr; i++)
+		need[x->recs[i].cpu] += snaptrace_persist_ent_size(x->recs[i].len);
+	do {
+		more = false;
+		k = 0;
+		for_each_possible_cpu(cpu)
+			k += !done[cpu];
+		if (!k)
+			break;
+		share = left / k;
+		for_each_possible_cpu(cpu) {
+			if (!done[cpu] && need[cpu] <= share) {
+				grant[cpu] = need[cpu];
+				left -= need[cpu];
+				done[cpu] = true;
+				more = true;
+			}
+		}
+		if (!more)
+			for_each_possible_cpu(cpu)
+				if (!done[cpu])
+					grant[cpu] = share;
+	} while (more);
+	i = 0;
+	for_each_possible_cpu(cpu) {
+		start = i;
+		while (i < x->nr && x->recs[i].cpu == cpu)
+			i++;
+		n = i - start;
+		budget = grant[cpu] + carry;
+		sum = 0;
+		for (j = n; j > 0; j--) {
+			u64 sz = snaptrace_persist_ent_size(x->recs[start + j - 1].len);
+
+			if (sum + sz > budget)
+				break;
+			sum += sz;
+		}
+		first[cpu] = j;
+		carry = budget - sum;
+	}
+}
+
+/*
+ * @last holds exactly, of each CPU's snapshot records, those from
+ * @first[cpu] on (capture seq = the record's index), with their time
+ * stamps, positions and payloads; the older ones are counted left out.
+ */
+static void pr_expect_kept(struct kunit *test, struct pr_ctx *x,
+			   const struct snaptrace_persist_last *last,
+			   const u64 *first)
+{
+	unsigned int i, seq = 0, prev_cpu = UINT_MAX;
+	u64 *n = kunit_kcalloc(test, nr_cpu_ids, sizeof(u64), GFP_KERNEL);
+	const struct st_pr_ent *e;
+	u64 kept = 0;
+	int cpu;
+
+	KUNIT_ASSERT_NOT_NULL(test, n);
+	for (i = 0; i < x->nr; i++) {
+		const struct snaptrace_record *r = &x->recs[i];
+
+		if (r->cpu != prev_cpu)
+			seq = 0;
+		prev_cpu = r->cpu;
+		n[r->cpu]++;
+		e = pr_find(last, r->cpu, seq);
+		if (seq < first[r->cpu]) {
+			KUNIT_EXPECT_NULL_MSG(test, e, "cpu %u seq %u kept", r->cpu, seq);
+			seq++;
+			continue;
+		}
+		kept++;
+		KUNIT_ASSERT_NOT_NULL_MSG(test, e, "cpu %u seq %u missing", r->cpu, seq);
+		seq++;
+		KUNIT_EXPECT_EQ(test, e->ts, r->ts);
+		KUNIT_EXPECT_EQ(test, e->pos, r->pos);
+		KUNIT_ASSERT_EQ(test, e->len, r->len);
+		KUNIT_EXPECT_MEMEQ(test, e->data, r->data, r->len);
+	}
+	KUNIT_EXPECT_EQ(test, last->kept, kept);
+	for_each_possible_cpu(cpu) {
+		KUNIT_EXPECT_EQ_MSG(test, last->per_cpu[cpu].left_out, first[cpu],
+				    "cpu %d", cpu);
+		KUNIT_EXPECT_EQ_MSG(test, last->per_cpu[cpu].entries,
+				    n[cpu] - first[cpu], "cpu %d", cpu);
+	}
+}
+
+/*
+ * A region too small for every record: each CPU keeps its newest records,
+ * a run ending at its last one, in an even share of the region; the older
+ * ones are counted left out on their CPU (the capture used to keep the
+ * first CPU's oldest records and leave the newest out).
+ */
 static void persist_full_region_says_so(struct kunit *test)
 {
 	struct pr_ctx *x = pr_setup(test, 8192);
+	u64 *first = kunit_kcalloc(test, nr_cpu_ids, sizeof(u64), GFP_KERNEL);
 	struct snaptrace_persist_last *last;
-	u64 left = 0;
 	int cpu;
 
+	KUNIT_ASSERT_NOT_NULL(test, first);
 	pr_write(test, x);
 	KUNIT_ASSERT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_TEST,
 							"test capture", false), 0);
+	pr_expect_snapshot(test, x);
 	last = pr_parse(test, x);
 	KUNIT_EXPECT_EQ(test, last->cap.flags, ST_PR_F_FULL);
-	for_each_possible_cpu(cpu)
-		left += last->per_cpu[cpu].left_out;
-	KUNIT_EXPECT_EQ(test, last->kept + left,
-			(u64)num_online_cpus() * PR_PER_CPU);
-	KUNIT_EXPECT_GT(test, last->kept, 0);
-	KUNIT_EXPECT_GT(test, left, 0);
 	KUNIT_EXPECT_EQ(test, last->corrupt, 0);
+	pr_newest(test, x, 8192 - x->p.data_off, first);
+	for_each_online_cpu(cpu) {
+		/* Every CPU keeps its newest, none keeps its oldest. */
+		KUNIT_EXPECT_GT_MSG(test, first[cpu], 0, "cpu %d", cpu);
+		KUNIT_EXPECT_LT_MSG(test, first[cpu], PR_PER_CPU - 1, "cpu %d", cpu);
+	}
+	pr_expect_kept(test, x, last, first);
+}
+
+/*
+ * A CPU with few records keeps them all, and the share it does not use
+ * goes to the others, which keep their newest.
+ */
+static void persist_full_region_shares_what_is_unused(struct kunit *test)
+{
+	struct pr_ctx *x = pr_setup(test, 4096);
+	u64 *first = kunit_kcalloc(test, nr_cpu_ids, sizeof(u64), GFP_KERNEL);
+	struct snaptrace_persist_last *last;
+	unsigned int i, n;
+	int cpu, few = cpumask_first(cpu_online_mask);
+
+	KUNIT_ASSERT_NOT_NULL(test, first);
+	for_each_online_cpu(cpu) {
+		n = cpu == few ? 3 : PR_PER_CPU;
+		for (i = 0; i < n; i++) {
+			struct st_wcount wc = st_write_n(test, x->buf, cpu, 1,
+							 pr_lens[i % ARRAY_SIZE(pr_lens)], i);
+
+			KUNIT_ASSERT_EQ(test, wc.ok, 1);
+		}
+	}
+	KUNIT_ASSERT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_TEST,
+							"test capture", false), 0);
+	pr_expect_snapshot(test, x);
+	last = pr_parse(test, x);
+	KUNIT_EXPECT_EQ(test, last->corrupt, 0);
+	pr_newest(test, x, 4096 - x->p.data_off, first);
+	KUNIT_EXPECT_EQ(test, first[few], 0);
+	KUNIT_EXPECT_EQ(test, last->per_cpu[few].entries, 3);
+	for_each_online_cpu(cpu)
+		if (cpu != few)
+			KUNIT_EXPECT_GT_MSG(test, first[cpu], 0, "cpu %d", cpu);
+	pr_expect_kept(test, x, last, first);
 }
 
 /* Without a spare the capture says so, with no records. */
@@ -848,6 +1002,7 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_corrupt_payload_dropped),
 	KUNIT_CASE(persist_corrupt_header_dropped),
 	KUNIT_CASE(persist_full_region_says_so),
+	KUNIT_CASE(persist_full_region_shares_what_is_unused),
 	KUNIT_CASE(persist_no_spare_no_records),
 	KUNIT_CASE(persist_capture_ignores_scribbled_header),
 	KUNIT_CASE(persist_walk_ignores_live_writes),
