@@ -68,11 +68,16 @@ static u32 st_pr_cap_crc(const struct st_pr_cap *cap,
 	return crc32_le(crc, (const u8 *)table, (size_t)nr_cpus * sizeof(*table));
 }
 
-static u32 st_pr_ent_crc(const struct st_pr_ent *e)
+/*
+ * An entry's CRC starts with the boot id, so that an unfinished capture's
+ * entries are told from an older capture's left in the data area.
+ */
+static u32 st_pr_ent_crc(const struct st_pr_ent *e, u64 boot_id)
 {
 	u32 z = 0, crc;
 
-	crc = crc32_le(~0, (const u8 *)&z, sizeof(z));
+	crc = crc32_le(~0, (const u8 *)&boot_id, sizeof(boot_id));
+	crc = crc32_le(crc, (const u8 *)&z, sizeof(z));
 	crc = crc32_le(crc, (const u8 *)&z, sizeof(z));
 	return crc32_le(crc, (const u8 *)e + 2 * sizeof(u32),
 			sizeof(*e) - 2 * sizeof(u32) + e->len);
@@ -191,6 +196,9 @@ struct st_pr_cursor {
 	u64 rest;	/* entry bytes of this record and the newer ones */
 	u64 budget;	/* bytes this CPU may fill */
 	bool full;	/* a record did not fit: none after it is kept */
+	u64 boot_id;
+	u64 written;	/* entries, every CPU's */
+	u64 stop_after;	/* KUnit: end the walk after so many entries */
 };
 
 /*
@@ -224,11 +232,13 @@ static int st_pr_put(void *arg, const struct snaptrace_record *rec)
 	e->pos = rec->pos;
 	memcpy(e->data, rec->data, rec->len);
 	memset(e->data + rec->len, 0, ALIGN(rec->len, ST_PR_ALIGN) - rec->len);
-	e->crc = st_pr_ent_crc(e);
+	e->crc = st_pr_ent_crc(e, cur->boot_id);
 	smp_wmb(); /* the entry before its marker */
 	WRITE_ONCE(e->marker, ST_PR_ENT_MAGIC);
 	cur->off += sz;
 	cur->cpu->entries++;
+	if (++cur->written == cur->stop_after)
+		return -EINTR;
 	return 0;
 }
 
@@ -260,16 +270,20 @@ static bool st_pr_lock_elsewhere(struct snaptrace_buffer *buf)
  * to the others); the older ones are counted left out, per CPU. A
  * record still open in a CPU's snapshot (its writer interrupted inside it,
  * or stopped by the panic) is left out and counted as torn. The first
- * capture wins: the state goes from armed to capturing by one cmpxchg, so
- * a second panic or oops, on this CPU (NMI) or another, gets -EBUSY and
- * changes nothing.
+ * capture wins: the state goes from armed to capturing (with this CPU's
+ * number) by one cmpxchg, so a second panic or oops, on this CPU (NMI) or
+ * another, gets -EBUSY and changes nothing. The reason, times and message
+ * are sealed by a CRC of their own before the first record: a capture
+ * that never finishes (an oops's, its CPU stopped by a panic) is still
+ * told, with its records, at the next load.
  *
  * Context: any, NMI included: a panic or die notifier. Never sleeps,
  * takes no lock (the snapshot's own bounded wait aside), allocates
  * nothing.
  * Return: 0 (the capture is in the region, maybe without records: its
  * flags say why); -EBUSY if the region was not armed by this load or
- * already holds a capture.
+ * already holds a capture; KUnit builds: -EINTR if @p->stop_after
+ * stopped it, unfinished.
  */
 int snaptrace_persist_capture(struct snaptrace_persist *p,
 			      struct snaptrace_buffer *buf, u32 reason,
@@ -278,22 +292,29 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 	struct st_pr_hdr *h = p->base;
 	struct st_pr_cap *cap = p->base + sizeof(*h);
 	struct st_pr_cursor cur;
-	u64 room, level, start, carry = 0;
+	u64 room, level, start, carry = 0, entries = 0, torn = 0;
 	struct st_pr_cpu *table;
-	unsigned int nr_cpus, c;
+	unsigned int nr_cpus, c, cpu;
+	u32 flags = 0;
 	bool open;
 	int ret;
 
+	/*
+	 * The state names the CPU, in the same cmpxchg that claims the
+	 * region: a capture that never finishes still says whose it was.
+	 */
+	cpu = raw_smp_processor_id();
 	if (READ_ONCE(h->magic) != ST_PR_MAGIC ||
 	    READ_ONCE(h->boot_id) != p->boot_id ||
-	    cmpxchg(&cap->state, ST_PR_ARMED, ST_PR_CAPTURING) != ST_PR_ARMED)
+	    cmpxchg(&cap->state, ST_PR_ARMED,
+		    ST_PR_CAPTURING | cpu) != ST_PR_ARMED)
 		return -EBUSY;
 
 	/* The geometry as armed, not as the region now says (M3). */
 	nr_cpus = p->nr_cpus;
 	table = p->base + p->table_off;
 	cap->reason = reason;
-	cap->cpu = raw_smp_processor_id();
+	cap->cpu = cpu;
 	cap->real_ns = ktime_get_real_fast_ns();
 	cap->clock_ns = local_clock();
 	cap->kernel_anchor = (unsigned long)&_printk;
@@ -301,11 +322,19 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 	memcpy(cap->mods, p->mods, sizeof(cap->mods));
 	if (msg)
 		strscpy(cap->msg, msg, sizeof(cap->msg));
+	/*
+	 * Why and when, sealed before any record: a capture that does not
+	 * finish (an oops's, when a panic stops its CPU) is still told at
+	 * the next load, with the entries it wrote. The counts stay 0 until
+	 * the end.
+	 */
+	cap->cap_crc = st_pr_cap_crc(cap, table, 0);
+	smp_wmb(); /* the preamble before the entries */
 
 	if (others_stopped && st_pr_lock_elsewhere(buf))
-		cap->flags |= ST_PR_F_LOCKED | ST_PR_F_NO_SNAPSHOT;
+		flags |= ST_PR_F_LOCKED | ST_PR_F_NO_SNAPSHOT;
 	else if (snaptrace_snapshot(buf))
-		cap->flags |= ST_PR_F_NO_SNAPSHOT;
+		flags |= ST_PR_F_NO_SNAPSHOT;
 
 	/*
 	 * First pass: each CPU's entry bytes. The snapshot is sealed: a
@@ -316,13 +345,13 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 	room = p->size - p->data_off;
 	for (c = 0; c < nr_cpus; c++)
 		p->need[c] = 0;
-	for (c = 0; c < nr_cpus && !(cap->flags & ST_PR_F_NO_SNAPSHOT); c++) {
+	for (c = 0; c < nr_cpus && !(flags & ST_PR_F_NO_SNAPSHOT); c++) {
 		if (!cpu_possible(c))
 			continue;
 		ret = snaptrace_snapshot_walk(buf, c, p->rec, st_pr_measure,
 					      &p->need[c], &open);
 		if (ret < 0)
-			cap->flags |= ST_PR_F_NO_SNAPSHOT;
+			flags |= ST_PR_F_NO_SNAPSHOT;
 	}
 	level = st_pr_level(p->need, nr_cpus, room);
 
@@ -334,7 +363,13 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 	cur.off = 0;
 	cur.room = room;
 	cur.full = false;
-	for (c = 0; c < nr_cpus && !(cap->flags & ST_PR_F_NO_SNAPSHOT); c++) {
+	cur.boot_id = p->boot_id;
+	cur.written = 0;
+	cur.stop_after = 0;
+#if IS_ENABLED(CONFIG_KUNIT)
+	cur.stop_after = p->stop_after;
+#endif
+	for (c = 0; c < nr_cpus && !(flags & ST_PR_F_NO_SNAPSHOT); c++) {
 		if (!cpu_possible(c))
 			continue;
 		cur.cpu = &table[c];
@@ -346,17 +381,22 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 		ret = snaptrace_snapshot_walk(buf, c, p->rec, st_pr_put, &cur,
 					      &open);
 		carry = cur.budget - min(cur.budget, cur.off - start);
-		cap->entries += table[c].entries;
+		entries += table[c].entries;
+		if (ret == -EINTR)
+			return ret; /* KUnit: stopped, unfinished */
 		if (ret < 0) {
 			/* -ESTALE: another snapshot replaced this one. */
-			cap->flags |= ST_PR_F_NO_SNAPSHOT;
+			flags |= ST_PR_F_NO_SNAPSHOT;
 			break;
 		}
 		table[c].torn = open;
-		cap->torn += open;
+		torn += open;
 		if (table[c].left_out)
-			cap->flags |= ST_PR_F_FULL;
+			flags |= ST_PR_F_FULL;
 	}
+	cap->flags = flags;
+	cap->entries = entries;
+	cap->torn = torn;
 	cap->data_bytes = cur.off;
 	cap->cap_crc = st_pr_cap_crc(cap, table, nr_cpus);
 	smp_wmb(); /* the capture before its state */
@@ -367,7 +407,7 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_capture);
 
 /* Whether the entry at @off of @data (@bytes long) is whole and intact. */
 static bool st_pr_ent_ok(const u8 *data, u64 bytes, u64 off,
-			 unsigned int nr_cpus, u64 *size)
+			 unsigned int nr_cpus, u64 boot_id, u64 *size)
 {
 	const struct st_pr_ent *e = (const void *)(data + off);
 	u64 sz;
@@ -379,7 +419,7 @@ static bool st_pr_ent_ok(const u8 *data, u64 bytes, u64 off,
 	    e->type < SNAPTRACE_REC_DATA || e->type > SNAPTRACE_REC_TEXT)
 		return false;
 	sz = snaptrace_persist_ent_size(e->len);
-	if (bytes - off < sz || st_pr_ent_crc(e) != e->crc)
+	if (bytes - off < sz || st_pr_ent_crc(e, boot_id) != e->crc)
 		return false;
 	*size = sz;
 	return true;
@@ -399,9 +439,24 @@ static int st_pr_ent_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/*
+ * An unfinished capture's preamble: the state names a CPU of the table,
+ * the capture's header is sealed by its own CRC, counts still 0.
+ */
+static bool st_pr_preamble_ok(const struct st_pr_hdr *h,
+			      const struct st_pr_cap *cap)
+{
+	return ST_PR_CAPTURING_CPU(cap->state) < h->nr_cpus &&
+	       st_pr_cap_crc(cap, NULL, 0) == cap->cap_crc &&
+	       cap->boot_id == h->boot_id &&
+	       cap->cpu == ST_PR_CAPTURING_CPU(cap->state) &&
+	       !cap->flags && !cap->data_bytes && !cap->entries && !cap->torn;
+}
+
 /* Check the headers of the region at @base; 0 or why it is refused. */
 static int st_pr_check(const void *base, size_t size, u64 phys, u64 boot_id,
-		       u64 now_real_ns, struct st_pr_hdr *h, struct st_pr_cap *cap)
+		       u64 now_real_ns, struct st_pr_hdr *h, struct st_pr_cap *cap,
+		       bool *unfinished)
 {
 	u64 table_off, data_off, end;
 	const struct st_pr_cpu *table;
@@ -422,14 +477,20 @@ static int st_pr_check(const void *base, size_t size, u64 phys, u64 boot_id,
 	if (h->phys != phys)
 		return -EXDEV;
 	memcpy(cap, base + h->cap_off, sizeof(*cap));
-	if (cap->state != ST_PR_CAPTURED)
+	*unfinished = (cap->state & ST_PR_CAPTURING_MASK) == ST_PR_CAPTURING;
+	if (*unfinished && !st_pr_preamble_ok(h, cap))
+		return -EINPROGRESS;
+	if (!*unfinished && cap->state != ST_PR_CAPTURED)
 		return -ENODATA;
-	table = base + table_off;
-	if (st_pr_cap_crc(cap, table, h->nr_cpus) != cap->cap_crc ||
-	    cap->boot_id != h->boot_id)
-		return -EBADMSG;
-	if (check_add_overflow(data_off, cap->data_bytes, &end) || end > size)
-		return -ERANGE;
+	if (!*unfinished) {
+		table = base + table_off;
+		if (st_pr_cap_crc(cap, table, h->nr_cpus) != cap->cap_crc ||
+		    cap->boot_id != h->boot_id)
+			return -EBADMSG;
+		if (check_add_overflow(data_off, cap->data_bytes, &end) ||
+		    end > size)
+			return -ERANGE;
+	}
 	if (h->boot_id == boot_id)
 		return -EALREADY;
 	if (cap->real_ns < h->armed_real_ns || cap->real_ns > now_real_ns)
@@ -460,7 +521,12 @@ static void *st_pr_dup(const void *src, size_t len)
  * fit @size, whose header or capture CRC is wrong, that was armed at
  * another physical address, that holds no finished capture, that this
  * load armed itself, or whose capture time is not between its arming
- * and now. Otherwise copies the capture's entries out and keeps those
+ * and now. A capture that did not finish (state capturing) is taken if
+ * its preamble (reason, times, message, under a CRC of its own) is
+ * intact, with the entries found intact in the whole data area (their
+ * CRCs start with the boot id: an older capture's are not taken), and
+ * flagged unfinished; refused otherwise. Otherwise copies the capture's
+ * entries out and keeps those
  * whose marker, CRC and fields are right, counting the others as
  * corrupt: the capture's per-CPU counts, under its CRC, say how many
  * were written.
@@ -469,7 +535,9 @@ static void *st_pr_dup(const void *src, size_t len)
  * Return: the capture, for snaptrace_persist_last_free(); ERR_PTR() of
  * -ENOSPC (region smaller than the headers), -ENOMSG (not ours),
  * -EPROTONOSUPPORT (version), -EBADMSG (header or capture CRC), -ERANGE
- * (geometry), -EXDEV (another address), -ENODATA (no capture), -EALREADY
+ * (geometry), -EXDEV (another address), -ENODATA (no capture, or an
+ * unknown state), -EINPROGRESS (an unfinished capture whose preamble is
+ * not intact), -EALREADY
  * (this load's own), -ESTALE (capture time out of range), -ENOMEM.
  */
 struct snaptrace_persist_last *
@@ -485,16 +553,22 @@ snaptrace_persist_parse(const void *base, size_t size, u64 phys, u64 boot_id,
 	if (!last)
 		return ERR_PTR(-ENOMEM);
 	ret = st_pr_check(base, size, phys, boot_id, now_real_ns, &last->hdr,
-			  &last->cap);
+			  &last->cap, &last->unfinished);
 	if (ret)
 		goto fail;
 	ret = -ENOMEM;
 	last->nr_cpus = last->hdr.nr_cpus;
-	last->per_cpu = st_pr_dup(base + last->hdr.table_off,
-				  last->nr_cpus * sizeof(*last->per_cpu));
+	if (last->unfinished)
+		last->per_cpu = kvcalloc(last->nr_cpus, sizeof(*last->per_cpu),
+					 GFP_KERNEL);
+	else
+		last->per_cpu = st_pr_dup(base + last->hdr.table_off,
+					  last->nr_cpus * sizeof(*last->per_cpu));
 	if (!last->per_cpu)
 		goto fail;
-	bytes = last->cap.data_bytes;
+	/* Unfinished: how far it wrote is not known; the whole data area. */
+	bytes = last->unfinished ? size - last->hdr.data_off :
+				   last->cap.data_bytes;
 	if (bytes) {
 		last->data = st_pr_dup(base + last->hdr.data_off, bytes);
 		if (!last->data)
@@ -507,8 +581,12 @@ snaptrace_persist_parse(const void *base, size_t size, u64 phys, u64 boot_id,
 		goto fail;
 	off = 0;
 	while (off < bytes) {
-		if (st_pr_ent_ok(last->data, bytes, off, last->nr_cpus, &sz)) {
-			last->ents[n++] = (const void *)(last->data + off);
+		if (st_pr_ent_ok(last->data, bytes, off, last->nr_cpus,
+				 last->hdr.boot_id, &sz)) {
+			last->ents[n] = (const void *)(last->data + off);
+			if (last->unfinished)
+				last->per_cpu[last->ents[n]->cpu].entries++;
+			n++;
 			off += sz;
 		} else {
 			/* Resynchronise on the next intact entry. */

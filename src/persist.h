@@ -18,10 +18,13 @@
 struct snaptrace_buffer;
 
 #define ST_PR_MAGIC		0x5350524154504e53ULL	/* "SNPTARPS" */
-#define ST_PR_VERSION		1
+#define ST_PR_VERSION		2
 #define ST_PR_ENT_MAGIC		0x544e4552U	/* "RENT": an entry's commit marker */
 #define ST_PR_ARMED		0x444d5241U	/* "ARMD" */
-#define ST_PR_CAPTURING		0x50414343U	/* "CCAP" */
+/* "\0\0CP" with the capturing CPU in the low 16 bits (at most 8191). */
+#define ST_PR_CAPTURING		0x50430000U
+#define ST_PR_CAPTURING_MASK	0xffff0000U
+#define ST_PR_CAPTURING_CPU(s)	((s) & ~ST_PR_CAPTURING_MASK)
 #define ST_PR_CAPTURED		0x454e4f44U	/* "DONE" */
 #define ST_PR_MSG_MAX		128
 #define ST_PR_MODS		4
@@ -66,8 +69,11 @@ struct st_pr_mod {
 
 /* The capture's header: written at the panic, its CRC last, then @state. */
 struct st_pr_cap {
-	u32 state;		/* ST_PR_ARMED, _CAPTURING, _CAPTURED */
-	u32 cap_crc;		/* of this struct (state, cap_crc 0) and the table */
+	u32 state;		/* ST_PR_ARMED, _CAPTURING | cpu, _CAPTURED */
+	u32 cap_crc;		/* of this struct (state, cap_crc 0) and the table;
+				 * while capturing, of this struct alone, its
+				 * counts (flags to torn) still 0
+				 */
 	u64 boot_id;		/* the header's, again */
 	u32 reason;		/* enum st_pr_reason */
 	s32 cpu;		/* the capturing CPU */
@@ -93,7 +99,9 @@ struct st_pr_cpu {
 /* One record: self-contained, its marker written last. */
 struct st_pr_ent {
 	u32 marker;		/* ST_PR_ENT_MAGIC */
-	u32 crc;		/* of the entry (marker, crc 0) and its payload */
+	u32 crc;		/* of the boot id, the entry (marker, crc 0)
+				 * and its payload
+				 */
 	u32 cpu;
 	u16 type;
 	u16 len;		/* payload bytes, 1..SNAPTRACE_MAX_PAYLOAD */
@@ -109,6 +117,8 @@ struct st_pr_ent {
  * @size: its bytes
  * @phys: its physical address (checked at the next load)
  * @boot_id: this load's random id, in the header
+ * @stop_after: KUnit builds: the capture stops after this many entries,
+ *	unfinished, as if its CPU had been stopped there (0: never)
  * @rec: room for one record, for the capture (an NMI's stack is small)
  * @need: per CPU (nr_cpu_ids), the capture's scratch: the bytes its
  *	snapshot's records take as entries
@@ -128,6 +138,9 @@ struct snaptrace_persist {
 	size_t size;
 	u64 phys;
 	u64 boot_id;
+#if IS_ENABLED(CONFIG_KUNIT)
+	u64 stop_after;
+#endif
 	struct snaptrace_record *rec;
 	u64 *need;
 	unsigned int nr_mods;
@@ -141,8 +154,12 @@ struct snaptrace_persist {
  * struct snaptrace_persist_last - a previous boot's capture, validated
  * @hdr: the region's header, as found
  * @cap: the capture's header, as found
+ * @unfinished: the capture did not finish (the machine stopped while
+ *	CPU @cap.cpu was capturing): @cap's reason, times and message are
+ *	right (their CRC), its counts are not known; @ents are the entries
+ *	found intact in the whole data area, @per_cpu counts them
  * @nr_cpus: CPUs of @per_cpu
- * @per_cpu: the per-CPU table, as found
+ * @per_cpu: the per-CPU table, as found (or counted, if @unfinished)
  * @kept: records kept (in @ents)
  * @torn: records open at the capture, left out (the capture's count)
  * @corrupt: records written but dropped here (bad marker, CRC or field)
@@ -152,6 +169,7 @@ struct snaptrace_persist {
 struct snaptrace_persist_last {
 	struct st_pr_hdr hdr;
 	struct st_pr_cap cap;
+	bool unfinished;
 	unsigned int nr_cpus;
 	struct st_pr_cpu *per_cpu;
 	u64 kept;

@@ -167,6 +167,11 @@ static int st_pr_info_show(struct seq_file *m, void *unused)
 	seq_printf(m, "captured at trace clock: %llu.%06u\n", s, ns / 1000);
 	seq_printf(m, "reason: %s\n", st_pr_reason(l->cap.reason));
 	seq_printf(m, "cpu: %d\n", l->cap.cpu);
+	if (l->unfinished)
+		seq_printf(m, "capture: unfinished: the machine stopped while CPU %d was capturing; the records are those it had written, found intact\n",
+			   l->cap.cpu);
+	else
+		seq_puts(m, "capture: finished\n");
 	seq_printf(m, "message: %.*s\n", (int)strnlen(l->cap.msg, sizeof(l->cap.msg)),
 		   l->cap.msg);
 	seq_printf(m, "kernel: _printk at 0x%llx\n", l->cap.kernel_anchor);
@@ -440,6 +445,14 @@ static int st_pr_region(phys_addr_t *start, phys_addr_t *size)
 	return 0;
 }
 
+/* The capture's state as found at load (the header checked: cap_off fixed). */
+static u32 st_pr_found_state(void)
+{
+	const struct st_pr_cap *cap = st_pr.base + sizeof(struct st_pr_hdr);
+
+	return READ_ONCE(cap->state);
+}
+
 static void st_pr_say(int err)
 {
 	switch (err) {
@@ -448,6 +461,10 @@ static void st_pr_say(int err)
 		break;
 	case -ENODATA:
 		pr_info("no previous capture: the previous boot did not panic\n");
+		break;
+	case -EINPROGRESS:
+		pr_warn("the previous boot's capture did not finish (the machine stopped while CPU %u was capturing) and its header is damaged: nothing to show\n",
+			ST_PR_CAPTURING_CPU(st_pr_found_state()));
 		break;
 	default:
 		pr_warn("the region's previous capture is refused: %pe (Documentation/persist.rst)\n",
@@ -545,9 +562,14 @@ int snaptrace_persist_init(struct dentry *root)
 		st_pr_say(PTR_ERR(last));
 	} else {
 		st_pr_last = last;
-		pr_info("the previous boot's capture (%s): %llu records, %llu torn, %llu corrupt: see last_boot/\n",
-			st_pr_reason(last->cap.reason), last->kept, last->torn,
-			last->corrupt);
+		if (last->unfinished)
+			pr_warn("the previous boot's capture (%s) did not finish: the machine stopped while CPU %d was capturing; %llu records found intact: see last_boot/\n",
+				st_pr_reason(last->cap.reason), last->cap.cpu,
+				last->kept);
+		else
+			pr_info("the previous boot's capture (%s): %llu records, %llu torn, %llu corrupt: see last_boot/\n",
+				st_pr_reason(last->cap.reason), last->kept,
+				last->torn, last->corrupt);
 		ret = st_pr_debugfs(root);
 		if (ret)
 			goto fail;

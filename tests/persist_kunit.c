@@ -481,8 +481,81 @@ static void persist_refuses_no_capture(struct kunit *test)
 	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -ENODATA);
 	x = pr_captured(test);
 	cap = x->p.base + sizeof(struct st_pr_hdr);
-	cap->state = ST_PR_CAPTURING;
+	cap->state = 0x50414343;	/* not a state: version 1's capturing */
 	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -ENODATA);
+}
+
+/*
+ * A capture that stops midway (its CPU stopped by a panic: here after 5
+ * entries), in a region whose data area still holds an older capture's
+ * entries: the state names the capturing CPU, and the next load shows it
+ * as unfinished, with its reason and message and exactly the 5 records
+ * it wrote, none of the older capture's (it used to say "no capture").
+ */
+static void persist_unfinished_capture_shown(struct kunit *test)
+{
+	struct pr_ctx *x = pr_setup(test, PR_SIZE);
+	struct st_pr_cap *cap = x->p.base + sizeof(struct st_pr_hdr);
+	struct snaptrace_persist_last *last;
+	const struct st_pr_ent *e;
+	unsigned int i;
+	int cpu;
+
+	pr_write(test, x);
+	KUNIT_ASSERT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_TEST,
+							"older", false), 0);
+	x->p.boot_id = PR_BOOT + 2;
+	KUNIT_ASSERT_EQ(test, snaptrace_persist_arm(&x->p, PR_ARMED_NS), 0);
+	pr_write(test, x);
+	x->p.stop_after = 5;
+	cpu = get_cpu();
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_TEST,
+							"test capture", false), -EINTR);
+	put_cpu();
+	KUNIT_EXPECT_EQ(test, cap->state, ST_PR_CAPTURING | cpu);
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_OOPS,
+							"again", false), -EBUSY);
+	pr_expect_snapshot(test, x);
+	KUNIT_ASSERT_GE(test, x->nr, 5);
+	last = pr_parse(test, x);
+	KUNIT_EXPECT_TRUE(test, last->unfinished);
+	KUNIT_EXPECT_EQ(test, last->hdr.boot_id, PR_BOOT + 2);
+	KUNIT_EXPECT_EQ(test, last->cap.cpu, cpu);
+	KUNIT_EXPECT_EQ(test, last->cap.reason, (u32)ST_PR_TEST);
+	KUNIT_EXPECT_STREQ(test, last->cap.msg, "test capture");
+	KUNIT_EXPECT_EQ(test, last->kept, 5);
+	KUNIT_EXPECT_EQ(test, last->corrupt, 0);
+	KUNIT_EXPECT_EQ(test, last->torn, 0);
+	KUNIT_EXPECT_EQ(test, last->per_cpu[x->recs[0].cpu].entries, 5);
+	for (i = 0; i < 5; i++) {
+		const struct snaptrace_record *r = &x->recs[i];
+
+		KUNIT_ASSERT_EQ(test, r->cpu, x->recs[0].cpu);
+		e = pr_find(last, r->cpu, i);
+		KUNIT_ASSERT_NOT_NULL_MSG(test, e, "seq %u missing", i);
+		KUNIT_EXPECT_EQ(test, e->ts, r->ts);
+		KUNIT_EXPECT_EQ(test, e->pos, r->pos);
+		KUNIT_ASSERT_EQ(test, e->len, r->len);
+		KUNIT_EXPECT_MEMEQ(test, e->data, r->data, r->len);
+	}
+}
+
+/* An unfinished capture whose preamble is damaged: refused, its own error. */
+static void persist_unfinished_damaged_refused(struct kunit *test)
+{
+	struct pr_ctx *x = pr_setup(test, PR_SIZE);
+	struct st_pr_cap *cap = x->p.base + sizeof(struct st_pr_hdr);
+
+	x->copy = pr_vzalloc(test, PR_SIZE);
+	pr_write(test, x);
+	x->p.stop_after = 5;
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_TEST,
+							"test capture", false), -EINTR);
+	cap->msg[0] ^= 1;
+	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -EINPROGRESS);
+	cap->msg[0] ^= 1;
+	cap->state = ST_PR_CAPTURING | x->p.nr_cpus;
+	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -EINPROGRESS);
 }
 
 static void persist_refuses_bad_capture_crc(struct kunit *test)
@@ -997,6 +1070,8 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_refuses_same_boot),
 	KUNIT_CASE(persist_refuses_capture_time_out_of_range),
 	KUNIT_CASE(persist_refuses_no_capture),
+	KUNIT_CASE(persist_unfinished_capture_shown),
+	KUNIT_CASE(persist_unfinished_damaged_refused),
 	KUNIT_CASE(persist_refuses_bad_capture_crc),
 	KUNIT_CASE(persist_refuses_garbage),
 	KUNIT_CASE(persist_corrupt_payload_dropped),
