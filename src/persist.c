@@ -470,6 +470,13 @@ static int st_pr_check(const void *base, size_t size, u64 phys, u64 boot_id,
 		return -EPROTONOSUPPORT;
 	if (st_pr_hdr_crc(h) != h->hdr_crc)
 		return -EBADMSG;
+	/*
+	 * Armed and never captured: nothing to keep, whatever the size it
+	 * was armed with (the capture's header is at a fixed offset).
+	 */
+	memcpy(cap, base + sizeof(*h), sizeof(*cap));
+	if (cap->state == ST_PR_ARMED)
+		return -ENODATA;
 	if (h->size != size || h->cap_off != sizeof(*h) ||
 	    st_pr_geometry(size, h->nr_cpus, &table_off, &data_off) ||
 	    h->table_off != table_off || h->data_off != data_off)
@@ -606,6 +613,87 @@ fail:
 	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_parse);
+
+/**
+ * snaptrace_persist_keeps() - whether a refusal leaves the region as found
+ * @err: an error of snaptrace_persist_parse()
+ *
+ * A region that holds what may be a capture this load cannot show is
+ * evidence, and is not armed over until the user releases it: another
+ * version's capture (-EPROTONOSUPPORT: that version reads it), one armed
+ * with another size or layout (-ERANGE: load with that size), a damaged
+ * one (-EBADMSG), one whose time is doubtful (-ESTALE: a wall clock that
+ * went back across the reboot), an unfinished one whose preamble is
+ * damaged (-EINPROGRESS). A region with nothing to lose is armed over:
+ * not ours (-ENOMSG), armed and never captured (-ENODATA), armed for
+ * another address (-EXDEV), this load's own (-EALREADY), too small
+ * (-ENOSPC).
+ *
+ * Context: any.
+ * Return: true if the region is to be kept as it is.
+ */
+bool snaptrace_persist_keeps(int err)
+{
+	switch (err) {
+	case -EPROTONOSUPPORT:
+	case -ERANGE:
+	case -EBADMSG:
+	case -ESTALE:
+	case -EINPROGRESS:
+		return true;
+	default:
+		return false;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_keeps);
+
+/**
+ * snaptrace_persist_take() - take a region's previous capture, then arm it
+ * @p: the region, mapped, with this load's boot id
+ * @now_real_ns: the wall-clock time now
+ * @discard: arm even over a capture that snaptrace_persist_keeps() keeps
+ * @last: set to the previous capture, or NULL if there is none
+ * @err_out: if not NULL, set to the refusal's error (0 if none), for the
+ *	log, whether the region was armed over it or kept
+ *
+ * snaptrace_persist_parse() of the region, then snaptrace_persist_arm(),
+ * unless the region was refused for a reason that keeps it
+ * (snaptrace_persist_keeps()) and not @discard: the region is then left
+ * as found and not armed.
+ *
+ * Context: process context, may sleep (allocates).
+ * Return: 0 (armed; *@last the capture, or NULL); the refusal's error if
+ * the region is kept, not armed; -ENOMEM; -ENOSPC if the region is too
+ * small for the headers.
+ */
+int snaptrace_persist_take(struct snaptrace_persist *p, u64 now_real_ns,
+			   bool discard, struct snaptrace_persist_last **last,
+			   int *err_out)
+{
+	struct snaptrace_persist_last *l;
+	int err = 0;
+
+	*last = NULL;
+	l = snaptrace_persist_parse(p->base, p->size, p->phys, p->boot_id,
+				    now_real_ns);
+	if (IS_ERR(l)) {
+		err = PTR_ERR(l);
+		if (err == -ENOMEM)
+			return err;
+		l = NULL;
+	}
+	if (err_out)
+		*err_out = err;
+	if (snaptrace_persist_keeps(err) && !discard)
+		return err;
+	if (snaptrace_persist_arm(p, now_real_ns)) {
+		snaptrace_persist_last_free(l);
+		return -ENOSPC;
+	}
+	*last = l;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_take);
 
 /**
  * snaptrace_persist_last_free() - free a capture from snaptrace_persist_parse()

@@ -188,6 +188,10 @@ struct snaptrace_persist_last *
 snaptrace_persist_parse(const void *base, size_t size, u64 phys, u64 boot_id,
 			u64 now_real_ns);
 void snaptrace_persist_last_free(struct snaptrace_persist_last *last);
+bool snaptrace_persist_keeps(int err);
+int snaptrace_persist_take(struct snaptrace_persist *p, u64 now_real_ns,
+			   bool discard, struct snaptrace_persist_last **last,
+			   int *err_out);
 void snaptrace_persist_ent_record(const struct st_pr_ent *e,
 				  struct snaptrace_record *rec);
 

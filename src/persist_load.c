@@ -53,6 +53,11 @@ static bool persist_on_oops;
 module_param(persist_on_oops, bool, 0444);
 MODULE_PARM_DESC(persist_on_oops, "Also capture at an oops (the first capture wins)");
 
+static bool persist_discard;
+module_param(persist_discard, bool, 0444);
+MODULE_PARM_DESC(persist_discard,
+		 "Arm the region even over a previous capture that is kept because it cannot be shown (another version's, another size's, damaged), destroying it");
+
 static struct snaptrace_persist st_pr;
 static struct snaptrace_buffer *st_pr_buf;
 static struct dentry *st_pr_dir;
@@ -61,9 +66,13 @@ static bool st_pr_die_registered;
 static bool st_pr_mapped;
 static bool st_pr_claimed;
 
-/* The previous boot's capture, until released; under st_pr_lock. */
+/*
+ * The previous boot's capture, until released; or the error of a refused
+ * region kept as found, not armed, until released. Under st_pr_lock.
+ */
 static DEFINE_MUTEX(st_pr_lock);
 static struct snaptrace_persist_last *st_pr_last;
+static int st_pr_kept;
 
 static int st_pr_panic(struct notifier_block *nb, unsigned long ev, void *data)
 {
@@ -125,6 +134,27 @@ MODULE_PARM_DESC(persist_test_capture,
 		 "KUnit builds: 1 captures into the armed region now, as a panic would");
 #endif
 
+/*
+ * The region is armed: captures may run from now on (the test hook's
+ * check, the notifiers). Under st_pr_lock when called from release.
+ */
+static int st_pr_arm_notifiers(void)
+{
+	int ret;
+
+	kernel_param_lock(THIS_MODULE); /* against persist_test_capture */
+	st_pr_armed = true;
+	kernel_param_unlock(THIS_MODULE);
+	atomic_notifier_chain_register(&panic_notifier_list, &st_pr_panic_nb);
+	if (persist_on_oops) {
+		ret = register_die_notifier(&st_pr_die_nb);
+		if (ret)
+			return ret;
+		st_pr_die_registered = true;
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* last_boot/ */
 
@@ -142,6 +172,25 @@ static const char *st_pr_reason(u32 reason)
 	}
 }
 
+/* Why a region is kept, for info and the log. */
+static const char *st_pr_why(int err)
+{
+	switch (err) {
+	case -EPROTONOSUPPORT:
+		return "another version of snaptrace's region: that version can read it";
+	case -ERANGE:
+		return "armed with another size or layout: load with the size it was armed with";
+	case -EBADMSG:
+		return "a capture whose header or per-CPU table is damaged";
+	case -ESTALE:
+		return "a capture whose time is not between its arming and now";
+	case -EINPROGRESS:
+		return "an unfinished capture whose header is damaged";
+	default:
+		return "refused";
+	}
+}
+
 static int st_pr_info_show(struct seq_file *m, void *unused)
 {
 	struct snaptrace_persist_last *l;
@@ -152,6 +201,12 @@ static int st_pr_info_show(struct seq_file *m, void *unused)
 
 	mutex_lock(&st_pr_lock);
 	l = st_pr_last;
+	if (!l && st_pr_kept) {
+		seq_printf(m, "kept: %pe: %s\n", ERR_PTR(st_pr_kept),
+			   st_pr_why(st_pr_kept));
+		seq_puts(m, "armed: no (this boot is not captured until the region is released: echo 0 > release)\n");
+		goto out;
+	}
 	if (!l) {
 		seq_puts(m, "released\n");
 		goto out;
@@ -271,7 +326,9 @@ static int st_pr_show(struct seq_file *m, void *v)
 
 	if (v == SEQ_START_TOKEN) {
 		seq_puts(m, "# snaptrace: the previous boot's capture (info says when and why)\n#\n");
-		if (!st_pr_last)
+		if (!st_pr_last && st_pr_kept)
+			seq_puts(m, "# kept as found, not shown: info says why\n");
+		else if (!st_pr_last)
 			seq_puts(m, "# released\n");
 		else
 			seq_printf(m, "# records kept: %llu, dropped torn: %llu, dropped corrupt: %llu\n#\n",
@@ -345,8 +402,20 @@ static ssize_t st_pr_release_write(struct file *filp, const char __user *ubuf,
 	mutex_lock(&st_pr_lock);
 	snaptrace_persist_last_free(st_pr_last);
 	st_pr_last = NULL;
+	ret = 0;
+	if (st_pr_kept) {
+		/* The region was kept as found: armed over now, at last. */
+		ret = snaptrace_persist_arm(&st_pr, ktime_get_real_ns());
+		if (!ret)
+			ret = st_pr_arm_notifiers();
+		if (!ret) {
+			pr_info("the kept region is released: armed: 0x%llx, %zu bytes, boot id %016llx\n",
+				st_pr.phys, st_pr.size, st_pr.boot_id);
+			st_pr_kept = 0;
+		}
+	}
 	mutex_unlock(&st_pr_lock);
-	return cnt;
+	return ret ? ret : cnt;
 }
 
 static ssize_t st_pr_release_read(struct file *filp, char __user *ubuf,
@@ -356,7 +425,7 @@ static ssize_t st_pr_release_read(struct file *filp, char __user *ubuf,
 	int n;
 
 	mutex_lock(&st_pr_lock);
-	n = scnprintf(s, sizeof(s), "%d\n", st_pr_last ? 1 : 0);
+	n = scnprintf(s, sizeof(s), "%d\n", st_pr_last || st_pr_kept);
 	mutex_unlock(&st_pr_lock);
 	return simple_read_from_buffer(ubuf, cnt, ppos, s, n);
 }
@@ -383,6 +452,8 @@ static int st_pr_debugfs(struct dentry *root)
 	debugfs_create_file("stats", 0400, dir, NULL, &st_pr_stats_fops);
 	debugfs_create_file("trace", 0400, dir, NULL, &st_pr_dump_fops);
 	debugfs_create_file("release", 0600, dir, NULL, &st_pr_release_fops);
+	if (!st_pr_last)
+		return 0;
 	pc = debugfs_create_dir("per_cpu", dir);
 	for (c = 0; c < st_pr_last->nr_cpus; c++) {
 		if (!st_pr_last->per_cpu[c].entries)
@@ -467,7 +538,7 @@ static void st_pr_say(int err)
 			ST_PR_CAPTURING_CPU(st_pr_found_state()));
 		break;
 	default:
-		pr_warn("the region's previous capture is refused: %pe (Documentation/persist.rst)\n",
+		pr_warn("the region's previous capture is refused: %pe: armed over it (Documentation/persist.rst)\n",
 			ERR_PTR(err));
 		break;
 	}
@@ -492,10 +563,13 @@ static void st_pr_add_module(struct module *mod)
  * @root: snaptrace's debugfs directory, for last_boot/
  *
  * Without persist_address/persist_size or persist_name, does nothing and
- * says nothing. Otherwise maps the region, validates it and keeps its
- * capture (last_boot/), arms it for this boot, allocates the spare of the
- * instance recorded and registers the panic notifier (and the die
- * notifier with persist_on_oops).
+ * says nothing. Otherwise maps the region, allocates the spare of the
+ * instance recorded, validates the region and keeps its capture
+ * (last_boot/), arms it for this boot and registers the panic notifier
+ * (and the die notifier with persist_on_oops). A region refused but kept
+ * (snaptrace_persist_keeps(): another version's capture, a damaged one)
+ * is left as found and not armed, until "echo 0 > last_boot/release";
+ * persist_discard=1 arms over it at load.
  *
  * Context: module init, after snaptrace_instances_init(). Sleeps.
  * Return: 0, or a negative errno (said in the log), nothing left behind.
@@ -504,7 +578,7 @@ int snaptrace_persist_init(struct dentry *root)
 {
 	struct snaptrace_persist_last *last;
 	phys_addr_t start, size;
-	int ret;
+	int ret, err;
 
 	if (!persist_size && !persist_address && !persist_name)
 		return 0;
@@ -552,15 +626,27 @@ int snaptrace_persist_init(struct dentry *root)
 	if (ret)
 		goto fail;
 
-	last = snaptrace_persist_parse(st_pr.base, size, start, st_pr.boot_id,
-				       ktime_get_real_ns());
-	if (IS_ERR(last)) {
-		if (PTR_ERR(last) == -ENOMEM) {
-			ret = -ENOMEM;
+	ret = snaptrace_persist_take(&st_pr, ktime_get_real_ns(), persist_discard,
+				     &last, &err);
+	if (ret == -ENOMEM)
+		goto fail;
+	if (ret == -ENOSPC) {
+		pr_err("%llu bytes is too small for the headers\n", (u64)size);
+		goto fail;
+	}
+	if (ret) {
+		/* Evidence: kept as found, not armed, until released. */
+		st_pr_kept = ret;
+		pr_warn("the region's previous capture cannot be shown (%pe: %s): kept as found, not armed: this boot is not captured until it is released (echo 0 > last_boot/release, or load with persist_discard=1)\n",
+			ERR_PTR(ret), st_pr_why(ret));
+		ret = st_pr_debugfs(root);
+		if (ret)
 			goto fail;
-		}
-		st_pr_say(PTR_ERR(last));
-	} else {
+		return 0;
+	}
+	if (err)
+		st_pr_say(err);
+	if (last) {
 		st_pr_last = last;
 		if (last->unfinished)
 			pr_warn("the previous boot's capture (%s) did not finish: the machine stopped while CPU %d was capturing; %llu records found intact: see last_boot/\n",
@@ -574,22 +660,9 @@ int snaptrace_persist_init(struct dentry *root)
 		if (ret)
 			goto fail;
 	}
-
-	ret = snaptrace_persist_arm(&st_pr, ktime_get_real_ns());
-	if (ret) {
-		pr_err("%llu bytes is too small for the headers\n", (u64)size);
+	ret = st_pr_arm_notifiers();
+	if (ret)
 		goto fail;
-	}
-	kernel_param_lock(THIS_MODULE); /* against persist_test_capture */
-	st_pr_armed = true;
-	kernel_param_unlock(THIS_MODULE);
-	atomic_notifier_chain_register(&panic_notifier_list, &st_pr_panic_nb);
-	if (persist_on_oops) {
-		ret = register_die_notifier(&st_pr_die_nb);
-		if (ret)
-			goto fail;
-		st_pr_die_registered = true;
-	}
 	pr_info("armed: 0x%llx, %llu bytes, boot id %016llx\n", (u64)start,
 		(u64)size, st_pr.boot_id);
 	return 0;
@@ -601,11 +674,11 @@ fail:
 /**
  * snaptrace_persist_exit() - undo snaptrace_persist_init()
  *
- * Unregisters the notifiers (the region stays armed: a capture of a
- * later load of this boot finds its boot id differ and is shown), removes
- * last_boot/ and frees the capture, unmaps the region and drops the
- * instance. Safe to call when snaptrace_persist_init() did nothing or
- * failed halfway.
+ * Removes last_boot/ (first: a release under way, which may arm, ends
+ * before), unregisters the notifiers (the region stays armed: a capture
+ * of a later load of this boot finds its boot id differ and is shown),
+ * frees the capture, unmaps the region and drops the instance. Safe to
+ * call when snaptrace_persist_init() did nothing or failed halfway.
  *
  * Context: module exit, or init failing. Sleeps.
  */
@@ -613,6 +686,9 @@ void snaptrace_persist_exit(void)
 {
 	bool armed;
 
+	/* First: a release under way (which may arm) ends before this goes on. */
+	debugfs_remove(st_pr_dir);
+	st_pr_dir = NULL;
 	if (st_pr_die_registered)
 		unregister_die_notifier(&st_pr_die_nb);
 	st_pr_die_registered = false;
@@ -629,11 +705,10 @@ void snaptrace_persist_exit(void)
 	if (armed)
 		atomic_notifier_chain_unregister(&panic_notifier_list,
 						 &st_pr_panic_nb);
-	debugfs_remove(st_pr_dir);
-	st_pr_dir = NULL;
 	mutex_lock(&st_pr_lock);
 	snaptrace_persist_last_free(st_pr_last);
 	st_pr_last = NULL;
+	st_pr_kept = 0;
 	mutex_unlock(&st_pr_lock);
 	if (st_pr_buf)
 		snaptrace_put(st_pr_buf);

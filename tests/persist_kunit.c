@@ -604,6 +604,151 @@ static void persist_refuses_garbage(struct kunit *test)
 	}
 }
 
+/* ---- what a load does with a refused region ---- */
+
+/*
+ * As the next load: take @x's region (boot id PR_BOOT + 1). Kept: the
+ * refusal @err is returned, nothing changed, not armed (a capture is
+ * refused); unless @discard, or @err does not keep it: armed over it,
+ * and a capture is taken.
+ */
+static void pr_expect_take(struct kunit *test, struct pr_ctx *x, int err,
+			   bool keeps)
+{
+	struct snaptrace_persist_last *last = ERR_PTR(-EFAULT);
+	int found = 1;
+
+	x->p.boot_id = PR_BOOT + 1;
+	if (!x->copy)
+		x->copy = pr_vzalloc(test, PR_SIZE);
+	memcpy(x->copy, x->p.base, PR_SIZE);
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_keeps(err), keeps);
+	if (keeps) {
+		KUNIT_EXPECT_EQ(test, snaptrace_persist_take(&x->p, PR_NOW, false,
+							     &last, &found), err);
+		KUNIT_EXPECT_EQ(test, found, err);
+		KUNIT_EXPECT_NULL(test, last);
+		KUNIT_EXPECT_TRUE_MSG(test, !memcmp(x->p.base, x->copy, PR_SIZE),
+				      "the region changed");
+		KUNIT_EXPECT_EQ(test, snaptrace_persist_capture(&x->p, x->buf,
+								ST_PR_TEST, "x", false),
+				-EBUSY);
+		KUNIT_EXPECT_TRUE_MSG(test, !memcmp(x->p.base, x->copy, PR_SIZE),
+				      "the region changed");
+	}
+	found = 1;
+	last = ERR_PTR(-EFAULT);
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_take(&x->p, PR_NOW, keeps, &last,
+						     &found), 0);
+	KUNIT_EXPECT_EQ(test, found, err);
+	KUNIT_EXPECT_NULL(test, last);
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_TEST,
+							"x", false), 0);
+}
+
+/*
+ * A region that may hold evidence is kept as found, not armed, until
+ * released (persist_discard or last_boot/release): another version's
+ * capture, a damaged one, one armed with another size, one whose time is
+ * doubtful, an unfinished one whose preamble is damaged (every refusal
+ * used to be armed over).
+ */
+static void persist_kept_refusals_not_armed(struct kunit *test)
+{
+	struct pr_ctx *x;
+	struct st_pr_hdr *h;
+	struct st_pr_cap *cap;
+	struct st_pr_cpu *table;
+
+	x = pr_captured(test);
+	h = x->p.base;
+	h->version = ST_PR_VERSION + 1;
+	pr_reseal_hdr(h);
+	pr_expect_take(test, x, -EPROTONOSUPPORT, true);
+
+	x = pr_captured(test);
+	h = x->p.base;
+	table = x->p.base + h->table_off;
+	table[0].entries++;
+	pr_expect_take(test, x, -EBADMSG, true);
+
+	x = pr_captured(test);
+	h = x->p.base;
+	h->size = PR_SIZE * 2;
+	pr_reseal_hdr(h);
+	pr_expect_take(test, x, -ERANGE, true);
+
+	x = pr_captured(test);
+	cap = x->p.base + sizeof(struct st_pr_hdr);
+	cap->real_ns = PR_ARMED_NS - 1;
+	pr_reseal_cap(x->p.base);
+	pr_expect_take(test, x, -ESTALE, true);
+
+	x = pr_setup(test, PR_SIZE);
+	cap = x->p.base + sizeof(struct st_pr_hdr);
+	pr_write(test, x);
+	x->p.stop_after = 5;
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_TEST,
+							"test capture", false), -EINTR);
+	x->p.stop_after = 0;
+	cap->msg[0] ^= 1;
+	pr_expect_take(test, x, -EINPROGRESS, true);
+}
+
+/*
+ * A region with nothing to lose is armed over at once: not ours, armed
+ * and never captured, armed for another address, this load's own. A
+ * capture is taken out, then the region armed.
+ */
+static void persist_other_refusals_armed_over(struct kunit *test)
+{
+	struct snaptrace_persist_last *last = NULL;
+	struct pr_ctx *x;
+	struct st_pr_hdr *h;
+	int found = 1;
+
+	x = pr_captured(test);
+	h = x->p.base;
+	h->magic ^= 1;
+	pr_expect_take(test, x, -ENOMSG, false);
+
+	x = pr_setup(test, PR_SIZE);
+	pr_expect_take(test, x, -ENODATA, false);
+
+	/* Armed with another size, never captured: nothing to keep. */
+	x = pr_setup(test, PR_SIZE);
+	h = x->p.base;
+	h->size = PR_SIZE * 2;
+	pr_reseal_hdr(h);
+	pr_expect_take(test, x, -ENODATA, false);
+
+	x = pr_captured(test);
+	h = x->p.base;
+	h->phys += PAGE_SIZE;
+	pr_reseal_hdr(h);
+	pr_expect_take(test, x, -EXDEV, false);
+
+	x = pr_captured(test);
+	h = x->p.base;
+	h->boot_id = PR_BOOT + 1;
+	pr_reseal_hdr(h);
+	((struct st_pr_cap *)(x->p.base + sizeof(*h)))->boot_id = PR_BOOT + 1;
+	pr_reseal_cap(x->p.base);
+	pr_expect_take(test, x, -EALREADY, false);
+
+	x = pr_captured(test);
+	x->p.boot_id = PR_BOOT + 1;
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_take(&x->p, PR_NOW, false, &last,
+						     &found), 0);
+	KUNIT_EXPECT_EQ(test, found, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, last);
+	KUNIT_EXPECT_EQ(test, last->hdr.boot_id, PR_BOOT);
+	KUNIT_EXPECT_EQ(test, last->kept, (u64)num_online_cpus() * PR_PER_CPU);
+	snaptrace_persist_last_free(last);
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_TEST,
+							"x", false), 0);
+}
+
 /* ---- corrupt entries ---- */
 
 /* The offset in the region of @cpu's entry of capture seq @seq. */
@@ -1072,6 +1217,8 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_refuses_no_capture),
 	KUNIT_CASE(persist_unfinished_capture_shown),
 	KUNIT_CASE(persist_unfinished_damaged_refused),
+	KUNIT_CASE(persist_kept_refusals_not_armed),
+	KUNIT_CASE(persist_other_refusals_armed_over),
 	KUNIT_CASE(persist_refuses_bad_capture_crc),
 	KUNIT_CASE(persist_refuses_garbage),
 	KUNIT_CASE(persist_corrupt_payload_dropped),

@@ -4,7 +4,8 @@
 # a load without the parameters says nothing and shows nothing; the
 # region of memmap=1M$0x30000000 (given by the runner's --append) is
 # found empty at first, armed, found armed and not captured at the next
-# load; memory the kernel uses, and a reserve_mem= name the kernel was not
+# load; a capture of another size is kept, not armed, until released
+# (or persist_discard=1); memory the kernel uses, and a reserve_mem= name the kernel was not
 # given, are refused with a clear message. The capture itself and its
 # validation are the snaptrace_persist KUnit suite's; a panic and the
 # reboot after it are not run here (Documentation/persist.rst).
@@ -82,6 +83,54 @@ if grep -qF "memmap=1M\$$st_addr" /proc/cmdline; then
 		st_check "release" sh -c "echo 0 > $st_lb/release"
 		st_expect_eq "released" "released" "$(cat $st_lb/info)"
 		st_expect_eq "trace released" "# released" "$(grep -F '# released' $st_lb/trace)"
+		# A capture the load cannot show (here: armed with another
+		# size) is evidence: kept as found, not armed, until released.
+		st_half=$((st_size / 2))
+		st_check "rmmod" rmmod snaptrace
+		st_before=$(st_count "the previous boot did not panic")
+		st_check "insmod with half the region" insmod $ST_MOD/snaptrace.ko \
+			persist_address=$st_addr persist_size=$st_half
+		st_expect_eq "armed with another size, not captured: armed over" 1 \
+			$(($(st_count "the previous boot did not panic") - st_before))
+		st_check "record three" sh -c "echo persist three > $ST_DIR/trace_marker"
+		st_check "capture in half the region" sh -c "echo 1 > $st_hook"
+		st_check "rmmod" rmmod snaptrace
+		st_before=$(st_count "kept as found, not armed")
+		st_armed=$(st_count "snaptrace: persist: armed: $st_addr")
+		st_check "insmod with the whole region" insmod $ST_MOD/snaptrace.ko \
+			persist_address=$st_addr persist_size=$st_size
+		st_expect_eq "a capture of another size: kept, said once" 1 \
+			$(($(st_count "kept as found, not armed") - st_before))
+		st_expect_eq "and not armed" 0 \
+			$(($(st_count "snaptrace: persist: armed: $st_addr") - st_armed))
+		st_check "info: kept, and why" \
+			grep -q '^kept: .*armed with another size or layout' $st_lb/info
+		st_expect_eq "info: not armed" 1 "$(grep -c '^armed: no' $st_lb/info)"
+		st_expect_eq "trace: kept, not shown" \
+			"# kept as found, not shown: info says why" \
+			"$(grep -F '# kept' $st_lb/trace)"
+		st_expect_eq "release: something to release" 1 "$(cat $st_lb/release)"
+		st_check_fails "not armed: no capture" sh -c "echo 1 > $st_hook"
+		st_before=$(st_count "the kept region is released: armed: $st_addr")
+		st_check "release" sh -c "echo 0 > $st_lb/release"
+		st_expect_eq "released and armed, said once" 1 \
+			$(($(st_count "the kept region is released: armed: $st_addr") - st_before))
+		st_expect_eq "release: nothing left" 0 "$(cat $st_lb/release)"
+		st_expect_eq "info: released" "released" "$(cat $st_lb/info)"
+		st_check "armed: a capture is taken" sh -c "echo 1 > $st_hook"
+		st_check "rmmod" rmmod snaptrace
+		# persist_discard=1 arms over a kept capture at load.
+		st_before=$(st_count "previous capture is refused: ")
+		st_msg="snaptrace: persist: armed: $st_addr, $st_half bytes"
+		st_armed=$(st_count "$st_msg")
+		st_check "insmod with half the region, discarding" \
+			insmod $ST_MOD/snaptrace.ko persist_address=$st_addr \
+			persist_size=$st_half persist_discard=1
+		st_expect_eq "refused, said once" 1 \
+			$(($(st_count "previous capture is refused: ") - st_before))
+		st_expect_eq "and armed over" 1 \
+			$(($(st_count "$st_msg") - st_armed))
+		st_check_fails "no last_boot/" test -e $st_lb
 	fi
 	st_check "rmmod" rmmod snaptrace
 else
