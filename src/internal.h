@@ -70,6 +70,9 @@ ssize_t snaptrace_ring_bytes(struct snaptrace_buffer *buf,
 int snaptrace_persist_init(struct dentry *root);
 void snaptrace_persist_exit(void);
 
+/* ring_snapshot.c */
+int snaptrace_snapshot_panic(struct snaptrace_buffer *buf, bool *past);
+
 /* ring_read.c */
 int snaptrace_snapshot_walk(struct snaptrace_buffer *buf, int cpu,
 			    struct snaptrace_record *rec,

@@ -242,23 +242,15 @@ static int st_pr_put(void *arg, const struct snaptrace_record *rec)
 	return 0;
 }
 
-/* Whether a CPU other than this one holds @buf's lock (it may be stopped). */
-static bool st_pr_lock_elsewhere(struct snaptrace_buffer *buf)
-{
-	int o = atomic_read(&buf->lock_cpu) & (BIT(ST_LOCK_KIND_SHIFT) - 1);
-
-	return o && o != raw_smp_processor_id() + 1;
-}
-
 /**
  * snaptrace_persist_capture() - snapshot @buf into an armed region
  * @p: the region, armed by snaptrace_persist_arm() in this load
  * @buf: the buffer, its spare allocated
  * @reason: an &enum st_pr_reason
  * @msg: why (the panic's message), cut to ST_PR_MSG_MAX - 1 bytes; or NULL
- * @others_stopped: the other CPUs are stopped (a panic): a snapshot is not
- *	tried when one of them holds the buffer's lock, which it would then
- *	wait for forever
+ * @others_stopped: the other CPUs are stopped (a panic): a lock one of them
+ *	holds is never waited for; the snapshot runs past it if its CPU is
+ *	stopped (snaptrace_snapshot_panic()), or is not taken
  *
  * Takes a snapshot (snaptrace_snapshot()) and copies its records, CPU by
  * CPU, oldest first, into the region as entries (struct st_pr_ent), each
@@ -295,6 +287,7 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 	u64 room, level, start, carry = 0, entries = 0, torn = 0;
 	struct st_pr_cpu *table;
 	unsigned int nr_cpus, c, cpu;
+	bool past = false;
 	u32 flags = 0;
 	bool open;
 	int ret;
@@ -331,10 +324,16 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 	cap->cap_crc = st_pr_cap_crc(cap, table, 0);
 	smp_wmb(); /* the preamble before the entries */
 
-	if (others_stopped && st_pr_lock_elsewhere(buf))
-		flags |= ST_PR_F_LOCKED | ST_PR_F_NO_SNAPSHOT;
-	else if (snaptrace_snapshot(buf))
+	if (others_stopped) {
+		/* Never waits for a lock a stopped CPU holds. */
+		ret = snaptrace_snapshot_panic(buf, &past);
+		if (past || ret == -EBUSY || ret == -EDEADLK)
+			flags |= ST_PR_F_LOCKED;
+		if (ret)
+			flags |= ST_PR_F_NO_SNAPSHOT;
+	} else if (snaptrace_snapshot(buf)) {
 		flags |= ST_PR_F_NO_SNAPSHOT;
+	}
 
 	/*
 	 * First pass: each CPU's entry bytes. The snapshot is sealed: a

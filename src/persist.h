@@ -42,7 +42,10 @@ enum st_pr_reason {
 
 /* What went wrong while capturing (st_pr_cap.flags). */
 #define ST_PR_F_NO_SNAPSHOT	BIT(0)	/* the snapshot failed: no records */
-#define ST_PR_F_LOCKED		BIT(1)	/* a stopped CPU held the buffer's lock */
+#define ST_PR_F_LOCKED		BIT(1)	/* a stopped CPU held the buffer's lock:
+					 * the snapshot ran past it, or (with
+					 * NO_SNAPSHOT) was not taken
+					 */
 #define ST_PR_F_FULL		BIT(2)	/* the region was full: records left out */
 
 /* At the region's start: written when the region is armed, at load. */

@@ -235,8 +235,10 @@ static int st_pr_info_show(struct seq_file *m, void *unused)
 			   (int)strnlen(l->cap.mods[i].name, ST_PR_MOD_NAME),
 			   l->cap.mods[i].name, l->cap.mods[i].base,
 			   l->cap.mods[i].size);
-	if (l->cap.flags & ST_PR_F_LOCKED)
+	if ((l->cap.flags & ST_PR_F_LOCKED) && (l->cap.flags & ST_PR_F_NO_SNAPSHOT))
 		seq_puts(m, "snapshot: not taken: a stopped CPU held the buffer's lock\n");
+	else if (l->cap.flags & ST_PR_F_LOCKED)
+		seq_puts(m, "snapshot: taken, past the buffer's lock a stopped CPU held\n");
 	else if (l->cap.flags & ST_PR_F_NO_SNAPSHOT)
 		seq_puts(m, "snapshot: failed (no spare)\n");
 	else

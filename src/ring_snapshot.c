@@ -315,6 +315,60 @@ int snaptrace_snapshot(struct snaptrace_buffer *buf)
 EXPORT_SYMBOL_GPL(snaptrace_snapshot);
 
 /**
+ * snaptrace_snapshot_panic() - a snapshot at a panic, past a stopped holder
+ * @buf: the buffer
+ * @past: set when the buffer's lock was held by a CPU the panic stopped,
+ *	and the round ran without it
+ *
+ * snaptrace_snapshot() for a panic notifier, the other CPUs stopped. A CPU
+ * that the panic stopped while it held the buffer's lock never releases
+ * it: snaptrace_snapshot() would wait for it forever. Its round, clear or
+ * reset is then where an NMI on its own CPU would have found it, and the
+ * round runs without the lock exactly as that NMI's does (ST_NESTED:
+ * st_round()'s steps are idempotent and complete what the holder left
+ * half done, and the holder never resumes), unless the holder was swapping
+ * the halves (resize, alloc or free of the spare), which no round may
+ * cross. A holder is taken as stopped only if its CPU is no longer online,
+ * as the panic's stop (stop_this_cpu()) leaves it; one still online may
+ * still run (a stop that failed, or the crash kernel's NMI shootdown,
+ * which does not mark it): its lock is not crossed. The waiters are not
+ * woken: nothing runs after a panic to read.
+ *
+ * Context: a panic notifier, IRQs off, the other CPUs stopped; NMI
+ * included. Never sleeps, never allocates, never waits for a stopped CPU.
+ * Return: as snaptrace_snapshot() when no other CPU holds the lock; else
+ * 0 (*@past set), -EBUSY if the stopped holder was swapping the halves or
+ * -EDEADLK if the holder's CPU is online, both without a snapshot and
+ * counted as misses; -ENOENT if no spare is allocated.
+ */
+int snaptrace_snapshot_panic(struct snaptrace_buffer *buf, bool *past)
+{
+	int o = atomic_read(&buf->lock_cpu);
+	int holder = (o & (BIT(ST_LOCK_KIND_SHIFT) - 1)) - 1;
+	unsigned long flags;
+	int ret;
+
+	*past = false;
+	if (holder < 0 || holder == raw_smp_processor_id())
+		return snaptrace_snapshot(buf);
+	if (holder >= nr_cpu_ids || cpu_online(holder))
+		ret = -EDEADLK;
+	else if (o >> ST_LOCK_KIND_SHIFT == ST_LOCK_HALVES)
+		ret = -EBUSY;
+	else
+		ret = 0;
+	if (!ret) {
+		*past = true;
+		local_irq_save(flags);
+		ret = st_round(buf);
+		local_irq_restore(flags);
+	}
+	if (ret)
+		atomic64_inc(&buf->snapshot_misses);
+	return ret;
+}
+
+/**
  * snaptrace_snapshot_alloc() - allocate the spare if needed, then snapshot
  * @buf: the buffer
  *

@@ -13,6 +13,8 @@
  * The CRCs are recomputed here from the layout in src/persist.h, as a
  * reader of the format would.
  */
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
 #include <linux/crc32.h>
 #include <linux/err.h>
 #include <linux/random.h>
@@ -23,6 +25,7 @@
 #include <snaptrace/snaptrace.h>
 #include "st_kunit.h"
 #include "../src/persist.h"
+#include "../src/ring.h"
 
 #define PR_SIZE		(256 * 1024)
 #define PR_PHYS		0x7f000000ULL
@@ -1034,6 +1037,84 @@ static void persist_capture_ignores_scribbled_header(struct kunit *test)
 	pr_expect_same(test, x, last, -1, -1);
 }
 
+/* ---- a panic while a stopped CPU holds the buffer's lock ---- */
+
+static void pr_add_cpu(void *cpu)
+{
+	add_cpu((unsigned long)cpu);
+}
+
+/*
+ * A panic capture of @x with the buffer's lock held by @holder (-1: an
+ * online CPU other than the capturing one), as @kind.
+ */
+static struct snaptrace_persist_last *pr_capture_held(struct kunit *test,
+						      struct pr_ctx *x,
+						      int holder, int kind)
+{
+	int ret, me;
+
+	me = get_cpu();
+	if (holder < 0)
+		holder = cpumask_any_but(cpu_online_mask, me);
+	atomic_set(&x->buf->lock_cpu, (holder + 1) | kind << ST_LOCK_KIND_SHIFT);
+	ret = snaptrace_persist_capture(&x->p, x->buf, ST_PR_PANIC,
+					"test capture", true);
+	atomic_set(&x->buf->lock_cpu, 0);
+	put_cpu();
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	return pr_parse(test, x);
+}
+
+/*
+ * The lock held by a CPU still online (a stop that failed): never waited
+ * for, no snapshot, said so. The lock held by a CPU the panic stopped
+ * (offline, as stop_this_cpu() leaves it) in a round, clear or reset:
+ * the round runs past it, and every record is captured (it used to be
+ * skipped: no records). Held by a stopped CPU swapping the halves: no
+ * snapshot.
+ */
+static void persist_panic_past_stopped_holder(struct kunit *test)
+{
+	static const int kinds[] = { ST_LOCK_ROUND, ST_LOCK_CLEAR, ST_LOCK_RESET };
+	struct pr_ctx *x[ARRAY_SIZE(kinds)], *live, *halves;
+	struct snaptrace_persist_last *last;
+	unsigned int i;
+	int other;
+
+	KUNIT_ASSERT_GE(test, num_online_cpus(), 2);
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
+		x[i] = pr_setup(test, PR_SIZE);
+		pr_write(test, x[i]);
+	}
+	live = pr_setup(test, PR_SIZE);
+	pr_write(test, live);
+	halves = pr_setup(test, PR_SIZE);
+	pr_write(test, halves);
+
+	last = pr_capture_held(test, live, -1, ST_LOCK_ROUND);
+	KUNIT_EXPECT_EQ(test, last->cap.flags, ST_PR_F_LOCKED | ST_PR_F_NO_SNAPSHOT);
+	KUNIT_EXPECT_EQ(test, last->kept, 0);
+
+	/* The highest CPU goes offline, as a panic's stop leaves it. */
+	other = cpumask_last(cpu_online_mask);
+	KUNIT_ASSERT_EQ(test, remove_cpu(other), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pr_add_cpu,
+							(void *)(unsigned long)other), 0);
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
+		last = pr_capture_held(test, x[i], other, kinds[i]);
+		KUNIT_EXPECT_EQ_MSG(test, last->cap.flags, ST_PR_F_LOCKED, "kind %d",
+				    kinds[i]);
+		pr_expect_snapshot(test, x[i]);
+		KUNIT_EXPECT_EQ(test, x[i]->nr, (num_online_cpus() + 1) * PR_PER_CPU);
+		KUNIT_EXPECT_EQ(test, last->torn, 0);
+		pr_expect_same(test, x[i], last, -1, -1);
+	}
+	last = pr_capture_held(test, halves, other, ST_LOCK_HALVES);
+	KUNIT_EXPECT_EQ(test, last->cap.flags, ST_PR_F_LOCKED | ST_PR_F_NO_SNAPSHOT);
+	KUNIT_EXPECT_EQ(test, last->kept, 0);
+}
+
 /* ---- snaptrace_snapshot_walk() ---- */
 
 #define PR_W_SNAP	3	/* records in the snapshot walked */
@@ -1227,6 +1308,7 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_full_region_shares_what_is_unused),
 	KUNIT_CASE(persist_no_spare_no_records),
 	KUNIT_CASE(persist_capture_ignores_scribbled_header),
+	KUNIT_CASE(persist_panic_past_stopped_holder),
 	KUNIT_CASE(persist_walk_ignores_live_writes),
 	KUNIT_CASE(persist_walk_stops_when_snapshot_taken),
 	KUNIT_CASE(persist_walk_ends_with_writer_keeping_pace),
