@@ -465,17 +465,18 @@ static int st_pr_check(const void *base, size_t size, u64 phys, u64 boot_id,
 	memcpy(h, base, sizeof(*h));
 	if (h->magic != ST_PR_MAGIC)
 		return -ENOMSG;
+	/*
+	 * Armed and never captured: nothing to keep, whatever the size or
+	 * the format version it was armed with. Every version keeps the
+	 * header and the capture's state word right after it.
+	 */
+	memcpy(cap, base + sizeof(*h), sizeof(*cap));
+	if (st_pr_hdr_crc(h) == h->hdr_crc && cap->state == ST_PR_ARMED)
+		return -ENODATA;
 	if (h->version != ST_PR_VERSION)
 		return -EPROTONOSUPPORT;
 	if (st_pr_hdr_crc(h) != h->hdr_crc)
 		return -EBADMSG;
-	/*
-	 * Armed and never captured: nothing to keep, whatever the size it
-	 * was armed with (the capture's header is at a fixed offset).
-	 */
-	memcpy(cap, base + sizeof(*h), sizeof(*cap));
-	if (cap->state == ST_PR_ARMED)
-		return -ENODATA;
 	if (h->size != size || h->cap_off != sizeof(*h) ||
 	    st_pr_geometry(size, h->nr_cpus, &table_off, &data_off) ||
 	    h->table_off != table_off || h->data_off != data_off)

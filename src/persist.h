@@ -48,7 +48,12 @@ enum st_pr_reason {
 					 */
 #define ST_PR_F_FULL		BIT(2)	/* the region was full: records left out */
 
-/* At the region's start: written when the region is armed, at load. */
+/*
+ * At the region's start: written when the region is armed, at load. Every
+ * format version keeps this header and, right after it, the capture's
+ * state word (ST_PR_ARMED when armed), so that a region armed by another
+ * version and never captured is known to hold nothing.
+ */
 struct st_pr_hdr {
 	u64 magic;
 	u32 version;

@@ -718,6 +718,13 @@ static void persist_other_refusals_armed_over(struct kunit *test)
 	x = pr_setup(test, PR_SIZE);
 	pr_expect_take(test, x, -ENODATA, false);
 
+	/* Armed by another version, never captured: nothing to keep. */
+	x = pr_setup(test, PR_SIZE);
+	h = x->p.base;
+	h->version = ST_PR_VERSION - 1;
+	pr_reseal_hdr(h);
+	pr_expect_take(test, x, -ENODATA, false);
+
 	/* Armed with another size, never captured: nothing to keep. */
 	x = pr_setup(test, PR_SIZE);
 	h = x->p.base;
