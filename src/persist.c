@@ -12,7 +12,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
-#include <linux/crc32.h>
 #include <linux/err.h>
 #include <linux/module.h>
 #include <linux/overflow.h>
@@ -47,12 +46,50 @@ size_t snaptrace_persist_ent_size(size_t len)
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_ent_size);
 
+/*
+ * The region's CRC: the same function as crc32_le() (CRC-32, reflected,
+ * polynomial 0xedb88320, no inversion), computed here a nibble at a time
+ * from a table of 16. Not crc32_le() itself: on kernels that give it to
+ * the architecture (CONFIG_CRC32_ARCH, 7.x) it may use the FPU, and
+ * irq_fpu_usable() warns in NMI, where the capture may run; the generic
+ * crc32_le_base() is not exported. The table is constant: nothing to set
+ * up, nothing that a panic could find half done.
+ */
+static const u32 st_pr_crc_nibble[16] = {
+	0x00000000, 0x1db71064, 0x3b6e20c8, 0x26d930ac,
+	0x76dc4190, 0x6b6b51f4, 0x4db26158, 0x5005713c,
+	0xedb88320, 0xf00f9344, 0xd6d6a3e8, 0xcb61b38c,
+	0x9b64c2b0, 0x86d3d2d4, 0xa00ae278, 0xbdbdf21c,
+};
+
+/**
+ * snaptrace_persist_crc() - the region's CRC of @len bytes at @p
+ * @crc: the CRC so far (~0 to start)
+ * @p: the bytes
+ * @len: how many
+ *
+ * Equal to crc32_le(@crc, @p, @len), and safe in NMI on every kernel.
+ *
+ * Context: any, NMI included.
+ * Return: the CRC of @p following @crc.
+ */
+u32 snaptrace_persist_crc(u32 crc, const u8 *p, size_t len)
+{
+	while (len--) {
+		crc ^= *p++;
+		crc = (crc >> 4) ^ st_pr_crc_nibble[crc & 15];
+		crc = (crc >> 4) ^ st_pr_crc_nibble[crc & 15];
+	}
+	return crc;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_crc);
+
 static u32 st_pr_hdr_crc(const struct st_pr_hdr *h)
 {
 	struct st_pr_hdr c = *h;
 
 	c.hdr_crc = 0;
-	return crc32_le(~0, (const u8 *)&c, sizeof(c));
+	return snaptrace_persist_crc(~0, (const u8 *)&c, sizeof(c));
 }
 
 /* The capture's CRC: its header (state, cap_crc as 0), then the table. */
@@ -61,11 +98,12 @@ static u32 st_pr_cap_crc(const struct st_pr_cap *cap,
 {
 	u32 z = 0, crc;
 
-	crc = crc32_le(~0, (const u8 *)&z, sizeof(z));
-	crc = crc32_le(crc, (const u8 *)&z, sizeof(z));
-	crc = crc32_le(crc, (const u8 *)cap + 2 * sizeof(u32),
-		       sizeof(*cap) - 2 * sizeof(u32));
-	return crc32_le(crc, (const u8 *)table, (size_t)nr_cpus * sizeof(*table));
+	crc = snaptrace_persist_crc(~0, (const u8 *)&z, sizeof(z));
+	crc = snaptrace_persist_crc(crc, (const u8 *)&z, sizeof(z));
+	crc = snaptrace_persist_crc(crc, (const u8 *)cap + 2 * sizeof(u32),
+				    sizeof(*cap) - 2 * sizeof(u32));
+	return snaptrace_persist_crc(crc, (const u8 *)table,
+				     (size_t)nr_cpus * sizeof(*table));
 }
 
 /*
@@ -76,11 +114,11 @@ static u32 st_pr_ent_crc(const struct st_pr_ent *e, u64 boot_id)
 {
 	u32 z = 0, crc;
 
-	crc = crc32_le(~0, (const u8 *)&boot_id, sizeof(boot_id));
-	crc = crc32_le(crc, (const u8 *)&z, sizeof(z));
-	crc = crc32_le(crc, (const u8 *)&z, sizeof(z));
-	return crc32_le(crc, (const u8 *)e + 2 * sizeof(u32),
-			sizeof(*e) - 2 * sizeof(u32) + e->len);
+	crc = snaptrace_persist_crc(~0, (const u8 *)&boot_id, sizeof(boot_id));
+	crc = snaptrace_persist_crc(crc, (const u8 *)&z, sizeof(z));
+	crc = snaptrace_persist_crc(crc, (const u8 *)&z, sizeof(z));
+	return snaptrace_persist_crc(crc, (const u8 *)e + 2 * sizeof(u32),
+				     sizeof(*e) - 2 * sizeof(u32) + e->len);
 }
 
 /*

@@ -57,7 +57,7 @@ enum st_pr_reason {
 struct st_pr_hdr {
 	u64 magic;
 	u32 version;
-	u32 hdr_crc;		/* crc32_le() of this struct with hdr_crc 0 */
+	u32 hdr_crc;		/* snaptrace_persist_crc() of this, hdr_crc 0 */
 	u64 size;		/* the region's bytes */
 	u64 phys;		/* its physical address when armed */
 	u64 boot_id;		/* the arming load's random id */
@@ -187,6 +187,7 @@ struct snaptrace_persist_last {
 	u8 *data;
 };
 
+u32 snaptrace_persist_crc(u32 crc, const u8 *p, size_t len);
 size_t snaptrace_persist_ent_size(size_t len);
 int snaptrace_persist_arm(struct snaptrace_persist *p, u64 real_ns);
 int snaptrace_persist_capture(struct snaptrace_persist *p,

@@ -1287,7 +1287,31 @@ static void persist_walk_no_snapshot_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w->calls, 0);
 }
 
+/*
+ * The region's own CRC (NMI-safe on every kernel) is crc32_le(): the
+ * check value of CRC-32, then every length of a patterned buffer from
+ * three seeds, against the kernel's.
+ */
+static void persist_crc_is_crc32_le(struct kunit *test)
+{
+	static const u32 seeds[] = { ~0U, 0, 0x12345678 };
+	u8 buf[300];
+	unsigned int i, s;
+	size_t len;
+
+	KUNIT_EXPECT_EQ(test, ~snaptrace_persist_crc(~0U, (const u8 *)"123456789", 9),
+			0xcbf43926U);
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = i * 167 + 13;
+	for (s = 0; s < ARRAY_SIZE(seeds); s++)
+		for (len = 0; len <= sizeof(buf); len++)
+			KUNIT_ASSERT_EQ_MSG(test, snaptrace_persist_crc(seeds[s], buf, len),
+					    crc32_le(seeds[s], buf, len),
+					    "seed %#x, %zu bytes", seeds[s], len);
+}
+
 static struct kunit_case snaptrace_persist_cases[] = {
+	KUNIT_CASE(persist_crc_is_crc32_le),
 	KUNIT_CASE(persist_capture_gives_back_every_record),
 	KUNIT_CASE(persist_capture_with_irqs_off),
 	KUNIT_CASE(persist_capture_in_hardirq),
