@@ -6,8 +6,9 @@
 #   checkpatch  checkpatch.pl --strict on src/, include/, tests/ and
 #               examples/ (not fw/, which is the remote's user-space C): no
 #               error, warning or check
-#   sparse      the module built with C=2 against the Debian 6.12 headers: no
-#               sparse warning or error in our files
+#   sparse      the modules built with C=2 against the Debian 6.12 headers
+#               (the crash test module too): no sparse warning or error in
+#               our files
 #   kernel-doc  kernel-doc -Wall on src/ and include/snaptrace/: no output
 #   all         the three (the default); goes on past a failure
 #   clang-format  advisory only, never fails and not part of all: how much
@@ -62,7 +63,8 @@ sparse_check() {
 	cp -r "$top"/{Kbuild,Kconfig,src,include,compat-include,tests} "$copy/" || return
 	echo "sparse $(sparse --version) on $kver (C=2)"
 	# -k: a file sparse fails on must not hide the findings in the others.
-	make -k -C "$kdir" M="$copy" C=2 -j"$(nproc)" modules 2>&1 |
+	make -k -C "$kdir" M="$copy" C=2 CONFIG_SNAPTRACE_CRASH_TEST=m \
+		-j"$(nproc)" modules 2>&1 |
 		tee "$copy/build.log" || rc=$?
 	grep -F "$copy/" "$copy/build.log" | grep -E ': (warning|error):' |
 		awk '!seen[$0]++' >"$copy/findings" || true
