@@ -39,7 +39,9 @@ set -euo pipefail
 #         (scripts/newer-stock.sh). Each kernel and its module is made
 #         ready, and counted as a build, on its first line.
 # SCENARIOS  tests/scenarios/ names joined by "+", sharing one boot in
-#         that order (each leaves the module unloaded); or "remote" (the
+#         that order (each leaves the module unloaded; persist_reboot, which
+#         panics and reboots the guest six times, --reboots 6, has a run of
+#         its own); or "remote" (the
 #         ARM remote beside the guest, scripts/remote-demo.sh), "shell"
 #         (make shell typed into, scripts/shell-check.sh), "dkms" (the
 #         module as DKMS builds and installs it, booted), "readme" (README's
@@ -77,11 +79,13 @@ MATRIX=(
 	"debug     6.12:kunit+remoteproc+faults kunit+faults          --faults --timeout 3300"
 	"debug-7.3 7.3:kunit+remoteproc+faults  tracefs+remoteproc+cycle+rproc_follow --timeout 1800"
 	"debug     6.12:kunit+remoteproc+faults tracefs+remoteproc+cycle+rproc_follow+persist --timeout 1800 --append 'memmap=1M\$0x30000000'"
+	"debug     6.12:kunit+remoteproc+faults persist_reboot --timeout 1800 --reboots 6 --append 'memmap=1M\$0x30000000'"
 	"rt        6.12:kunit+remoteproc+rt  kunit+remoteproc+rproc_follow --timeout 1500 --allow-skip '$SKIP_RT'"
 	"clang     6.12:kunit+clang          kunit                    --timeout 900 --allow-skip '$SKIP_NOFAILSLAB'"
 	"kcsan     6.12:kunit+kcsan          kunit                    --timeout 900 --kcsan --allow-skip '$SKIP_NOFAILSLAB'"
 	"newer     linux-headers-amd64/trixie-backports smoke+tracefs+remoteproc+demo --timeout 900"
 	"stock     linux-headers-6.12-amd64  smoke+tracefs+remoteproc+demo --timeout 900"
+	"stock     linux-headers-6.12-amd64  persist_reboot           --timeout 900 --reboots 6 --append 'memmap=1M\$0x30000000'"
 	"stock     linux-headers-amd64       smoke+tracefs+remoteproc+persist --timeout 900 --append 'memmap=1M\$0x30000000'"
 	"stock     linux-headers-6.12-rt-amd64 smoke+tracefs+remoteproc --timeout 900"
 	"newer     linux-headers-amd64/trixie-backports remote    --timeout 300"
