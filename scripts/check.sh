@@ -86,6 +86,8 @@ MATRIX=(
 	"newer     linux-headers-amd64/trixie-backports smoke+tracefs+remoteproc+demo --timeout 900"
 	"stock     linux-headers-6.12-amd64  smoke+tracefs+remoteproc+demo --timeout 900"
 	"stock     linux-headers-6.12-amd64  persist_reboot           --timeout 900 --reboots 6 --append 'memmap=1M\$0x30000000'"
+	"newer     linux-headers-amd64/trixie-backports persist_reboot --timeout 900 --reboots 6 --append 'memmap=1M\$0x30000000'"
+	"stock     linux-headers-amd64       persist_reboot           --timeout 900 --reboots 6 --append 'memmap=1M\$0x30000000'"
 	"stock     linux-headers-amd64       smoke+tracefs+remoteproc+persist --timeout 900 --append 'memmap=1M\$0x30000000'"
 	"stock     linux-headers-6.12-rt-amd64 smoke+tracefs+remoteproc --timeout 900"
 	"newer     linux-headers-amd64/trixie-backports remote    --timeout 300"
