@@ -44,8 +44,8 @@
 st_addr=0x30000000
 st_size=1048576
 # Rounds of the workload: 4 records a round on each CPU, 64 bytes each in
-# the region, well inside 1 MiB (a full region keeps the oldest records:
-# Documentation/persist.rst).
+# the region, well inside 1 MiB: every record comes back (what a full
+# region keeps, each CPU's newest, is the snaptrace_persist KUnit suite's).
 st_rounds=64
 st_garbage=20261202
 # The kernels of tests/qemu/kernel-kunit.sh have no CONFIG_MAGIC_SYSRQ:
