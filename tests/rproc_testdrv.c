@@ -33,6 +33,7 @@
 #include <linux/platform_device.h>
 #include <linux/preempt.h>
 #include <linux/remoteproc.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
@@ -369,6 +370,8 @@ static int rf_start(struct rproc *rproc)
 	const struct rf_run *run;
 
 	r->starts++;
+	if (READ_ONCE(r->booter) == current)
+		r->booter_starts++;
 	run = &r->run[min(r->starts, RF_MAX_RUNS) - 1];
 	/* The firmware knows where its table is: the loaded one. */
 	r->table = (u8 *)rproc->table_ptr;

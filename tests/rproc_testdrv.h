@@ -17,6 +17,8 @@
 #include <linux/remoteproc.h>
 #include <linux/types.h>
 
+struct task_struct;
+
 struct firmware;
 struct platform_device;
 
@@ -87,6 +89,13 @@ struct rf_remote {
 	/* Counted by ops->start / ops->stop, under rproc->lock */
 	unsigned int starts;
 	unsigned int stops;
+	/*
+	 * Starts made by @booter's own call (rproc_boot() from the test),
+	 * not by a recovery's worker, which may start the remote again
+	 * before the test looks.
+	 */
+	struct task_struct *booter;
+	unsigned int booter_starts;
 	struct completion started;
 	struct completion stopped;
 	struct completion done;		/* a run wrote its last line */
