@@ -63,8 +63,11 @@
 # any other splat still fails. The run also fails on a reset without a
 # marker ("unexpected reboot"), an announced panic or oops that did not
 # happen, and N+1 resets ("rebooted more than N times", QEMU is stopped
-# there). The host stops QEMU (SIGTERM) once @@SNAPTRACE-DONE@@ shows:
-# /init's "reboot -f" would boot once more. See tests/qemu/README.md.
+# there). A kernel that dies before /init (nothing of ours loaded: the
+# stock kernels' int3 of live text patching under TCG) resets too: that
+# boot is not counted, and the next one goes on with the same stage. The
+# host stops QEMU (SIGTERM) once @@SNAPTRACE-DONE@@ shows: /init's
+# "reboot -f" would boot once more. See tests/qemu/README.md.
 # --interactive: the guest's console is this terminal, as with -nographic
 # (Ctrl-A x quits QEMU), and is logged to console.log too; no timeout, no
 # judging but one: the run fails unless QEMU exits 0 after the guest's end

@@ -308,6 +308,14 @@ case_reboots() {
 { kstart; echo '[    1.0] Kernel panic - not syncing: Attempted to kill the idle task!'; panic_tail
   kstart; stage_boot 1 PANIC; panic_report; kstart; last; } |
 	case_reboots "a first boot that died before /init is not counted" 1 clean
+{ kstart; stage_boot 1 PANIC; panic_report
+  kstart; echo '[    3.0] Oops: int3: 0000 [#1] SMP NOPTI'; echo '[    3.0] Kernel panic - not syncing: Fatal exception in interrupt'; panic_tail
+  kstart; stage_boot 2 PANIC; panic_report; kstart; last; } |
+	case_reboots "a later kernel that died before /init is not counted" 2 clean
+{ kstart; stage_boot 1 PANIC; panic_report
+  kstart; echo '[    3.0] Oops: int3: 0000 [#1] SMP NOPTI'; echo '[    3.0] Kernel panic - not syncing: Fatal exception in interrupt'; panic_tail
+  kstart; stage_boot 2 PANIC; panic_report; kstart; last; } |
+	case_reboots "and the boots that ran /init still count" 1 "problem: rebooted more than 1 times"
 { kstart; stage_boot 1 PANIC; panic_report; kstart; echo '[    3.2] BUG: KASAN: wild-memory-access in do_raw_spin_lock'
   last; } |
 	case_reboots "a report in a later kernel's own boot is not judged" 1 clean
@@ -327,6 +335,11 @@ case_count() {
 { kstart; stage_boot 1 PANIC; panic_report; kstart; } | case_count "boots: one per kernel start" 2
 { kstart; echo '[    1.0] Kernel panic - not syncing: Attempted to kill the idle task!'; kstart; } |
 	case_count "boots: a first one that died before /init does not count" 1
+{ kstart; stage_boot 1 PANIC; panic_report; kstart; echo '[    3.0] Oops: int3: 0000 [#1] SMP NOPTI'
+  kstart; stage_boot 2 PANIC; panic_report; kstart; } |
+	case_count "boots: a later one that died before /init does not count" 3
+{ kstart; stage_boot 1 PANIC; panic_report; kstart; } |
+	case_count "boots: the current one counts before it reaches /init" 2
 { echo 'SeaBIOS (version 1.16.2-debian-1.16.2-1)'; kstart; stage_boot 1 PANIC; } |
 	case_count "boots: firmware output goes with the first" 1
 [ $fails -eq 0 ]
