@@ -409,6 +409,14 @@ struct snaptrace_buffer {
 	atomic_t busy;			/* snapshots, clears, resets running */
 	atomic_long_t gen;		/* snapshots, clears, resets begun */
 	atomic_long_t done;		/* highest gen of a snapshot finished */
+	/*
+	 * 1 + the state word the last snapshot published, set before its
+	 * publishing cmpxchg, under the lock (or nested in its holder);
+	 * 0 from st_unlock() on. Read only by snaptrace_snapshot_panic():
+	 * a holder it stops after publishing has its snapshot completed,
+	 * not discarded by a new one.
+	 */
+	long cutting;
 	int mode;			/* enum snaptrace_mode */
 	bool record_on;			/* the user's switch */
 	atomic_t record_disabled;	/* snaptrace_record_disable() count */
@@ -628,6 +636,7 @@ static inline int st_lock_holder_kind(struct snaptrace_buffer *buf)
 
 static inline void st_unlock(struct snaptrace_buffer *buf)
 {
+	WRITE_ONCE(buf->cutting, 0);
 	atomic_set_release(&buf->lock_cpu, 0);
 }
 

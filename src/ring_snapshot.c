@@ -177,6 +177,8 @@ static int st_round(struct snaptrace_buffer *buf)
 	st_hook(buf, ST_STEP_SNAP_PENDED, -1);
 
 	next = (s + 2) ^ 1;
+	/* The marker first: the cmpxchg orders it before the new roles. */
+	WRITE_ONCE(buf->cutting, next + 1);
 	if (!atomic_long_try_cmpxchg(&buf->state, &s, next))
 		goto done;
 	st_hook(buf, ST_STEP_SNAP_PUBLISHED, -1);
@@ -190,6 +192,49 @@ done:
 out:
 	st_change_end(buf);
 	return ret;
+}
+
+/*
+ * A panic found the lock's holder, stopped by it or interrupted by it on
+ * its own CPU, after a snapshot published the roles (buf->cutting names
+ * the state word: its step 3, or after it, before the unlock). It never
+ * resumes. Complete that snapshot rather than discard it with a round of
+ * our own, whose step 1 would empty the half it is cutting (the CPUs not
+ * sealed yet would lose their whole history, the sealed ones keep only
+ * what came after their cut): the rings still open are sealed now (their
+ * cut is this one), and the tail of each is pushed as st_close() does
+ * after a cut (the holder may have stopped between a seal and that push).
+ * Returns false, changing nothing, if no snapshot published the current
+ * roles under this lock: the holder stopped before its step 2, or is a
+ * clear or a reset.
+ */
+static bool st_round_finish(struct snaptrace_buffer *buf)
+{
+	long s = st_state(buf);
+	struct st_half *spare;
+	struct st_ring *r;
+	long g, h;
+	int cpu;
+
+	smp_rmb(); /* the state word before the marker (st_round()) */
+	if (READ_ONCE(buf->cutting) != s + 1)
+		return false;
+	spare = st_half_in(buf, s, SNAPTRACE_SNAPSHOT);
+	if (WARN_ON_ONCE(!spare))
+		return false;
+	g = st_change_begin(buf);
+	for_each_possible_cpu(cpu) {
+		r = per_cpu_ptr(spare->rings, cpu);
+		if (!st_close(buf, r, s, ST_SPARE, cpu))
+			break;	/* an NMI's snapshot took over */
+		h = atomic_long_read(&r->head);
+		if (!(h & ST_PENDING))
+			snaptrace_ring_push_tail(r, st_pos(h) - st_p(r->size),
+						 NULL);
+	}
+	st_done_raise(buf, g);
+	st_change_end(buf);
+	return true;
 }
 
 /**
@@ -318,25 +363,31 @@ EXPORT_SYMBOL_GPL(snaptrace_snapshot);
  * snaptrace_snapshot_panic() - a snapshot at a panic, past a stopped holder
  * @buf: the buffer
  * @past: set when the buffer's lock was held by a CPU the panic stopped,
- *	and the round ran without it
+ *	and the snapshot was taken (or completed) without it
  *
  * snaptrace_snapshot() for a panic notifier, the other CPUs stopped. A CPU
  * that the panic stopped while it held the buffer's lock never releases
  * it: snaptrace_snapshot() would wait for it forever. Its round, clear or
- * reset is then where an NMI on its own CPU would have found it, and the
- * round runs without the lock exactly as that NMI's does (ST_NESTED:
- * st_round()'s steps are idempotent and complete what the holder left
- * half done, and the holder never resumes), unless the holder was swapping
- * the halves (resize, alloc or free of the spare), which no round may
- * cross. A holder is taken as stopped only if its CPU is no longer online,
- * as the panic's stop (stop_this_cpu()) leaves it; one still online may
- * still run (a stop that failed, or the crash kernel's NMI shootdown,
- * which does not mark it): its lock is not crossed. The waiters are not
+ * reset is then where an NMI on its own CPU would have found it. If it is
+ * a snapshot that has published the roles (its step 3, or after it), that
+ * snapshot is completed: its rings still open are sealed, and no new round
+ * runs, which would empty the half it was cutting. Else the round runs
+ * without the lock exactly as that NMI's does (ST_NESTED: st_round()'s
+ * steps are idempotent and complete what the holder left half done, and
+ * the holder never resumes), unless the holder was swapping the halves
+ * (resize, alloc or free of the spare), which no round may cross. A panic
+ * that interrupted the holder on its own CPU (an NMI) completes a
+ * published snapshot the same way, else runs snaptrace_snapshot(). A
+ * holder is taken as stopped only if its CPU is no longer online, as the
+ * panic's stop (stop_this_cpu()) leaves it; one still online may still
+ * run (a stop that failed, or the crash kernel's NMI shootdown, which does
+ * not mark it): its lock is not crossed. The waiters are not
  * woken: nothing runs after a panic to read.
  *
  * Context: a panic notifier, IRQs off, the other CPUs stopped; NMI
  * included. Never sleeps, never allocates, never waits for a stopped CPU.
- * Return: as snaptrace_snapshot() when no other CPU holds the lock; else
+ * Return: as snaptrace_snapshot() when no other CPU holds the lock (0
+ * when the holder interrupted on this CPU had published); else
  * 0 (*@past set), -EBUSY if the stopped holder was swapping the halves or
  * -EDEADLK if the holder's CPU is online, both without a snapshot and
  * counted as misses; -ENOENT if no spare is allocated.
@@ -346,11 +397,19 @@ int snaptrace_snapshot_panic(struct snaptrace_buffer *buf, bool *past)
 	int o = atomic_read(&buf->lock_cpu);
 	int holder = (o & (BIT(ST_LOCK_KIND_SHIFT) - 1)) - 1;
 	unsigned long flags;
+	bool finished;
 	int ret;
 
 	*past = false;
-	if (holder < 0 || holder == raw_smp_processor_id())
+	if (holder < 0)
 		return snaptrace_snapshot(buf);
+	if (holder == raw_smp_processor_id()) {
+		/* The panic interrupted the holder (an NMI, or from inside it). */
+		local_irq_save(flags);
+		finished = st_round_finish(buf);
+		local_irq_restore(flags);
+		return finished ? 0 : snaptrace_snapshot(buf);
+	}
 	if (holder >= nr_cpu_ids || cpu_online(holder))
 		ret = -EDEADLK;
 	else if (o >> ST_LOCK_KIND_SHIFT == ST_LOCK_HALVES)
@@ -360,7 +419,8 @@ int snaptrace_snapshot_panic(struct snaptrace_buffer *buf, bool *past)
 	if (!ret) {
 		*past = true;
 		local_irq_save(flags);
-		ret = st_round(buf);
+		if (!st_round_finish(buf))
+			ret = st_round(buf);
 		local_irq_restore(flags);
 	}
 	if (ret)

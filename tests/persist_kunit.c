@@ -1122,6 +1122,123 @@ static void persist_panic_past_stopped_holder(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, last->kept, 0);
 }
 
+/*
+ * A panic while the lock's holder is a snapshot stopped at one of its
+ * steps: by a panic that stopped its CPU (offline, as stop_this_cpu()
+ * leaves it), or by a panic in an NMI on its own CPU (the capture runs in
+ * the test hook, inside the holder). Held after the roles were published,
+ * the snapshot is completed, not replaced: a new round would empty the
+ * half it was cutting, and every CPU not cut yet would lose its records.
+ */
+struct pr_hold_case {
+	const char *name;
+	enum snaptrace_test_step step;
+	int seal;		/* ST_STEP_SNAP_SEALED: 0 first CPU, 1 last */
+	bool nested;		/* a panic in an NMI on the holder's CPU */
+};
+
+static const struct pr_hold_case pr_hold_cases[] = {
+	{ "stopped before the switch", ST_STEP_SNAP_PENDED, -1, false },
+	{ "stopped after the switch", ST_STEP_SNAP_PUBLISHED, -1, false },
+	{ "stopped between seals", ST_STEP_SNAP_SEALED, 0, false },
+	{ "stopped after the last seal", ST_STEP_SNAP_SEALED, 1, false },
+	{ "NMI before the switch", ST_STEP_SNAP_PENDED, -1, true },
+	{ "NMI after the switch", ST_STEP_SNAP_PUBLISHED, -1, true },
+	{ "NMI between seals", ST_STEP_SNAP_SEALED, 0, true },
+	{ "NMI after the last seal", ST_STEP_SNAP_SEALED, 1, true },
+};
+
+static struct {
+	struct pr_ctx *x;
+	const struct pr_hold_case *c;
+	int seal_cpu;		/* ST_STEP_SNAP_SEALED: the CPU just cut */
+	int other;		/* the stopped holder's CPU */
+	bool done;
+	int ret;
+} pr_hold;
+
+static void pr_hold_hook(struct snaptrace_buffer *buf,
+			 enum snaptrace_test_step step, int cpu)
+{
+	const struct pr_hold_case *c = pr_hold.c;
+	int o;
+
+	if (!pr_hold.x || buf != pr_hold.x->buf || pr_hold.done ||
+	    step != c->step || (c->seal >= 0 && cpu != pr_hold.seal_cpu))
+		return;
+	pr_hold.done = true;
+	o = atomic_read(&buf->lock_cpu);
+	if (!c->nested)
+		atomic_set(&buf->lock_cpu, (pr_hold.other + 1) |
+			   ST_LOCK_ROUND << ST_LOCK_KIND_SHIFT);
+	pr_hold.ret = snaptrace_persist_capture(&pr_hold.x->p, buf, ST_PR_PANIC,
+						"test capture", true);
+	atomic_set(&buf->lock_cpu, o);
+}
+
+static void persist_panic_completes_stopped_snapshot(struct kunit *test)
+{
+	struct pr_ctx *x[ARRAY_SIZE(pr_hold_cases)];
+	struct snaptrace_persist_last *last;
+	const struct st_pr_ent *e;
+	unsigned int i, c, seq;
+	struct st_hdr hdr;
+	bool had;
+
+	KUNIT_ASSERT_GE(test, num_online_cpus(), 2);
+	for (i = 0; i < ARRAY_SIZE(pr_hold_cases); i++) {
+		x[i] = pr_setup(test, PR_SIZE);
+		pr_write(test, x[i]);
+	}
+	/* The highest CPU goes offline, its records written. */
+	pr_hold.other = cpumask_last(cpu_online_mask);
+	KUNIT_ASSERT_EQ(test, remove_cpu(pr_hold.other), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pr_add_cpu,
+							(void *)(unsigned long)pr_hold.other),
+			0);
+	st_hook_install(test, pr_hold_hook);
+	for (i = 0; i < ARRAY_SIZE(pr_hold_cases); i++) {
+		pr_hold.c = &pr_hold_cases[i];
+		pr_hold.seal_cpu = pr_hold.c->seal ? cpumask_last(cpu_possible_mask) :
+				   cpumask_first(cpu_possible_mask);
+		pr_hold.done = false;
+		pr_hold.ret = 1;
+		WRITE_ONCE(pr_hold.x, x[i]);
+		KUNIT_EXPECT_EQ(test, snaptrace_snapshot(x[i]->buf), 0);
+		WRITE_ONCE(pr_hold.x, NULL);
+		KUNIT_EXPECT_TRUE_MSG(test, pr_hold.done, "%s", pr_hold.c->name);
+		KUNIT_EXPECT_EQ_MSG(test, pr_hold.ret, 0, "%s", pr_hold.c->name);
+		last = pr_parse(test, x[i]);
+		KUNIT_EXPECT_EQ_MSG(test, last->cap.flags,
+				    pr_hold.c->nested ? 0 : ST_PR_F_LOCKED,
+				    "%s", pr_hold.c->name);
+		KUNIT_EXPECT_EQ_MSG(test, last->kept,
+				    (u64)(num_online_cpus() + 1) * PR_PER_CPU,
+				    "%s", pr_hold.c->name);
+		KUNIT_EXPECT_EQ(test, last->torn, 0);
+		/* Each CPU that wrote keeps all its records, seq 0 on, in order. */
+		for (c = 0; c < last->nr_cpus; c++) {
+			had = cpu_online(c) || c == pr_hold.other;
+			KUNIT_EXPECT_EQ_MSG(test, last->per_cpu[c].entries,
+					    had ? PR_PER_CPU : 0, "%s: cpu %u",
+					    pr_hold.c->name, c);
+			KUNIT_EXPECT_EQ(test, last->per_cpu[c].left_out, 0);
+			for (seq = 0; had && seq < PR_PER_CPU; seq++) {
+				e = pr_find(last, c, seq);
+				KUNIT_ASSERT_NOT_NULL_MSG(test, e, "%s: cpu %u seq %u",
+							  pr_hold.c->name, c, seq);
+				KUNIT_ASSERT_GE(test, e->len, sizeof(hdr));
+				memcpy(&hdr, e->data, sizeof(hdr));
+				KUNIT_EXPECT_EQ(test, hdr.cpu, c);
+				KUNIT_EXPECT_EQ(test, hdr.seq, seq);
+			}
+		}
+		/* The snapshot the holder returned is the one captured. */
+		pr_expect_snapshot(test, x[i]);
+		pr_expect_same(test, x[i], last, -1, -1);
+	}
+}
+
 /* ---- snaptrace_snapshot_walk() ---- */
 
 #define PR_W_SNAP	3	/* records in the snapshot walked */
@@ -1340,6 +1457,7 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_no_spare_no_records),
 	KUNIT_CASE(persist_capture_ignores_scribbled_header),
 	KUNIT_CASE(persist_panic_past_stopped_holder),
+	KUNIT_CASE(persist_panic_completes_stopped_snapshot),
 	KUNIT_CASE(persist_walk_ignores_live_writes),
 	KUNIT_CASE(persist_walk_stops_when_snapshot_taken),
 	KUNIT_CASE(persist_walk_ends_with_writer_keeping_pace),
