@@ -191,9 +191,11 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_arm);
 /* snaptrace_snapshot_walk()'s callback for the first pass: sizes only. */
 static int st_pr_measure(void *arg, const struct snaptrace_record *rec)
 {
-	u64 *need = arg;
+	struct st_pr_need *need = arg;
 
-	*need += snaptrace_persist_ent_size(rec->len);
+	need->bytes += snaptrace_persist_ent_size(rec->len);
+	need->last = rec->pos;
+	need->nr++;
 	return 0;
 }
 
@@ -203,18 +205,19 @@ static int st_pr_measure(void *arg, const struct snaptrace_record *rec)
  * smaller, fits in @room. A CPU needing less leaves the rest to the
  * others. A binary search: no allocation, no sort, O(nr_cpus) a step.
  */
-static u64 st_pr_level(const u64 *need, unsigned int nr_cpus, u64 room)
+static u64 st_pr_level(const struct st_pr_need *need, unsigned int nr_cpus,
+		       u64 room)
 {
 	u64 lo = 0, hi = 0, mid, sum;
 	unsigned int c;
 
 	for (c = 0; c < nr_cpus; c++)
-		hi = max(hi, need[c]);
+		hi = max(hi, need[c].bytes);
 	while (lo < hi) {
 		mid = lo + (hi - lo + 1) / 2;
 		sum = 0;
 		for (c = 0; c < nr_cpus && sum <= room; c++)
-			sum += min(need[c], mid);
+			sum += min(need[c].bytes, mid);
 		if (sum <= room)
 			lo = mid;
 		else
@@ -229,6 +232,7 @@ struct st_pr_cursor {
 	u64 off;
 	u64 room;
 	struct st_pr_cpu *cpu;
+	const struct st_pr_need *need;	/* the CPU's, from the first walk */
 	unsigned int c;
 	u64 seq;	/* the next record's index in the CPU's snapshot */
 	u64 rest;	/* entry bytes of this record and the newer ones */
@@ -238,6 +242,9 @@ struct st_pr_cursor {
 	u64 written;	/* entries, every CPU's */
 	u64 stop_after;	/* KUnit: end the walk after so many entries */
 };
+
+/* st_pr_put(): past the first walk's last record, the CPU is done. */
+#define ST_PR_WALKED	1
 
 /*
  * snaptrace_snapshot_walk()'s callback: one record into the region, if it
@@ -253,6 +260,9 @@ static int st_pr_put(void *arg, const struct snaptrace_record *rec)
 	u64 seq = cur->seq++;
 	struct st_pr_ent *e;
 
+	/* Committed after the first walk, which saw it open: torn. */
+	if (!cur->need->nr || (s64)(rec->pos - cur->need->last) > 0)
+		return ST_PR_WALKED;
 	cur->rest -= min_t(u64, cur->rest, sz);
 	if (keep && !cur->full && sz > cur->room - cur->off)
 		cur->full = true;
@@ -374,23 +384,29 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 	}
 
 	/*
-	 * First pass: each CPU's entry bytes. The snapshot is sealed: a
-	 * second walk sees the same records, or fewer of the oldest if a
-	 * reader of the snapshot consumed some meanwhile (an oops: the
-	 * other CPUs run), which only leaves out more.
+	 * First pass: each CPU's entry bytes, and its last record. The
+	 * snapshot is sealed: a second walk sees the same records, or fewer
+	 * of the oldest if a reader of the snapshot consumed some meanwhile
+	 * (an oops: the other CPUs run), which only leaves out more; or more
+	 * at the newest end, if a record open at the cut (its writer on
+	 * another CPU) was committed meanwhile: the second walk stops at the
+	 * first one's last record, and the rest stay torn.
 	 */
 	room = p->size - p->data_off;
-	for (c = 0; c < nr_cpus; c++)
-		p->need[c] = 0;
+	memset(p->need, 0, nr_cpus * sizeof(*p->need));
 	for (c = 0; c < nr_cpus && !(flags & ST_PR_F_NO_SNAPSHOT); c++) {
 		if (!cpu_possible(c))
 			continue;
 		ret = snaptrace_snapshot_walk(buf, c, p->rec, st_pr_measure,
-					      &p->need[c], &open);
+					      &p->need[c], &p->need[c].open);
 		if (ret < 0)
 			flags |= ST_PR_F_NO_SNAPSHOT;
 	}
 	level = st_pr_level(p->need, nr_cpus, room);
+#if IS_ENABLED(CONFIG_KUNIT)
+	if (p->measured)
+		p->measured(p);
+#endif
 
 	/*
 	 * Second pass: each CPU keeps its newest records, a run ending at
@@ -399,7 +415,6 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 	cur.data = p->base + p->data_off;
 	cur.off = 0;
 	cur.room = room;
-	cur.full = false;
 	cur.boot_id = p->boot_id;
 	cur.written = 0;
 	cur.stop_after = 0;
@@ -410,10 +425,12 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 		if (!cpu_possible(c))
 			continue;
 		cur.cpu = &table[c];
+		cur.need = &p->need[c];
 		cur.c = c;
 		cur.seq = 0;
-		cur.rest = p->need[c];
-		cur.budget = min(p->need[c], level) + carry;
+		cur.rest = p->need[c].bytes;
+		cur.budget = min(p->need[c].bytes, level) + carry;
+		cur.full = false;
 		start = cur.off;
 		ret = snaptrace_snapshot_walk(buf, c, p->rec, st_pr_put, &cur,
 					      &open);
@@ -426,8 +443,9 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 			flags |= ST_PR_F_NO_SNAPSHOT;
 			break;
 		}
-		table[c].torn = open;
-		torn += open;
+		/* The first walk's: a record it saw open is torn (st_pr_put()). */
+		table[c].torn = p->need[c].open;
+		torn += p->need[c].open;
 		if (table[c].left_out)
 			flags |= ST_PR_F_FULL;
 	}

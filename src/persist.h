@@ -120,6 +120,23 @@ struct st_pr_ent {
 };
 
 /**
+ * struct st_pr_need - one CPU's snapshot, as the capture's first walk saw it
+ * @bytes: the bytes its records take as entries
+ * @last: the position of its last record (if @nr)
+ * @nr: its records
+ * @open: a record was still open after them (torn)
+ *
+ * The second walk stops after @last: a record committed late, after the
+ * first walk, is not in @bytes, and would not fit the CPU's share.
+ */
+struct st_pr_need {
+	u64 bytes;
+	u64 last;
+	u64 nr;
+	bool open;
+};
+
+/**
  * struct snaptrace_persist - a region being recorded into
  * @base: the region, mapped
  * @size: its bytes
@@ -128,8 +145,9 @@ struct st_pr_ent {
  * @stop_after: KUnit builds: the capture stops after this many entries,
  *	unfinished, as if its CPU had been stopped there (0: never)
  * @rec: room for one record, for the capture (an NMI's stack is small)
- * @need: per CPU (nr_cpu_ids), the capture's scratch: the bytes its
- *	snapshot's records take as entries
+ * @need: per CPU (nr_cpu_ids), the capture's scratch: what its first
+ *	walk found of the CPU's snapshot (struct st_pr_need)
+ * @measured: KUnit builds: called between the capture's two walks
  * @nr_mods: modules in @mods
  * @mods: their core text, copied into each capture
  * @nr_cpus: CPUs of the per-CPU table, as armed
@@ -148,9 +166,10 @@ struct snaptrace_persist {
 	u64 boot_id;
 #if IS_ENABLED(CONFIG_KUNIT)
 	u64 stop_after;
+	void (*measured)(struct snaptrace_persist *p);
 #endif
 	struct snaptrace_record *rec;
-	u64 *need;
+	struct st_pr_need *need;
 	unsigned int nr_mods;
 	struct st_pr_mod mods[ST_PR_MODS];
 	unsigned int nr_cpus;

@@ -1239,6 +1239,86 @@ static void persist_panic_completes_stopped_snapshot(struct kunit *test)
 	}
 }
 
+/*
+ * A record open at the cut and committed between the capture's two walks
+ * (its writer on another CPU, in an oops): the second walk sees it and the
+ * ones after it, which the first did not measure. They are torn, as the
+ * first walk saw them, and not kept past the CPU's share: in a region
+ * that holds exactly what the first walk measured, the CPU walked next
+ * keeps all its records (it kept none once the late ones had taken its
+ * room). The late commit is made by hand: the ring's commit is set back
+ * before the capture and forward again between the walks.
+ */
+#define PR_LATE		5	/* records of the first CPU committed late */
+
+static struct {
+	struct st_ring *r;
+	long commit;
+} pr_late;
+
+static void pr_late_commit(struct snaptrace_persist *p)
+{
+	local_set(&pr_late.r->commit, pr_late.commit);
+}
+
+static void persist_late_commit_not_kept(struct kunit *test)
+{
+	struct pr_ctx *x = pr_setup(test, PR_SIZE);
+	struct snaptrace_persist_last *last;
+	const struct st_pr_ent *e;
+	unsigned int i, c, seq, n;
+	long early = 0;
+	struct st_hdr hdr;
+	u64 bytes = 0;
+	int cpu, first;
+
+	KUNIT_ASSERT_GE(test, num_online_cpus(), 2);
+	first = cpumask_first(cpu_online_mask);
+	pr_late.r = per_cpu_ptr(st_half_in(x->buf, st_state(x->buf),
+					   SNAPTRACE_LIVE)->rings, first);
+	for_each_online_cpu(cpu) {
+		for (i = 0; i < PR_PER_CPU; i++) {
+			size_t len = pr_lens[i % ARRAY_SIZE(pr_lens)];
+
+			if (cpu == first && i == PR_PER_CPU - PR_LATE)
+				early = local_read(&pr_late.r->commit);
+			if (cpu != first || i < PR_PER_CPU - PR_LATE)
+				bytes += snaptrace_persist_ent_size(len);
+			KUNIT_ASSERT_EQ(test, st_write_n(test, x->buf, cpu, 1, len, i).ok, 1);
+		}
+	}
+	/* Exactly the room of what the first walk will measure. */
+	x->p.size = x->p.data_off + bytes;
+	KUNIT_ASSERT_EQ(test, snaptrace_persist_arm(&x->p, PR_ARMED_NS), 0);
+	pr_late.commit = local_read(&pr_late.r->commit);
+	local_set(&pr_late.r->commit, early);
+	x->p.measured = pr_late_commit;
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_TEST,
+							"test capture", false), 0);
+	x->p.measured = NULL;
+	local_set(&pr_late.r->commit, pr_late.commit);
+
+	last = pr_parse(test, x);
+	KUNIT_EXPECT_EQ(test, last->cap.flags, 0);
+	KUNIT_EXPECT_EQ(test, last->torn, 1);
+	KUNIT_EXPECT_EQ(test, last->kept,
+			(u64)num_online_cpus() * PR_PER_CPU - PR_LATE);
+	for (c = 0; c < last->nr_cpus; c++) {
+		n = !cpu_online(c) ? 0 : c == first ? PR_PER_CPU - PR_LATE : PR_PER_CPU;
+		KUNIT_EXPECT_EQ_MSG(test, last->per_cpu[c].entries, n, "cpu %u", c);
+		KUNIT_EXPECT_EQ_MSG(test, last->per_cpu[c].torn, c == first, "cpu %u", c);
+		KUNIT_EXPECT_EQ_MSG(test, last->per_cpu[c].left_out, 0, "cpu %u", c);
+		for (seq = 0; seq < n; seq++) {
+			e = pr_find(last, c, seq);
+			KUNIT_ASSERT_NOT_NULL_MSG(test, e, "cpu %u seq %u", c, seq);
+			KUNIT_ASSERT_GE(test, e->len, sizeof(hdr));
+			memcpy(&hdr, e->data, sizeof(hdr));
+			KUNIT_EXPECT_EQ(test, hdr.cpu, c);
+			KUNIT_EXPECT_EQ(test, hdr.seq, seq);
+		}
+	}
+}
+
 /* ---- snaptrace_snapshot_walk() ---- */
 
 #define PR_W_SNAP	3	/* records in the snapshot walked */
@@ -1458,6 +1538,7 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_capture_ignores_scribbled_header),
 	KUNIT_CASE(persist_panic_past_stopped_holder),
 	KUNIT_CASE(persist_panic_completes_stopped_snapshot),
+	KUNIT_CASE(persist_late_commit_not_kept),
 	KUNIT_CASE(persist_walk_ignores_live_writes),
 	KUNIT_CASE(persist_walk_stops_when_snapshot_taken),
 	KUNIT_CASE(persist_walk_ends_with_writer_keeping_pace),
