@@ -543,12 +543,18 @@ static int st_pr_check(const void *base, size_t size, u64 phys, u64 boot_id,
 	*unfinished = (cap->state & ST_PR_CAPTURING_MASK) == ST_PR_CAPTURING;
 	if (*unfinished && !st_pr_preamble_ok(h, cap))
 		return -EINPROGRESS;
-	if (!*unfinished && cap->state != ST_PR_CAPTURED)
-		return -ENODATA;
 	if (!*unfinished) {
 		table = base + table_off;
 		if (st_pr_cap_crc(cap, table, h->nr_cpus) != cap->cap_crc ||
 		    cap->boot_id != h->boot_id)
+			return cap->state == ST_PR_CAPTURED ? -EBADMSG : -ENODATA;
+		/*
+		 * An unknown state word on a capture whose CRC (which leaves
+		 * the state out, and covers the whole table only once the
+		 * capture finished) is right: a finished capture whose state
+		 * word alone was damaged. Kept, as damaged; not armed over.
+		 */
+		if (cap->state != ST_PR_CAPTURED)
 			return -EBADMSG;
 		if (check_add_overflow(data_off, cap->data_bytes, &end) ||
 		    end > size)
@@ -599,9 +605,10 @@ static void *st_pr_dup(const void *src, size_t len)
  * -ENOSPC (region smaller than the headers), -ENOMSG (not ours),
  * -EPROTONOSUPPORT (version), -EBADMSG (header or capture CRC), -ERANGE
  * (geometry), -EXDEV (another address), -ENODATA (no capture, or an
- * unknown state), -EINPROGRESS (an unfinished capture whose preamble is
- * not intact), -EALREADY
- * (this load's own), -ESTALE (capture time out of range), -ENOMEM.
+ * unknown state word on a capture whose CRC is wrong; with the CRC right,
+ * a finished capture whose state word alone is damaged: -EBADMSG),
+ * -EINPROGRESS (an unfinished capture whose preamble is not intact),
+ * -EALREADY (this load's own), -ESTALE (capture time out of range), -ENOMEM.
  */
 struct snaptrace_persist_last *
 snaptrace_persist_parse(const void *base, size_t size, u64 phys, u64 boot_id,

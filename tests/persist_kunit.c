@@ -482,9 +482,17 @@ static void persist_refuses_no_capture(struct kunit *test)
 
 	x->copy = pr_vzalloc(test, PR_SIZE);
 	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -ENODATA);
+	/*
+	 * Not a state (version 1's capturing) on a finished capture: its
+	 * CRC is right, only the state word is damaged: kept as damaged (it
+	 * used to be armed over as "no capture"). With the CRC wrong too,
+	 * nothing tells it from garbage: no capture.
+	 */
 	x = pr_captured(test);
 	cap = x->p.base + sizeof(struct st_pr_hdr);
-	cap->state = 0x50414343;	/* not a state: version 1's capturing */
+	cap->state = 0x50414343;
+	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -EBADMSG);
+	cap->entries++;
 	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -ENODATA);
 }
 
@@ -680,6 +688,18 @@ static void persist_kept_refusals_not_armed(struct kunit *test)
 	h->size = PR_SIZE * 2;
 	pr_reseal_hdr(h);
 	pr_expect_take(test, x, -ERANGE, true);
+
+	/* A finished capture whose state word alone is damaged. */
+	x = pr_captured(test);
+	cap = x->p.base + sizeof(struct st_pr_hdr);
+	cap->state ^= BIT(20);
+	pr_expect_take(test, x, -EBADMSG, true);
+	/* Its CRC wrong too: nothing to tell it from garbage, armed over. */
+	x = pr_captured(test);
+	cap = x->p.base + sizeof(struct st_pr_hdr);
+	cap->state ^= BIT(20);
+	cap->entries++;
+	pr_expect_take(test, x, -ENODATA, false);
 
 	x = pr_captured(test);
 	cap = x->p.base + sizeof(struct st_pr_hdr);
