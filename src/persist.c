@@ -12,10 +12,14 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/ctype.h>
 #include <linux/err.h>
 #include <linux/module.h>
 #include <linux/overflow.h>
+#include <linux/mutex.h>
 #include <linux/printk.h>
+#include <linux/rcupdate.h>
+#include <linux/seq_file.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -32,6 +36,83 @@
 static_assert(sizeof(struct st_pr_hdr) % ST_PR_ALIGN == 0);
 static_assert(sizeof(struct st_pr_cap) % ST_PR_ALIGN == 0);
 static_assert(sizeof(struct st_pr_ent) % ST_PR_ALIGN == 0);
+static_assert(sizeof(struct st_pr_cpu) % ST_PR_ALIGN == 0);
+static_assert(sizeof(struct st_pr_src) % ST_PR_ALIGN == 0);
+/* A source's row in an entry's cpu field never looks like a CPU. */
+static_assert(ST_PR_CPUS_MAX < ST_PR_ENT_SRC);
+
+/*
+ * The sources a capture keeps besides the instance's CPUs: the remotes'
+ * last traces (traceN_last). Filled and emptied in process context under
+ * st_pr_src_lock; read by the capture, which may run in NMI with a stopped
+ * CPU holding any lock, under rcu_read_lock() alone. A source's buffer is
+ * freed only after its slot is cleared and synchronize_rcu() returned: a
+ * capture that saw the pointer has finished with it by then.
+ */
+static struct snaptrace_persist_source __rcu *st_pr_sources[ST_PR_SRCS];
+static DEFINE_MUTEX(st_pr_src_lock);
+
+/**
+ * snaptrace_persist_source_add() - keep a remote's last trace at a panic
+ * @src: the source: its buffer (whose snapshot holds the capture), CPU,
+ *	has_last flag and name filled in; it stays registered until
+ *	snaptrace_persist_source_remove(), which must come before the
+ *	buffer is freed
+ *
+ * Takes a free row of the registry, which the persistent capture reads
+ * (snaptrace_persist_capture() with @remotes set). No upstream twin.
+ *
+ * Context: process context, may sleep (a mutex).
+ * Return: 0; -ENOSPC if %ST_PR_SRCS sources are registered already
+ * (@src->slot is then -1, and the source is not captured).
+ */
+int snaptrace_persist_source_add(struct snaptrace_persist_source *src)
+{
+	unsigned int s;
+
+	mutex_lock(&st_pr_src_lock);
+	for (s = 0; s < ST_PR_SRCS; s++) {
+		if (rcu_access_pointer(st_pr_sources[s]))
+			continue;
+		src->slot = s;
+		rcu_assign_pointer(st_pr_sources[s], src);
+		mutex_unlock(&st_pr_src_lock);
+		return 0;
+	}
+	mutex_unlock(&st_pr_src_lock);
+	src->slot = -1;
+	return -ENOSPC;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_source_add);
+
+/**
+ * snaptrace_persist_source_remove() - stop keeping a source at a panic
+ * @src: a source given to snaptrace_persist_source_add(), registered or
+ *	not (-1 slot)
+ *
+ * Clears its row, then waits for a grace period: a capture that read the
+ * row (under rcu_read_lock()) has finished with the source's buffer when
+ * this returns, and the caller may free it.
+ *
+ * Context: process context, sleeps (synchronize_rcu()).
+ */
+void snaptrace_persist_source_remove(struct snaptrace_persist_source *src)
+{
+	bool was = false;
+
+	if (src->slot < 0 || src->slot >= ST_PR_SRCS)
+		return;
+	mutex_lock(&st_pr_src_lock);
+	if (rcu_access_pointer(st_pr_sources[src->slot]) == src) {
+		RCU_INIT_POINTER(st_pr_sources[src->slot], NULL);
+		was = true;
+	}
+	mutex_unlock(&st_pr_src_lock);
+	src->slot = -1;
+	if (was)
+		synchronize_rcu();
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_source_remove);
 
 /**
  * snaptrace_persist_ent_size() - bytes an entry of @len payload bytes takes
@@ -92,7 +173,10 @@ static u32 st_pr_hdr_crc(const struct st_pr_hdr *h)
 	return snaptrace_persist_crc(~0, (const u8 *)&c, sizeof(c));
 }
 
-/* The capture's CRC: its header (state, cap_crc as 0), then the table. */
+/*
+ * The capture's CRC: its header (state, cap_crc as 0), then the per-CPU
+ * table and the sources' table, which follows it (none if @nr_cpus is 0).
+ */
 static u32 st_pr_cap_crc(const struct st_pr_cap *cap,
 			 const struct st_pr_cpu *table, unsigned int nr_cpus)
 {
@@ -102,8 +186,22 @@ static u32 st_pr_cap_crc(const struct st_pr_cap *cap,
 	crc = snaptrace_persist_crc(crc, (const u8 *)&z, sizeof(z));
 	crc = snaptrace_persist_crc(crc, (const u8 *)cap + 2 * sizeof(u32),
 				    sizeof(*cap) - 2 * sizeof(u32));
+	if (!nr_cpus)
+		return crc;
 	return snaptrace_persist_crc(crc, (const u8 *)table,
-				     (size_t)nr_cpus * sizeof(*table));
+				     (size_t)nr_cpus * sizeof(*table) +
+				     ST_PR_SRCS * sizeof(struct st_pr_src));
+}
+
+/* A source row's own CRC: the boot id, its index, its name. */
+static u32 st_pr_src_crc(const struct st_pr_src *src, u32 row, u64 boot_id)
+{
+	u32 crc;
+
+	crc = snaptrace_persist_crc(~0, (const u8 *)&boot_id, sizeof(boot_id));
+	crc = snaptrace_persist_crc(crc, (const u8 *)&row, sizeof(row));
+	return snaptrace_persist_crc(crc, (const u8 *)src->name,
+				     sizeof(src->name));
 }
 
 /*
@@ -123,7 +221,8 @@ static u32 st_pr_ent_crc(const struct st_pr_ent *e, u64 boot_id)
 
 /*
  * The geometry of a region of @size bytes for @nr_cpus CPUs: where the
- * table and the data start. Every step is checked for overflow.
+ * per-CPU table (the sources' table right after it) and the data start.
+ * Every step is checked for overflow.
  */
 static int st_pr_geometry(u64 size, u64 nr_cpus, u64 *table_off, u64 *data_off)
 {
@@ -134,6 +233,7 @@ static int st_pr_geometry(u64 size, u64 nr_cpus, u64 *table_off, u64 *data_off)
 	if (check_mul_overflow(nr_cpus, (u64)sizeof(struct st_pr_cpu), &tb) ||
 	    check_add_overflow(t, tb, &d))
 		return -ERANGE;
+	d += ST_PR_SRCS * sizeof(struct st_pr_src);	/* the sources' table */
 	d = ALIGN(d, 64);
 	if (d > size)
 		return -ERANGE;
@@ -290,6 +390,96 @@ static int st_pr_put(void *arg, const struct snaptrace_record *rec)
 	return 0;
 }
 
+/*
+ * The sources registered now, read under the caller's rcu_read_lock()
+ * (NMI-safe: no lock a stopped CPU could hold): each whose last copy
+ * holds a capture is measured, as the CPUs are, into @p->src_need, and
+ * kept whole, in row order, while the sources together fit in 1 /
+ * %ST_PR_SRC_SHARE of @room; one that does not is left out whole (its
+ * row says so). Return: the bytes the kept ones take, the CPUs' room is
+ * what remains.
+ */
+static u64 st_pr_src_measure(struct snaptrace_persist *p,
+			     struct snaptrace_persist_source **srcs,
+			     u32 *src_flags, u64 room)
+{
+	u64 cap = room / ST_PR_SRC_SHARE, used = 0;
+	struct snaptrace_persist_source *src;
+	unsigned int s;
+	int ret;
+
+	for (s = 0; s < ST_PR_SRCS; s++) {
+		memset(&p->src_need[s], 0, sizeof(p->src_need[s]));
+		src_flags[s] = 0;
+		srcs[s] = NULL;
+		src = p->remotes ? rcu_dereference(st_pr_sources[s]) : NULL;
+		if (!src || !READ_ONCE(*src->has_last))
+			continue;
+		ret = snaptrace_snapshot_walk(src->buf, src->cpu, p->rec,
+					      st_pr_measure, &p->src_need[s],
+					      &p->src_need[s].open);
+		if (ret == 0 || ret == -ENOENT)
+			continue;	/* nothing sealed to keep */
+		srcs[s] = src;
+		if (ret < 0)
+			src_flags[s] = ST_PR_SRC_F_STALE;	/* -ESTALE */
+		else if (p->src_need[s].bytes > cap - used)
+			src_flags[s] = ST_PR_SRC_F_FULL;
+		else
+			used += p->src_need[s].bytes;
+	}
+	return used;
+}
+
+/*
+ * Write the sources measured by st_pr_src_measure(), after the CPUs'
+ * entries: each row's name under its own CRC first (an unfinished capture
+ * still names it), then its entries, each of them, as a CPU's, with the
+ * row in its cpu field (ST_PR_ENT_SRC). Each fits: @cur->room was kept for
+ * them. Return: 0, or -EINTR (KUnit: stopped); @entries counts them.
+ */
+static int st_pr_src_put(struct snaptrace_persist *p,
+			 struct snaptrace_persist_source **srcs,
+			 const u32 *src_flags, struct st_pr_src *rows,
+			 struct st_pr_cursor *cur, u64 *entries)
+{
+	struct st_pr_cpu count;
+	unsigned int s;
+	bool open;
+	int ret;
+
+	for (s = 0; s < ST_PR_SRCS; s++) {
+		if (!srcs[s])
+			continue;
+		strscpy(rows[s].name, srcs[s]->name, sizeof(rows[s].name));
+		rows[s].name_crc = st_pr_src_crc(&rows[s], s, p->boot_id);
+		rows[s].flags = src_flags[s];
+		smp_wmb(); /* the row before its entries */
+		if (src_flags[s])
+			continue;	/* left out, whole */
+		memset(&count, 0, sizeof(count));
+		cur->cpu = &count;
+		cur->c = ST_PR_ENT_SRC | s;
+		cur->seq = 0;
+		cur->need = &p->src_need[s];
+		cur->rest = p->src_need[s].bytes;
+		cur->budget = p->src_need[s].bytes;
+		cur->full = false;
+		ret = snaptrace_snapshot_walk(srcs[s]->buf, srcs[s]->cpu, p->rec,
+					      st_pr_put, cur, &open);
+		rows[s].entries = count.entries;
+		*entries += count.entries;
+		if (ret == -EINTR)
+			return ret;
+		if (ret < 0)
+			rows[s].flags |= ST_PR_SRC_F_STALE;
+		/* open at either walk: the second stops at the first's end */
+		if (open || p->src_need[s].open)
+			rows[s].flags |= ST_PR_SRC_F_TORN;
+	}
+	return 0;
+}
+
 /**
  * snaptrace_persist_capture() - snapshot @buf into an armed region
  * @p: the region, armed by snaptrace_persist_arm() in this load
@@ -331,8 +521,11 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 {
 	struct st_pr_hdr *h = p->base;
 	struct st_pr_cap *cap = p->base + sizeof(*h);
+	struct snaptrace_persist_source *srcs[ST_PR_SRCS];
+	u32 src_flags[ST_PR_SRCS];
 	struct st_pr_cursor cur;
-	u64 room, level, start, carry = 0, entries = 0, torn = 0;
+	u64 room, src_room, level, start, carry = 0, entries = 0, torn = 0;
+	struct st_pr_src *rows;
 	struct st_pr_cpu *table;
 	unsigned int nr_cpus, c, cpu;
 	bool past = false;
@@ -354,6 +547,7 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 	/* The geometry as armed, not as the region now says (M3). */
 	nr_cpus = p->nr_cpus;
 	table = p->base + p->table_off;
+	rows = (struct st_pr_src *)(table + nr_cpus);
 	cap->reason = reason;
 	cap->cpu = cpu;
 	cap->real_ns = ktime_get_real_fast_ns();
@@ -393,6 +587,16 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 	 * first one's last record, and the rest stay torn.
 	 */
 	room = p->size - p->data_off;
+	/*
+	 * The remotes' last traces are kept whole or not at all, and are
+	 * budgeted first, out of at most 1 / ST_PR_SRC_SHARE of the room:
+	 * the CPUs share what remains, newest records first, as if the
+	 * region were that much smaller. rcu_read_lock() (NMI-safe) until
+	 * they are written: a source removed meanwhile is freed after.
+	 */
+	rcu_read_lock();
+	src_room = st_pr_src_measure(p, srcs, src_flags, room);
+	room -= src_room;
 	memset(p->need, 0, nr_cpus * sizeof(*p->need));
 	for (c = 0; c < nr_cpus && !(flags & ST_PR_F_NO_SNAPSHOT); c++) {
 		if (!cpu_possible(c))
@@ -436,8 +640,10 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 					      &open);
 		carry = cur.budget - min(cur.budget, cur.off - start);
 		entries += table[c].entries;
-		if (ret == -EINTR)
+		if (ret == -EINTR) {
+			rcu_read_unlock();
 			return ret; /* KUnit: stopped, unfinished */
+		}
 		if (ret < 0) {
 			/* -ESTALE: another snapshot replaced this one. */
 			flags |= ST_PR_F_NO_SNAPSHOT;
@@ -449,6 +655,12 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 		if (table[c].left_out)
 			flags |= ST_PR_F_FULL;
 	}
+	/* The sources, in the room kept for them (and what the CPUs left). */
+	cur.room = room + src_room;
+	ret = st_pr_src_put(p, srcs, src_flags, rows, &cur, &entries);
+	rcu_read_unlock();
+	if (ret == -EINTR)
+		return ret; /* KUnit: stopped, unfinished */
 	cap->flags = flags;
 	cap->entries = entries;
 	cap->torn = torn;
@@ -470,9 +682,18 @@ static bool st_pr_ent_ok(const u8 *data, u64 bytes, u64 off,
 	if (bytes - off < sizeof(*e))
 		return false;
 	if (e->marker != ST_PR_ENT_MAGIC || !e->len ||
-	    e->len > SNAPTRACE_MAX_PAYLOAD || e->cpu >= nr_cpus ||
+	    e->len > SNAPTRACE_MAX_PAYLOAD ||
 	    e->type < SNAPTRACE_REC_DATA || e->type > SNAPTRACE_REC_TEXT)
 		return false;
+	/* A source's entry: its row, and a head or a piece of its text. */
+	if (e->cpu & ST_PR_ENT_SRC) {
+		if ((e->cpu & ~ST_PR_ENT_SRC) >= ST_PR_SRCS ||
+		    (e->type != SNAPTRACE_REC_MARKER &&
+		     e->type != SNAPTRACE_REC_TEXT))
+			return false;
+	} else if (e->cpu >= nr_cpus) {
+		return false;
+	}
 	sz = snaptrace_persist_ent_size(e->len);
 	if (bytes - off < sz || st_pr_ent_crc(e, boot_id) != e->crc)
 		return false;
@@ -491,6 +712,90 @@ static int st_pr_ent_cmp(const void *a, const void *b)
 		return x->cpu < y->cpu ? -1 : 1;
 	if (x->seq != y->seq)
 		return x->seq < y->seq ? -1 : 1;
+	return 0;
+}
+
+/* A source's entries: by row, then in the order of its snapshot. */
+static int st_pr_src_ent_cmp(const void *a, const void *b)
+{
+	const struct st_pr_ent *x = *(const struct st_pr_ent * const *)a;
+	const struct st_pr_ent *y = *(const struct st_pr_ent * const *)b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return 0;
+}
+
+/*
+ * A source's name as snaptrace writes it, "<dir>/<file>": NUL-ended, two
+ * non-empty components of letters, digits, '_', '-' and '.', neither
+ * starting with '.', so that it names a debugfs file at the next load and
+ * nothing else.
+ */
+static bool st_pr_src_name_ok(const char *name)
+{
+	size_t len = strnlen(name, ST_PR_SRC_NAME), i, slash = 0, at = 0;
+
+	if (len == ST_PR_SRC_NAME || !len)
+		return false;
+	for (i = 0; i < len; i++) {
+		if (name[i] == '/') {
+			if (slash++ || i == at)
+				return false;
+			at = i + 1;
+			continue;
+		}
+		if (i == at && name[i] == '.')
+			return false;
+		if (!isalnum(name[i]) && name[i] != '_' && name[i] != '-' &&
+		    name[i] != '.')
+			return false;
+	}
+	return slash == 1 && at < len;
+}
+
+/*
+ * The sources' texts, from their kept entries @rents (@nr, sorted by row
+ * and seq): as snaptrace_rproc_read_last() shows a last copy, the text
+ * pieces after the last head, up to the first NUL.
+ */
+static int st_pr_src_texts(struct snaptrace_persist_last *last,
+			   const struct st_pr_ent **rents, u64 nr)
+{
+	u64 i, first, end;
+	size_t len;
+	unsigned int s;
+
+	for (first = 0; first < nr; first = end) {
+		s = rents[first]->cpu & ~ST_PR_ENT_SRC;
+		for (end = first; end < nr && rents[end]->cpu == rents[first]->cpu; end++)
+			;
+		last->remote_kept[s] = end - first;
+		len = 0;
+		for (i = first; i < end; i++) {
+			if (rents[i]->type == SNAPTRACE_REC_MARKER)
+				len = 0;	/* a capture's head: only the last counts */
+			else
+				len += rents[i]->len;
+		}
+		last->remote_text[s] = kvmalloc(len + 1, GFP_KERNEL);
+		if (!last->remote_text[s])
+			return -ENOMEM;
+		len = 0;
+		for (i = first; i < end; i++) {
+			if (rents[i]->type == SNAPTRACE_REC_MARKER) {
+				len = 0;
+				continue;
+			}
+			memcpy(last->remote_text[s] + len, rents[i]->data,
+			       rents[i]->len);
+			len += rents[i]->len;
+		}
+		last->remote_text[s][len] = 0;
+		last->remote_len[s] = strnlen(last->remote_text[s], len);
+	}
 	return 0;
 }
 
@@ -614,9 +919,11 @@ struct snaptrace_persist_last *
 snaptrace_persist_parse(const void *base, size_t size, u64 phys, u64 boot_id,
 			u64 now_real_ns)
 {
+	const struct st_pr_ent **rents = NULL;
 	struct snaptrace_persist_last *last;
-	u64 off, sz, written = 0, n = 0, bytes;
-	unsigned int c;
+	u64 off, sz, written = 0, n = 0, nr = 0, bytes;
+	const struct st_pr_ent *e;
+	unsigned int c, s;
 	int ret;
 
 	last = kzalloc(sizeof(*last), GFP_KERNEL);
@@ -636,6 +943,23 @@ snaptrace_persist_parse(const void *base, size_t size, u64 phys, u64 boot_id,
 					  last->nr_cpus * sizeof(*last->per_cpu));
 	if (!last->per_cpu)
 		goto fail;
+	/*
+	 * The sources' table: a row names a source if its name is right
+	 * and sealed by its own CRC (written before the source's entries);
+	 * an unfinished capture's counts are those of the entries found.
+	 */
+	memcpy(last->srcs, base + last->hdr.table_off +
+	       (u64)last->nr_cpus * sizeof(struct st_pr_cpu), sizeof(last->srcs));
+	for (s = 0; s < ST_PR_SRCS; s++) {
+		struct st_pr_src *r = &last->srcs[s];
+
+		if (last->unfinished)
+			r->entries = 0;
+		else
+			written += r->entries;
+		last->remotes[s] = r->name[0] && st_pr_src_name_ok(r->name) &&
+			st_pr_src_crc(r, s, last->hdr.boot_id) == r->name_crc;
+	}
 	/* Unfinished: how far it wrote is not known; the whole data area. */
 	bytes = last->unfinished ? size - last->hdr.data_off :
 				   last->cap.data_bytes;
@@ -647,17 +971,29 @@ snaptrace_persist_parse(const void *base, size_t size, u64 phys, u64 boot_id,
 	/* At most one entry per smallest entry's bytes. */
 	last->ents = kvcalloc(bytes / snaptrace_persist_ent_size(1) + 1,
 			      sizeof(*last->ents), GFP_KERNEL);
-	if (!last->ents)
+	rents = kvcalloc(bytes / snaptrace_persist_ent_size(1) + 1,
+			 sizeof(*rents), GFP_KERNEL);
+	if (!last->ents || !rents)
 		goto fail;
 	off = 0;
 	while (off < bytes) {
 		if (st_pr_ent_ok(last->data, bytes, off, last->nr_cpus,
 				 last->hdr.boot_id, &sz)) {
-			last->ents[n] = (const void *)(last->data + off);
-			if (last->unfinished)
-				last->per_cpu[last->ents[n]->cpu].entries++;
-			n++;
+			e = (const void *)(last->data + off);
 			off += sz;
+			if (!(e->cpu & ST_PR_ENT_SRC)) {
+				last->ents[n++] = e;
+				if (last->unfinished)
+					last->per_cpu[e->cpu].entries++;
+				continue;
+			}
+			/* A source's: kept if its row names it. */
+			s = e->cpu & ~ST_PR_ENT_SRC;
+			if (!last->remotes[s])
+				continue;
+			rents[nr++] = e;
+			if (last->unfinished)
+				last->srcs[s].entries++;
 		} else {
 			/* Resynchronise on the next intact entry. */
 			off += ST_PR_ALIGN;
@@ -668,10 +1004,15 @@ snaptrace_persist_parse(const void *base, size_t size, u64 phys, u64 boot_id,
 		written += last->per_cpu[c].entries;
 	last->kept = n;
 	last->torn = last->cap.torn;
-	last->corrupt = written > n ? written - n : 0;
+	last->corrupt = written > n + nr ? written - n - nr : 0;
 	sort(last->ents, n, sizeof(*last->ents), st_pr_ent_cmp, NULL);
+	sort(rents, nr, sizeof(*rents), st_pr_src_ent_cmp, NULL);
+	if (st_pr_src_texts(last, rents, nr))
+		goto fail;
+	kvfree(rents);
 	return last;
 fail:
+	kvfree(rents);
 	snaptrace_persist_last_free(last);
 	return ERR_PTR(ret);
 }
@@ -766,14 +1107,72 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_take);
  */
 void snaptrace_persist_last_free(struct snaptrace_persist_last *last)
 {
+	unsigned int s;
+
 	if (!last)
 		return;
+	for (s = 0; s < ST_PR_SRCS; s++)
+		kvfree(last->remote_text[s]);
 	kvfree(last->ents);
 	kvfree(last->data);
 	kvfree(last->per_cpu);
 	kfree(last);
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_last_free);
+
+/**
+ * snaptrace_persist_remotes_show() - last_boot/info's lines on the remotes
+ * @m: the seq_file
+ * @l: a capture from snaptrace_persist_parse()
+ *
+ * Whether the remotes' last traces were kept (last_boot/remotes/), and
+ * what became of those that were not, or only in part: "remote traces: 1
+ * captured (remoteproc0/trace0_last)", or "remote traces: none had a last
+ * trace"; then a line per remote left out, replaced during the capture,
+ * torn, or with entries dropped as corrupt.
+ *
+ * Context: process context; the caller keeps @l alive.
+ */
+void snaptrace_persist_remotes_show(struct seq_file *m,
+				    const struct snaptrace_persist_last *l)
+{
+	unsigned int s, n = 0;
+	const char *sep = "";
+
+	for (s = 0; s < ST_PR_SRCS; s++)
+		n += l->remotes[s] && l->remote_text[s];
+	if (!n) {
+		seq_puts(m, "remote traces: none had a last trace\n");
+	} else {
+		seq_printf(m, "remote traces: %u captured (", n);
+		for (s = 0; s < ST_PR_SRCS; s++) {
+			if (!l->remotes[s] || !l->remote_text[s])
+				continue;
+			seq_printf(m, "%s%s", sep, l->srcs[s].name);
+			sep = ", ";
+		}
+		seq_puts(m, ")\n");
+	}
+	for (s = 0; s < ST_PR_SRCS; s++) {
+		const struct st_pr_src *r = &l->srcs[s];
+
+		if (!l->remotes[s])
+			continue;
+		if (!l->unfinished && (r->flags & ST_PR_SRC_F_FULL))
+			seq_printf(m, "remote %s: left out (more than its share of the region)\n",
+				   r->name);
+		if (!l->unfinished && (r->flags & ST_PR_SRC_F_STALE))
+			seq_printf(m, "remote %s: replaced by a new crash during the capture: %s\n",
+				   r->name, l->remote_text[s] ? "a part kept" : "not kept");
+		if (!l->unfinished && (r->flags & ST_PR_SRC_F_TORN))
+			seq_printf(m, "remote %s: being captured at the panic: its open pieces left out\n",
+				   r->name);
+		if (r->entries > l->remote_kept[s])
+			seq_printf(m, "remote %s: dropped corrupt: %llu\n", r->name,
+				   r->entries - l->remote_kept[s]);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_remotes_show);
 
 /**
  * snaptrace_persist_ent_record() - an entry as a record, for the formatter

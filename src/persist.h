@@ -15,10 +15,11 @@
 
 #include <snaptrace/snaptrace.h>
 
+struct seq_file;
 struct snaptrace_buffer;
 
 #define ST_PR_MAGIC		0x5350524154504e53ULL	/* "SNPTARPS" */
-#define ST_PR_VERSION		2
+#define ST_PR_VERSION		3
 #define ST_PR_ENT_MAGIC		0x544e4552U	/* "RENT": an entry's commit marker */
 #define ST_PR_ARMED		0x444d5241U	/* "ARMD" */
 /* "\0\0CP" with the capturing CPU in the low 16 bits (at most 8191). */
@@ -32,6 +33,13 @@ struct snaptrace_buffer;
 /* Most CPUs a region describes (NR_CPUS is at most 8192). */
 #define ST_PR_CPUS_MAX		8192
 #define ST_PR_ALIGN		8
+/* Rows of the sources' table: the remotes' last traces a capture keeps. */
+#define ST_PR_SRCS		8
+#define ST_PR_SRC_NAME		48
+/* st_pr_ent.cpu of a source's entry: this bit and the source's row. */
+#define ST_PR_ENT_SRC		0x80000000U
+/* The sources together take at most this share of the data area (1/n). */
+#define ST_PR_SRC_SHARE		2
 
 /* Why a capture was taken. */
 enum st_pr_reason {
@@ -104,16 +112,40 @@ struct st_pr_cpu {
 	u64 left_out;		/* the oldest records, not in the CPU's share */
 };
 
+/* A source's state (st_pr_src.flags). */
+#define ST_PR_SRC_F_FULL	BIT(0)	/* did not fit: left out, whole */
+#define ST_PR_SRC_F_TORN	BIT(1)	/* a record open in its snapshot */
+#define ST_PR_SRC_F_STALE	BIT(2)	/* its snapshot was replaced during
+					 * the walk (a new crash of the
+					 * remote): the entries written until
+					 * then, a part of the old one
+					 */
+
+/*
+ * Per source (a remote's last trace), in the table after the per-CPU
+ * table: the name and its own CRC are written before the source's
+ * entries, so that an unfinished capture still names them; the counts
+ * and flags at the end, under the capture's CRC. An unused row is zero.
+ */
+struct st_pr_src {
+	u32 name_crc;		/* of the boot id, the row's index and @name */
+	u32 flags;		/* ST_PR_SRC_F_* */
+	u64 entries;		/* written for this source */
+	char name[ST_PR_SRC_NAME];	/* "<remote's dir>/trace<N>_last", NUL-ended */
+};
+
 /* One record: self-contained, its marker written last. */
 struct st_pr_ent {
 	u32 marker;		/* ST_PR_ENT_MAGIC */
 	u32 crc;		/* of the boot id, the entry (marker, crc 0)
 				 * and its payload
 				 */
-	u32 cpu;
+	u32 cpu;		/* the CPU; or ST_PR_ENT_SRC | a source's row */
 	u16 type;
 	u16 len;		/* payload bytes, 1..SNAPTRACE_MAX_PAYLOAD */
-	u64 seq;		/* its index in its CPU's snapshot (gaps: left out) */
+	u64 seq;		/* its index in its CPU's (source's) snapshot
+				 * (gaps: left out)
+				 */
 	u64 ts;			/* ns, the record's whole time stamp */
 	u64 pos;		/* byte position in its CPU's ring (gaps: lost) */
 	u8 data[];		/* @len bytes, padded to ST_PR_ALIGN */
@@ -148,6 +180,9 @@ struct st_pr_need {
  * @need: per CPU (nr_cpu_ids), the capture's scratch: what its first
  *	walk found of the CPU's snapshot (struct st_pr_need)
  * @measured: KUnit builds: called between the capture's two walks
+ * @remotes: the capture keeps the remotes' last traces registered with
+ *	snaptrace_persist_source_add() (the module's region: true)
+ * @src_need: the capture's scratch, per source row: its entries' bytes
  * @nr_mods: modules in @mods
  * @mods: their core text, copied into each capture
  * @nr_cpus: CPUs of the per-CPU table, as armed
@@ -170,6 +205,8 @@ struct snaptrace_persist {
 #endif
 	struct snaptrace_record *rec;
 	struct st_pr_need *need;
+	bool remotes;
+	struct st_pr_need src_need[ST_PR_SRCS];
 	unsigned int nr_mods;
 	struct st_pr_mod mods[ST_PR_MODS];
 	unsigned int nr_cpus;
@@ -192,6 +229,13 @@ struct snaptrace_persist {
  * @corrupt: records written but dropped here (bad marker, CRC or field)
  * @ents: the kept records, ordered by time stamp, then CPU, then seq
  * @data: a copy of the entries, which @ents point into
+ * @srcs: the sources' table, as found (finished: under the capture's CRC;
+ *	unfinished: rows whose name CRC is right, their entries counted)
+ * @remotes: per row of @srcs, whether it names a source (its name checked)
+ * @remote_text: per row, the source's text as its traceN_last showed it
+ *	(its kept entries, from its last head, up to the first NUL); or NULL
+ * @remote_len: per row, bytes of @remote_text
+ * @remote_kept: per row, entries kept
  */
 struct snaptrace_persist_last {
 	struct st_pr_hdr hdr;
@@ -204,6 +248,27 @@ struct snaptrace_persist_last {
 	u64 corrupt;
 	const struct st_pr_ent **ents;
 	u8 *data;
+	struct st_pr_src srcs[ST_PR_SRCS];
+	bool remotes[ST_PR_SRCS];
+	char *remote_text[ST_PR_SRCS];
+	size_t remote_len[ST_PR_SRCS];
+	u64 remote_kept[ST_PR_SRCS];
+};
+
+/**
+ * struct snaptrace_persist_source - a remote's last trace, for the capture
+ * @buf: the last copy's buffer: its snapshot holds the capture
+ * @cpu: the CPU of @buf whose ring holds it
+ * @has_last: true once @buf's snapshot holds a capture
+ * @name: as its debugfs file is named: "<remote's dir>/trace<N>_last"
+ * @slot: its row in the registry, -1 if not registered
+ */
+struct snaptrace_persist_source {
+	struct snaptrace_buffer *buf;
+	int cpu;
+	const bool *has_last;
+	char name[ST_PR_SRC_NAME];
+	int slot;
 };
 
 u32 snaptrace_persist_crc(u32 crc, const u8 *p, size_t len);
@@ -220,6 +285,10 @@ bool snaptrace_persist_keeps(int err);
 int snaptrace_persist_take(struct snaptrace_persist *p, u64 now_real_ns,
 			   bool discard, struct snaptrace_persist_last **last,
 			   int *err_out);
+int snaptrace_persist_source_add(struct snaptrace_persist_source *src);
+void snaptrace_persist_source_remove(struct snaptrace_persist_source *src);
+void snaptrace_persist_remotes_show(struct seq_file *m,
+				    const struct snaptrace_persist_last *l);
 void snaptrace_persist_ent_record(const struct st_pr_ent *e,
 				  struct snaptrace_record *rec);
 

@@ -247,6 +247,7 @@ static int st_pr_info_show(struct seq_file *m, void *unused)
 	seq_printf(m, "dropped torn: %llu\n", l->torn);
 	seq_printf(m, "dropped corrupt: %llu\n", l->corrupt);
 	seq_printf(m, "left out (region full): %llu\n", left);
+	snaptrace_persist_remotes_show(m, l);
 out:
 	mutex_unlock(&st_pr_lock);
 	return 0;
@@ -388,6 +389,61 @@ static const struct file_operations st_pr_dump_fops = {
 	.release = seq_release_private,
 };
 
+/* remotes/<dir>/traceN_last: i_private is the source's row + 1. */
+static ssize_t st_pr_remote_read(struct file *filp, char __user *ubuf,
+				 size_t cnt, loff_t *ppos)
+{
+	unsigned int s = (uintptr_t)filp->private_data - 1;
+	ssize_t ret = 0;
+
+	mutex_lock(&st_pr_lock);
+	if (st_pr_last && s < ST_PR_SRCS && st_pr_last->remote_text[s])
+		ret = simple_read_from_buffer(ubuf, cnt, ppos,
+					      st_pr_last->remote_text[s],
+					      st_pr_last->remote_len[s]);
+	mutex_unlock(&st_pr_lock);
+	return ret;
+}
+
+static const struct file_operations st_pr_remote_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = st_pr_remote_read,
+	.llseek = default_llseek,
+};
+
+/*
+ * last_boot/remotes/<dir>/<file>: each remote's last trace kept, named as
+ * its traceN_last was (the parser checked the name: two components).
+ */
+static void st_pr_debugfs_remotes(struct dentry *dir)
+{
+	struct dentry *rd = NULL, *dirs[ST_PR_SRCS];
+	const struct snaptrace_persist_last *l = st_pr_last;
+	char name[ST_PR_SRC_NAME];
+	unsigned int s, t;
+	char *file;
+
+	for (s = 0; s < ST_PR_SRCS; s++) {
+		dirs[s] = NULL;
+		if (!l->remotes[s] || !l->remote_text[s])
+			continue;
+		if (!rd)
+			rd = debugfs_create_dir("remotes", dir);
+		strscpy(name, l->srcs[s].name, sizeof(name));
+		file = strchr(name, '/');
+		*file++ = 0;
+		/* A remote's traces share its directory. */
+		for (t = 0; t < s; t++)
+			if (dirs[t] && !strncmp(l->srcs[t].name, name, strlen(name)) &&
+			    l->srcs[t].name[strlen(name)] == '/')
+				break;
+		dirs[s] = t < s ? dirs[t] : debugfs_create_dir(name, rd);
+		debugfs_create_file(file, 0400, dirs[s], (void *)(uintptr_t)(s + 1),
+				    &st_pr_remote_fops);
+	}
+}
+
 static ssize_t st_pr_release_write(struct file *filp, const char __user *ubuf,
 				   size_t cnt, loff_t *ppos)
 {
@@ -456,6 +512,7 @@ static int st_pr_debugfs(struct dentry *root)
 	debugfs_create_file("release", 0600, dir, NULL, &st_pr_release_fops);
 	if (!st_pr_last)
 		return 0;
+	st_pr_debugfs_remotes(dir);
 	pc = debugfs_create_dir("per_cpu", dir);
 	for (c = 0; c < st_pr_last->nr_cpus; c++) {
 		if (!st_pr_last->per_cpu[c].entries)
@@ -610,6 +667,7 @@ int snaptrace_persist_init(struct dentry *root)
 	}
 	st_pr_mapped = true;
 	st_pr.boot_id = get_random_u64();
+	st_pr.remotes = true;	/* the remotes' last traces too */
 	ret = -ENOMEM;
 	st_pr.rec = kmalloc(sizeof(*st_pr.rec), GFP_KERNEL);
 	st_pr.need = kcalloc(nr_cpu_ids, sizeof(*st_pr.need), GFP_KERNEL);

@@ -21,6 +21,8 @@
 #include <snaptrace/rproc.h>
 #include <snaptrace/rsc_table.h>
 
+#include "persist.h"
+
 struct dentry;
 struct device;
 struct platform_device;
@@ -197,6 +199,8 @@ struct snaptrace_rproc_attached {
  * @cursor: where the simulated core writes its next log line (offset)
  * @file: debugfs traceN
  * @last_file: debugfs traceN_last
+ * @pr_src: @last as a source of the host's persistent capture (a panic
+ *	keeps traceN_last for the next boot), registered while @last is
  */
 struct snaptrace_rproc_trace {
 	struct list_head node;
@@ -212,6 +216,7 @@ struct snaptrace_rproc_trace {
 	u32 cursor;
 	struct dentry *file;
 	struct dentry *last_file;
+	struct snaptrace_persist_source pr_src;
 };
 
 /* At most this many vrings per vdev, as upstream's struct rproc_vdev. */

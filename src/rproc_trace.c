@@ -191,6 +191,27 @@ static void st_trace_files_add(struct snaptrace_rproc_trace *trace)
 }
 
 /*
+ * Keep traceN_last at a host panic too: the persistent capture
+ * (Documentation/persist.rst) reads the last copy's snapshot, named as
+ * its debugfs file is, "remoteproc<N>/trace<M>_last". Not an error if
+ * the registry is full: the trace works, a panic does not keep it.
+ */
+static void st_trace_persist_add(struct snaptrace_rproc *rproc,
+				 struct snaptrace_rproc_trace *trace)
+{
+	struct snaptrace_persist_source *src = &trace->pr_src;
+
+	src->buf = trace->last;
+	src->cpu = trace->last_cpu;
+	src->has_last = &trace->has_last;
+	snprintf(src->name, sizeof(src->name), "remoteproc%d/trace%d_last",
+		 rproc->index, trace->index);
+	if (snaptrace_persist_source_add(src))
+		dev_info(rproc->dev, "trace%d: not kept at a host panic: %d last traces are kept already\n",
+			 trace->index, ST_PR_SRCS);
+}
+
+/*
  * The instance a trace's crash captures go to: "<remote>-trace<N>", with
  * what an instance name may not hold (the ivshmem remote's PCI name has
  * ':') made '_', so the captures can also be read, and the capture buffer
@@ -247,7 +268,9 @@ static struct snaptrace_buffer *st_trace_instance_get(struct snaptrace_rproc *rp
  * writes that CPU's ring from wherever it runs, snaptrace_reserve_on()),
  * and its snapshot spare, dropped with snaptrace_put() when the remote
  * stops. Other writers are kept out (snaptrace_record_disable()).
- * Creates debugfs traceN and traceN_last.
+ * Creates debugfs traceN and traceN_last, and registers the last copy with
+ * the persistent capture (snaptrace_persist_source_add()), so that a host
+ * panic keeps traceN_last for the next boot.
  *
  * Context: process context, may sleep; the remote's lock is held.
  * Return: 0; -EINVAL if truncated (sizeof(*rsc) > @avail), reserved not
@@ -326,6 +349,7 @@ int snaptrace_rproc_handle_trace(struct snaptrace_rproc *rproc, void *ptr,
 	snaptrace_rproc_rsc_name(trace->name, rsc->name);
 	list_add_tail(&trace->node, &rproc->traces);
 	st_trace_files_add(trace);
+	st_trace_persist_add(rproc, trace);
 	dev_dbg(rproc->dev, "trace%d added: da 0x%x, len 0x%x\n", trace->index,
 		trace->da, trace->len);
 	return 0;
@@ -605,8 +629,10 @@ void snaptrace_rproc_trace_files_remove(struct snaptrace_rproc *rproc)
  * snaptrace_rproc_trace_free() - give back every trace of the firmware
  * @rproc: the remote, stopped
  *
- * Removes the trace files (waiting for readers inside) and drops the last
- * copies' instances, as upstream's shutdown removes its trace files.
+ * Removes the trace files (waiting for readers inside), takes each last
+ * copy out of the persistent capture's sources (a grace period: a panic
+ * capture reading it is done), and drops the last copies' instances, as
+ * upstream's shutdown removes its trace files.
  *
  * Context: process context, may sleep; the remote's lock is held.
  */
@@ -619,6 +645,8 @@ void snaptrace_rproc_trace_free(struct snaptrace_rproc *rproc)
 		debugfs_remove(trace->file);
 		debugfs_remove(trace->last_file);
 		list_del(&trace->node);
+		/* Out of the panic's reach (a grace period) before the free. */
+		snaptrace_persist_source_remove(&trace->pr_src);
 		snaptrace_record_enable(trace->last);
 		snaptrace_put(trace->last);
 		kfree(trace->res);
@@ -627,3 +655,4 @@ void snaptrace_rproc_trace_free(struct snaptrace_rproc *rproc)
 	rproc->num_traces = 0;
 	rproc->traces_len = 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_trace_free);

@@ -59,6 +59,7 @@ static void free_traces(struct snaptrace_rproc *rproc)
 
 	list_for_each_entry_safe(t, tn, &rproc->traces, node) {
 		list_del(&t->node);
+		snaptrace_persist_source_remove(&t->pr_src);
 		snaptrace_record_enable(t->last);
 		snaptrace_put(t->last);
 		kfree(t->res);
