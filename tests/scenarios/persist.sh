@@ -6,7 +6,9 @@
 # found empty at first, armed, found armed and not captured at the next
 # load; a capture of another size is kept, not armed, until released
 # (or persist_discard=1); memory the kernel uses, and a reserve_mem= name the kernel was not
-# given, are refused with a clear message. The capture itself and its
+# given, are refused with a clear message; KUnit builds: a test capture
+# read back, with a simulated remote crashed before it, whose two last
+# traces are under last_boot/remotes/. The capture itself and its
 # validation are the snaptrace_persist KUnit suite's; a panic and the
 # reboot after it are not run here (Documentation/persist.rst).
 . ./lib.sh
@@ -39,8 +41,8 @@ if grep -qF "memmap=1M\$$st_addr" /proc/cmdline; then
 		"$(grep -o '30000000-300fffff : snaptrace' /proc/iomem)"
 	st_check "rmmod" rmmod snaptrace
 	st_before=$(st_count "the previous boot did not panic")
-	st_check "insmod again" insmod $ST_MOD/snaptrace.ko \
-		persist_address=$st_addr persist_size=$st_size
+	st_check "insmod again, with a remote" insmod $ST_MOD/snaptrace.ko \
+		persist_address=$st_addr persist_size=$st_size remotes=1
 	st_expect_eq "armed, not captured: no previous capture" 1 \
 		$(($(st_count "the previous boot did not panic") - st_before))
 	st_check_fails "no last_boot/" test -e $ST_DIR/last_boot
@@ -50,6 +52,16 @@ if grep -qF "memmap=1M\$$st_addr" /proc/cmdline; then
 		# the next load (a new boot id), as the next boot would.
 		st_check "record one" sh -c "echo persist one > $ST_DIR/trace_marker"
 		st_check "record two" sh -c "echo persist two > $ST_DIR/trace_marker"
+		# A remote crashed before the host's capture: its last traces
+		# (the example firmware has two) go with it.
+		st_r0=$ST_DIR/remoteproc/remoteproc0
+		echo snaptrace/example64.elf >$st_r0/firmware
+		echo disabled >$st_r0/recovery
+		st_check "start the remote" sh -c "echo start >$st_r0/state"
+		st_check "crash the remote" sh -c "echo watchdog >$st_r0/crash"
+		cat $st_r0/trace0_last >/tmp/persist-r0-last0
+		cat $st_r0/trace1_last >/tmp/persist-r0-last1
+		st_check "its trace0_last is not empty" test -s /tmp/persist-r0-last0
 		st_check "capture" sh -c "echo 1 > $st_hook"
 		st_check_fails "a second capture is refused" sh -c "echo 1 > $st_hook"
 		st_check "rmmod" rmmod snaptrace
@@ -66,6 +78,13 @@ if grep -qF "memmap=1M\$$st_addr" /proc/cmdline; then
 			"$(grep '^dropped corrupt:' $st_lb/info)"
 		st_expect_eq "info: snapshot taken" "snapshot: taken" \
 			"$(grep '^snapshot:' $st_lb/info)"
+		st_expect_eq "info: the remote's last trace kept" \
+			"remote traces: 2 captured (remoteproc0/trace0_last, remoteproc0/trace1_last)" \
+			"$(grep '^remote traces:' $st_lb/info)"
+		st_check "remotes/remoteproc0/trace0_last: its text at the crash" \
+			cmp -s $st_lb/remotes/remoteproc0/trace0_last /tmp/persist-r0-last0
+		st_check "remotes/remoteproc0/trace1_last: its text at the crash" \
+			cmp -s $st_lb/remotes/remoteproc0/trace1_last /tmp/persist-r0-last1
 		st_expect_eq "trace: the two records, in order" "persist one|persist two" \
 			"$(grep -v '^#' $st_lb/trace | sed 's/.*: //' | tr '\n' '|' | sed 's/|$//')"
 		# The two writes may land on two CPUs: each CPU's file has its own.
