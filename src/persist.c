@@ -1127,8 +1127,9 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_last_free);
  *
  * Whether the remotes' last traces were kept (last_boot/remotes/), and
  * what became of those that were not, or only in part: "remote traces: 1
- * captured (remoteproc0/trace0_last)", or "remote traces: none had a last
- * trace"; then a line per remote left out, replaced during the capture,
+ * captured (remoteproc0/trace0_last)", "remote traces: none had a last
+ * trace", or "remote traces: 0 captured" when some had one and none was
+ * kept; then a line per remote left out, replaced during the capture,
  * torn, or with entries dropped as corrupt.
  *
  * Context: process context; the caller keeps @l alive.
@@ -1136,13 +1137,17 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_last_free);
 void snaptrace_persist_remotes_show(struct seq_file *m,
 				    const struct snaptrace_persist_last *l)
 {
-	unsigned int s, n = 0;
+	unsigned int s, n = 0, rows = 0;
 	const char *sep = "";
 
-	for (s = 0; s < ST_PR_SRCS; s++)
+	for (s = 0; s < ST_PR_SRCS; s++) {
 		n += l->remotes[s] && l->remote_text[s];
-	if (!n) {
+		rows += l->remotes[s];
+	}
+	if (!rows) {
 		seq_puts(m, "remote traces: none had a last trace\n");
+	} else if (!n) {
+		seq_puts(m, "remote traces: 0 captured\n");
 	} else {
 		seq_printf(m, "remote traces: %u captured (", n);
 		for (s = 0; s < ST_PR_SRCS; s++) {

@@ -1517,6 +1517,33 @@ static void persist_remote_budget_exact(struct kunit *test)
 }
 
 /*
+ * A remote's text larger than its share (half the region's data bytes) is
+ * left out whole, said in info; the CPUs then have the whole region, by
+ * the newest-records rule, exactly.
+ */
+static void persist_remote_left_out_whole(struct kunit *test)
+{
+	struct pr_remote *r = pr_remote_new(test, true);
+	struct pr_ctx *x = pr_setup(test, 8192);
+	u64 *first = kunit_kcalloc(test, nr_cpu_ids, sizeof(u64), GFP_KERNEL);
+	struct snaptrace_persist_last *last;
+	int s = r->t->pr_src.slot;
+
+	KUNIT_ASSERT_NOT_NULL(test, first);
+	last = pr_capture_remotes(test, x);
+	KUNIT_EXPECT_EQ(test, last->cap.flags, ST_PR_F_FULL);
+	KUNIT_EXPECT_EQ(test, last->corrupt, 0);
+	KUNIT_EXPECT_TRUE(test, last->remotes[s]);
+	KUNIT_EXPECT_EQ(test, last->srcs[s].flags, ST_PR_SRC_F_FULL);
+	KUNIT_EXPECT_EQ(test, last->srcs[s].entries, 0);
+	KUNIT_EXPECT_NULL(test, last->remote_text[s]);
+	pr_newest(test, x, 8192 - x->p.data_off, first);
+	pr_expect_kept(test, x, last, first);
+	KUNIT_EXPECT_STREQ(test, pr_remotes_info(test, last),
+			   "remote traces: 0 captured\nremote remoteproc0/trace0_last: left out (more than its share of the region)\n");
+}
+
+/*
  * No remote had a last trace (one has a trace, never crashed): nothing
  * kept, and info says none had one.
  */
@@ -1821,6 +1848,7 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_late_commit_not_kept),
 	KUNIT_CASE(persist_remote_last_trace_kept),
 	KUNIT_CASE(persist_remote_budget_exact),
+	KUNIT_CASE(persist_remote_left_out_whole),
 	KUNIT_CASE(persist_remote_none),
 	KUNIT_CASE(persist_remote_removed_not_read),
 	KUNIT_CASE(persist_remote_corrupt_entry_dropped),
