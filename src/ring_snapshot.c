@@ -156,6 +156,13 @@ static int st_round(struct snaptrace_buffer *buf)
 	int cpu, ret = 0;
 
 	g = st_change_begin(buf);
+	/*
+	 * No round is cutting until this one publishes: a round this one
+	 * interrupted (an NMI) left its marker, and step 1 is about to
+	 * empty the half that round was cutting. A panic from here on must
+	 * make a new round, not complete that one over emptied rings.
+	 */
+	WRITE_ONCE(buf->cutting, 0);
 	s = st_state(buf);
 	live = st_half_in(buf, s, SNAPTRACE_LIVE);
 	spare = st_half_in(buf, s, SNAPTRACE_SNAPSHOT);
