@@ -1264,6 +1264,92 @@ static void persist_panic_completes_stopped_snapshot(struct kunit *test)
 }
 
 /*
+ * A panic in an NMI's snapshot nested in another, in the nested round's
+ * first step (the spare emptied, its own roles not published yet): the
+ * outer round's marker must not send the panic to complete the outer
+ * round over the emptied rings. A new round is made: it keeps the records
+ * written after the outer cut (PR_NEST_LATE of them on this CPU, written
+ * from the outer round's hook once it has cut this CPU), and nothing of
+ * the half the nested round emptied.
+ */
+#define PR_NEST_LATE	5
+
+static struct {
+	struct pr_ctx *x;
+	int stage;	/* 0: outer cutting; 1: nested pended; 2: done */
+	int cpu;
+	int wrote, nested, ret;
+} pr_nest;
+
+static void pr_nest_hook(struct snaptrace_buffer *buf,
+			 enum snaptrace_test_step step, int cpu)
+{
+	char rec[16];
+	int i;
+
+	if (!pr_nest.x || buf != pr_nest.x->buf)
+		return;
+	/* The outer round has cut this CPU: its next records are after the cut. */
+	if (pr_nest.stage == 0 && step == ST_STEP_SNAP_SEALED &&
+	    cpu == raw_smp_processor_id()) {
+		pr_nest.stage = 1;
+		pr_nest.cpu = raw_smp_processor_id();
+		for (i = 0; i < PR_NEST_LATE; i++) {
+			memset(rec, 0, sizeof(rec));
+			snprintf(rec, sizeof(rec), "late %d", i);
+			pr_nest.wrote += !snaptrace_write(buf, rec, sizeof(rec));
+		}
+		pr_nest.nested = snaptrace_snapshot(buf);
+	} else if (pr_nest.stage == 1 && step == ST_STEP_SNAP_PENDED) {
+		pr_nest.stage = 2;
+		pr_nest.ret = snaptrace_persist_capture(&pr_nest.x->p, buf,
+							ST_PR_PANIC,
+							"test capture", true);
+	}
+}
+
+static void persist_panic_in_nested_round(struct kunit *test)
+{
+	struct snaptrace_persist_last *last;
+	const struct st_pr_ent *e;
+	struct pr_ctx *x;
+	char want[16];
+	unsigned int c;
+	int i;
+
+	x = pr_setup(test, PR_SIZE);
+	pr_write(test, x);
+	pr_nest.stage = 0;
+	pr_nest.wrote = 0;
+	pr_nest.nested = 1;
+	pr_nest.ret = 1;
+	st_hook_install(test, pr_nest_hook);
+	WRITE_ONCE(pr_nest.x, x);
+	KUNIT_EXPECT_EQ(test, snaptrace_snapshot(x->buf), 0);
+	WRITE_ONCE(pr_nest.x, NULL);
+	KUNIT_ASSERT_EQ(test, pr_nest.stage, 2);
+	KUNIT_EXPECT_EQ(test, pr_nest.wrote, PR_NEST_LATE);
+	KUNIT_EXPECT_EQ(test, pr_nest.nested, 0);
+	KUNIT_EXPECT_EQ(test, pr_nest.ret, 0);
+
+	last = pr_parse(test, x);
+	KUNIT_EXPECT_EQ(test, last->cap.flags, 0);
+	KUNIT_EXPECT_EQ(test, last->kept, PR_NEST_LATE);
+	KUNIT_EXPECT_EQ(test, last->torn, 0);
+	for (c = 0; c < last->nr_cpus; c++)
+		KUNIT_EXPECT_EQ_MSG(test, last->per_cpu[c].entries,
+				    c == pr_nest.cpu ? PR_NEST_LATE : 0, "cpu %u", c);
+	for (i = 0; i < PR_NEST_LATE; i++) {
+		memset(want, 0, sizeof(want));
+		snprintf(want, sizeof(want), "late %d", i);
+		e = pr_find(last, pr_nest.cpu, i);
+		KUNIT_ASSERT_NOT_NULL_MSG(test, e, "seq %d", i);
+		KUNIT_ASSERT_EQ(test, e->len, sizeof(want));
+		KUNIT_EXPECT_MEMEQ(test, e->data, want, sizeof(want));
+	}
+}
+
+/*
  * A record open at the cut and committed between the capture's two walks
  * (its writer on another CPU, in an oops): the second walk sees it and the
  * ones after it, which the first did not measure. They are torn, as the
@@ -1845,6 +1931,7 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_capture_ignores_scribbled_header),
 	KUNIT_CASE(persist_panic_past_stopped_holder),
 	KUNIT_CASE(persist_panic_completes_stopped_snapshot),
+	KUNIT_CASE(persist_panic_in_nested_round),
 	KUNIT_CASE(persist_late_commit_not_kept),
 	KUNIT_CASE(persist_remote_last_trace_kept),
 	KUNIT_CASE(persist_remote_budget_exact),
