@@ -701,20 +701,6 @@ static bool st_pr_ent_ok(const u8 *data, u64 bytes, u64 off,
 	return true;
 }
 
-static int st_pr_ent_cmp(const void *a, const void *b)
-{
-	const struct st_pr_ent *x = *(const struct st_pr_ent * const *)a;
-	const struct st_pr_ent *y = *(const struct st_pr_ent * const *)b;
-
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	if (x->cpu != y->cpu)
-		return x->cpu < y->cpu ? -1 : 1;
-	if (x->seq != y->seq)
-		return x->seq < y->seq ? -1 : 1;
-	return 0;
-}
-
 /* A source's entries: by row, then in the order of its snapshot. */
 static int st_pr_src_ent_cmp(const void *a, const void *b)
 {
@@ -726,6 +712,17 @@ static int st_pr_src_ent_cmp(const void *a, const void *b)
 	if (x->seq != y->seq)
 		return x->seq < y->seq ? -1 : 1;
 	return 0;
+}
+
+/* By time stamp, then as st_pr_src_ent_cmp(): CPU (or row), then sequence. */
+static int st_pr_ent_cmp(const void *a, const void *b)
+{
+	const struct st_pr_ent *x = *(const struct st_pr_ent * const *)a;
+	const struct st_pr_ent *y = *(const struct st_pr_ent * const *)b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return st_pr_src_ent_cmp(a, b);
 }
 
 /*
