@@ -74,10 +74,29 @@ void snaptrace_persist_exit(void);
 int snaptrace_snapshot_panic(struct snaptrace_buffer *buf, bool *past);
 
 /* ring_read.c */
+struct st_half;
+
+/**
+ * struct snaptrace_walk_pin - the snapshot one walk found, for the next
+ * @half: the snapshot half
+ * @state: the buffer's state word (snapshots taken, the live half)
+ * @head: the CPU's snapshot ring's reservation word
+ * @set: filled in by a walk
+ *
+ * Zeroed, then passed to snaptrace_snapshot_walk(), which fills it in;
+ * passed again, it makes a walk of another snapshot fail with -ESTALE.
+ */
+struct snaptrace_walk_pin {
+	const struct st_half *half;
+	long state;
+	unsigned long head;
+	bool set;
+};
+
 int snaptrace_snapshot_walk(struct snaptrace_buffer *buf, int cpu,
 			    struct snaptrace_record *rec,
 			    int (*fn)(void *arg, const struct snaptrace_record *rec),
-			    void *arg, bool *open);
+			    void *arg, bool *open, struct snaptrace_walk_pin *pin);
 
 /* ring.c, ring.h: the test hook (KUnit builds only; see Documentation/ring-buffer.rst) */
 /**

@@ -417,7 +417,8 @@ static u64 st_pr_src_measure(struct snaptrace_persist *p,
 			continue;
 		ret = snaptrace_snapshot_walk(src->buf, src->cpu, p->rec,
 					      st_pr_measure, &p->src_need[s],
-					      &p->src_need[s].open);
+					      &p->src_need[s].open,
+					      &p->src_need[s].pin);
 		if (ret == 0 || ret == -ENOENT)
 			continue;	/* nothing sealed to keep */
 		srcs[s] = src;
@@ -466,11 +467,13 @@ static int st_pr_src_put(struct snaptrace_persist *p,
 		cur->budget = p->src_need[s].bytes;
 		cur->full = false;
 		ret = snaptrace_snapshot_walk(srcs[s]->buf, srcs[s]->cpu, p->rec,
-					      st_pr_put, cur, &open);
+					      st_pr_put, cur, &open,
+					      &p->src_need[s].pin);
 		rows[s].entries = count.entries;
 		*entries += count.entries;
 		if (ret == -EINTR)
 			return ret;
+		/* Replaced during or since the first walk (a new crash). */
 		if (ret < 0)
 			rows[s].flags |= ST_PR_SRC_F_STALE;
 		/* open at either walk: the second stops at the first's end */
@@ -527,7 +530,7 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 	u64 room, src_room, level, start, carry = 0, entries = 0, torn = 0;
 	struct st_pr_src *rows;
 	struct st_pr_cpu *table;
-	unsigned int nr_cpus, c, cpu;
+	unsigned int nr_cpus, c, cpu, end;
 	bool past = false;
 	u32 flags = 0;
 	bool open;
@@ -584,7 +587,11 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 	 * (an oops: the other CPUs run), which only leaves out more; or more
 	 * at the newest end, if a record open at the cut (its writer on
 	 * another CPU) was committed meanwhile: the second walk stops at the
-	 * first one's last record, and the rest stay torn.
+	 * first one's last record, and the rest stay torn. Each walk of a
+	 * CPU is pinned to the snapshot its first walk found: if a snapshot
+	 * or a clear on a running CPU replaced it (an oops), the CPUs from
+	 * there on are not kept, and the capture says so; never records of
+	 * another snapshot.
 	 */
 	room = p->size - p->data_off;
 	/*
@@ -598,13 +605,19 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 	src_room = st_pr_src_measure(p, srcs, src_flags, room);
 	room -= src_room;
 	memset(p->need, 0, nr_cpus * sizeof(*p->need));
-	for (c = 0; c < nr_cpus && !(flags & ST_PR_F_NO_SNAPSHOT); c++) {
+	end = nr_cpus;
+	for (c = 0; c < end && !(flags & ST_PR_F_NO_SNAPSHOT); c++) {
 		if (!cpu_possible(c))
 			continue;
 		ret = snaptrace_snapshot_walk(buf, c, p->rec, st_pr_measure,
-					      &p->need[c], &p->need[c].open);
-		if (ret < 0)
+					      &p->need[c], &p->need[c].open,
+					      &p->need[c].pin);
+		if (ret == -ESTALE) {
+			memset(&p->need[c], 0, sizeof(p->need[c]));
+			end = c;	/* replaced: not this CPU, nor the next */
+		} else if (ret < 0) {
 			flags |= ST_PR_F_NO_SNAPSHOT;
+		}
 	}
 	level = st_pr_level(p->need, nr_cpus, room);
 #if IS_ENABLED(CONFIG_KUNIT)
@@ -625,7 +638,7 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 #if IS_ENABLED(CONFIG_KUNIT)
 	cur.stop_after = p->stop_after;
 #endif
-	for (c = 0; c < nr_cpus && !(flags & ST_PR_F_NO_SNAPSHOT); c++) {
+	for (c = 0; c < end && !(flags & ST_PR_F_NO_SNAPSHOT); c++) {
 		if (!cpu_possible(c))
 			continue;
 		cur.cpu = &table[c];
@@ -637,7 +650,7 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 		cur.full = false;
 		start = cur.off;
 		ret = snaptrace_snapshot_walk(buf, c, p->rec, st_pr_put, &cur,
-					      &open);
+					      &open, &p->need[c].pin);
 		carry = cur.budget - min(cur.budget, cur.off - start);
 		entries += table[c].entries;
 		if (ret == -EINTR) {
@@ -645,8 +658,11 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 			return ret; /* KUnit: stopped, unfinished */
 		}
 		if (ret < 0) {
-			/* -ESTALE: another snapshot replaced this one. */
-			flags |= ST_PR_F_NO_SNAPSHOT;
+			/*
+			 * -ESTALE: replaced since the first walk, or during
+			 * this one (what it wrote is of the first snapshot).
+			 */
+			end = c;
 			break;
 		}
 		/* The first walk's: a record it saw open is torn (st_pr_put()). */
@@ -654,6 +670,12 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 		torn += p->need[c].open;
 		if (table[c].left_out)
 			flags |= ST_PR_F_FULL;
+	}
+	for (c = end; c < nr_cpus && !(flags & ST_PR_F_NO_SNAPSHOT); c++) {
+		if (!cpu_possible(c))
+			continue;
+		table[c].flags |= ST_PR_CPU_F_REPLACED;
+		flags |= ST_PR_F_REPLACED;
 	}
 	/* The sources, in the room kept for them (and what the CPUs left). */
 	cur.room = room + src_room;
@@ -1175,6 +1197,33 @@ void snaptrace_persist_remotes_show(struct seq_file *m,
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_remotes_show);
+
+/**
+ * snaptrace_persist_snapshot_show() - last_boot/info's line on the snapshot
+ * @m: the seq_file
+ * @l: the previous boot's capture
+ *
+ * Whether the capture's snapshot was taken, past a stopped CPU's lock or
+ * not at all, and whether it was replaced while it was being captured.
+ *
+ * Context: process context; the caller keeps @l alive.
+ */
+void snaptrace_persist_snapshot_show(struct seq_file *m,
+				     const struct snaptrace_persist_last *l)
+{
+	if ((l->cap.flags & ST_PR_F_LOCKED) && (l->cap.flags & ST_PR_F_NO_SNAPSHOT))
+		seq_puts(m, "snapshot: not taken: a stopped CPU held the buffer's lock");
+	else if (l->cap.flags & ST_PR_F_LOCKED)
+		seq_puts(m, "snapshot: taken, past the buffer's lock a stopped CPU held");
+	else if (l->cap.flags & ST_PR_F_NO_SNAPSHOT)
+		seq_puts(m, "snapshot: failed (no spare)");
+	else
+		seq_puts(m, "snapshot: taken");
+	if (l->cap.flags & ST_PR_F_REPLACED)
+		seq_puts(m, "; replaced during the capture (a snapshot or clear on a running CPU): the CPUs said replaced in stats kept none, or the older part of their records");
+	seq_putc(m, '\n');
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_snapshot_show);
 
 /**
  * snaptrace_persist_ent_record() - an entry as a record, for the formatter

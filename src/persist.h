@@ -14,12 +14,13 @@
 #include <linux/types.h>
 
 #include <snaptrace/snaptrace.h>
+#include "internal.h"
 
 struct seq_file;
 struct snaptrace_buffer;
 
 #define ST_PR_MAGIC		0x5350524154504e53ULL	/* "SNPTARPS" */
-#define ST_PR_VERSION		3
+#define ST_PR_VERSION		4
 #define ST_PR_ENT_MAGIC		0x544e4552U	/* "RENT": an entry's commit marker */
 #define ST_PR_ARMED		0x444d5241U	/* "ARMD" */
 /* "\0\0CP" with the capturing CPU in the low 16 bits (at most 8191). */
@@ -55,6 +56,11 @@ enum st_pr_reason {
 					 * NO_SNAPSHOT) was not taken
 					 */
 #define ST_PR_F_FULL		BIT(2)	/* the region was full: records left out */
+#define ST_PR_F_REPLACED	BIT(3)	/* the snapshot was replaced (a snapshot
+					 * or clear on a running CPU) during
+					 * the capture: CPUs not kept, or kept
+					 * in part (ST_PR_CPU_F_REPLACED)
+					 */
 
 /*
  * At the region's start: written when the region is armed, at load. Every
@@ -105,11 +111,19 @@ struct st_pr_cap {
 	u64 torn;		/* CPUs' records open at the capture, left out */
 };
 
+/* A CPU's state (st_pr_cpu.flags). */
+#define ST_PR_CPU_F_REPLACED	BIT(0)	/* the snapshot was replaced before
+					 * this CPU's records were written:
+					 * none, or (on the CPU where it was
+					 * seen) the older part of its run
+					 */
+
 /* Per CPU, in the table after the capture header. */
 struct st_pr_cpu {
 	u64 entries;		/* written for this CPU */
 	u64 torn;		/* 1 if a record was open (reserved, not committed) */
 	u64 left_out;		/* the oldest records, not in the CPU's share */
+	u64 flags;		/* ST_PR_CPU_F_* */
 };
 
 /* A source's state (st_pr_src.flags). */
@@ -157,6 +171,8 @@ struct st_pr_ent {
  * @last: the position of its last record (if @nr)
  * @nr: its records
  * @open: a record was still open after them (torn)
+ * @pin: the snapshot it walked: the second walk is of the same one, or
+ *	of none
  *
  * The second walk stops after @last: a record committed late, after the
  * first walk, is not in @bytes, and would not fit the CPU's share.
@@ -166,6 +182,7 @@ struct st_pr_need {
 	u64 last;
 	u64 nr;
 	bool open;
+	struct snaptrace_walk_pin pin;
 };
 
 /**
@@ -287,6 +304,8 @@ int snaptrace_persist_take(struct snaptrace_persist *p, u64 now_real_ns,
 			   int *err_out);
 int snaptrace_persist_source_add(struct snaptrace_persist_source *src);
 void snaptrace_persist_source_remove(struct snaptrace_persist_source *src);
+void snaptrace_persist_snapshot_show(struct seq_file *m,
+				     const struct snaptrace_persist_last *l);
 void snaptrace_persist_remotes_show(struct seq_file *m,
 				    const struct snaptrace_persist_last *l);
 void snaptrace_persist_ent_record(const struct st_pr_ent *e,

@@ -235,14 +235,7 @@ static int st_pr_info_show(struct seq_file *m, void *unused)
 			   (int)strnlen(l->cap.mods[i].name, ST_PR_MOD_NAME),
 			   l->cap.mods[i].name, l->cap.mods[i].base,
 			   l->cap.mods[i].size);
-	if ((l->cap.flags & ST_PR_F_LOCKED) && (l->cap.flags & ST_PR_F_NO_SNAPSHOT))
-		seq_puts(m, "snapshot: not taken: a stopped CPU held the buffer's lock\n");
-	else if (l->cap.flags & ST_PR_F_LOCKED)
-		seq_puts(m, "snapshot: taken, past the buffer's lock a stopped CPU held\n");
-	else if (l->cap.flags & ST_PR_F_NO_SNAPSHOT)
-		seq_puts(m, "snapshot: failed (no spare)\n");
-	else
-		seq_puts(m, "snapshot: taken\n");
+	snaptrace_persist_snapshot_show(m, l);
 	seq_printf(m, "records kept: %llu\n", l->kept);
 	seq_printf(m, "dropped torn: %llu\n", l->torn);
 	seq_printf(m, "dropped corrupt: %llu\n", l->corrupt);
@@ -264,9 +257,11 @@ static int st_pr_stats_show(struct seq_file *m, void *unused)
 	for (c = 0; l && c < l->nr_cpus; c++) {
 		const struct st_pr_cpu *t = &l->per_cpu[c];
 
-		if (t->entries || t->torn || t->left_out)
-			seq_printf(m, "cpu%u: written %llu torn %llu left out %llu\n",
-				   c, t->entries, t->torn, t->left_out);
+		if (t->entries || t->torn || t->left_out || t->flags)
+			seq_printf(m, "cpu%u: written %llu torn %llu left out %llu%s\n",
+				   c, t->entries, t->torn, t->left_out,
+				   t->flags & ST_PR_CPU_F_REPLACED ?
+				   " replaced" : "");
 	}
 	mutex_unlock(&st_pr_lock);
 	return 0;

@@ -486,6 +486,9 @@ EXPORT_SYMBOL_GPL(snaptrace_consume);
  *	looked at (a writer interrupted inside it, or stopped there by a
  *	panic): that record, and any a nested writer committed after it,
  *	is not walked
+ * @pin: NULL, or the snapshot an earlier walk found: if @pin->set, the
+ *	walk is of that snapshot or of none (-ESTALE); else it is filled in
+ *	with the snapshot this walk finds
  *
  * A non-consuming read of the snapshot half for a caller that cannot take
  * the reader mutex: the persistent capture at a panic or an oops
@@ -505,7 +508,17 @@ EXPORT_SYMBOL_GPL(snaptrace_consume);
  * ring live or empty), the walk stops at once, without passing that record
  * to @fn: the records of a ring a writer may be filling would be live ones,
  * and a writer keeping pace would make the walk endless. The walk never
- * covers more than the ring's size. No upstream twin: ftrace reads its
+ * covers more than the ring's size.
+ *
+ * Two walks of one snapshot (the capture measures, then copies) pass the
+ * same @pin: the second walks only if the half, the buffer's state word
+ * and the ring's head are those the first one found. A snapshot between
+ * the walks changes the state word (and makes the pinned ring live); a
+ * clear or reset changes head; a half freed and allocated anew (maybe at
+ * the same address) starts with an empty ring, whose head is not that of
+ * a snapshot with records, and is not walked before a snapshot, which
+ * changes the state word. So a second walk never reads another snapshot
+ * than the first one measured. No upstream twin: ftrace reads its
  * buffers at a panic with ftrace_dump(), which turns tracing off and
  * consumes the live buffer.
  *
@@ -515,31 +528,46 @@ EXPORT_SYMBOL_GPL(snaptrace_consume);
  * empty, or not a sealed snapshot when looked at), the non-zero value @fn
  * returned, -ESTALE if the ring stopped being that snapshot during the
  * walk (@fn has had the records walked until then, all of the snapshot),
- * -ENOENT if no spare is allocated, or -EINVAL for a bad @cpu.
+ * -ENOENT if no spare is allocated, or -EINVAL for a bad @cpu; -ESTALE
+ * also, before any record, if @pin was set and the snapshot is not the
+ * one it names.
  */
 int snaptrace_snapshot_walk(struct snaptrace_buffer *buf, int cpu,
 			    struct snaptrace_record *rec,
 			    int (*fn)(void *arg, const struct snaptrace_record *rec),
-			    void *arg, bool *open)
+			    void *arg, bool *open, struct snaptrace_walk_pin *pin)
 {
 	unsigned long pos, first, end, len, h, t;
 	enum st_read_ret rr;
 	struct st_half *half;
 	struct st_ring *r;
 	int n = 0, ret;
+	long state;
 	u64 ts;
 
 	*open = false;
 	if (!st_cpu_valid(cpu))
 		return -EINVAL;
 	rcu_read_lock(); /* halves are freed after synchronize_rcu() */
-	half = st_half_in(buf, st_state(buf), SNAPTRACE_SNAPSHOT);
+	state = st_state(buf);
+	half = st_half_in(buf, state, SNAPTRACE_SNAPSHOT);
 	if (!half) {
 		ret = -ENOENT;
 		goto out;
 	}
 	r = per_cpu_ptr(half->rings, cpu);
 	h = atomic_long_read(&r->head);
+	if (pin && pin->set &&
+	    (pin->half != half || pin->state != state || pin->head != h)) {
+		ret = -ESTALE; /* not the snapshot an earlier walk found */
+		goto out;
+	}
+	if (pin && !pin->set) {
+		pin->half = half;
+		pin->state = state;
+		pin->head = h;
+		pin->set = true;
+	}
 	ret = 0;
 	if ((h & (ST_SPARE | ST_PENDING)) != ST_SPARE)
 		goto out; /* not a sealed snapshot: nothing of it to walk */

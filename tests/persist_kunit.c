@@ -1429,6 +1429,200 @@ static void persist_late_commit_not_kept(struct kunit *test)
 	}
 }
 
+/*
+ * A snapshot replaced between the capture's two walks (an oops: another
+ * CPU takes a snapshot, or clears it, while this one captures): the
+ * second walk would read another snapshot than the first one measured,
+ * and keep its records as the crash's. Every CPU is said replaced, none
+ * keeps a record, and info says so. Between the walks the hook writes
+ * PR_REPL_NEW records on its CPU, then replaces the snapshot: they are
+ * in the new one, at positions below the old one's last (the second walk
+ * took them before it was pinned: kept 3, no flag).
+ */
+#define PR_REPL_NEW	3
+
+enum pr_repl {
+	PR_REPL_SNAPSHOT,	/* one snapshot: the pinned ring is live */
+	PR_REPL_TWICE,		/* two: the pinned half is the spare again */
+	PR_REPL_CLEAR,		/* the snapshot cleared */
+};
+
+static const enum pr_repl pr_repl_cases[] = {
+	PR_REPL_SNAPSHOT, PR_REPL_TWICE, PR_REPL_CLEAR,
+};
+
+static void pr_repl_desc(const enum pr_repl *e, char *desc)
+{
+	static const char * const names[] = {
+		[PR_REPL_SNAPSHOT] = "snapshot",
+		[PR_REPL_TWICE] = "two snapshots",
+		[PR_REPL_CLEAR] = "clear",
+	};
+
+	strscpy(desc, names[*e], KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(pr_repl, pr_repl_cases, pr_repl_desc);
+
+static struct {
+	struct snaptrace_buffer *buf;
+	enum pr_repl how;
+	int err;
+} pr_repl;
+
+static void pr_replace(struct snaptrace_persist *p)
+{
+	u8 data[16];
+	int i, err = 0;
+
+	for (i = 0; i < PR_REPL_NEW && !err; i++) {
+		memset(data, 'n', sizeof(data));
+		err = snaptrace_write(pr_repl.buf, data, sizeof(data));
+	}
+	if (!err && pr_repl.how == PR_REPL_CLEAR)
+		err = snaptrace_clear_snapshot(pr_repl.buf);
+	if (!err && pr_repl.how != PR_REPL_CLEAR)
+		err = snaptrace_snapshot(pr_repl.buf);
+	if (!err && pr_repl.how == PR_REPL_TWICE)
+		err = snaptrace_snapshot(pr_repl.buf);
+	pr_repl.err = err;
+}
+
+static void persist_replaced_between_walks(struct kunit *test)
+{
+	const enum pr_repl *how = test->param_value;
+	struct pr_ctx *x = pr_setup(test, PR_SIZE);
+	struct snaptrace_persist_last *last;
+	struct seq_file m = { .size = 2048 };
+	unsigned int c;
+	int ret;
+
+	pr_write(test, x);
+	pr_repl.buf = x->buf;
+	pr_repl.how = *how;
+	pr_repl.err = -EINVAL;
+	x->p.measured = pr_replace;
+	ret = snaptrace_persist_capture(&x->p, x->buf, ST_PR_TEST,
+					"test capture", false);
+	x->p.measured = NULL;
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_EQ(test, pr_repl.err, 0);
+
+	last = pr_parse(test, x);
+	KUNIT_EXPECT_EQ(test, last->cap.flags, ST_PR_F_REPLACED);
+	KUNIT_EXPECT_EQ(test, last->kept, 0);
+	KUNIT_EXPECT_EQ(test, last->torn, 0);
+	KUNIT_EXPECT_EQ(test, last->corrupt, 0);
+	for (c = 0; c < last->nr_cpus; c++) {
+		KUNIT_EXPECT_EQ_MSG(test, last->per_cpu[c].flags,
+				    cpu_possible(c) ? ST_PR_CPU_F_REPLACED : 0,
+				    "cpu %u", c);
+		KUNIT_EXPECT_EQ_MSG(test, last->per_cpu[c].entries, 0, "cpu %u", c);
+	}
+	m.buf = kunit_kzalloc(test, m.size + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m.buf);
+	snaptrace_persist_snapshot_show(&m, last);
+	KUNIT_EXPECT_STREQ(test, m.buf,
+			   "snapshot: taken; replaced during the capture (a snapshot or clear on a running CPU): the CPUs said replaced in stats kept none, or the older part of their records\n");
+}
+
+/*
+ * A walk pinned by an earlier one walks that snapshot or none: after a
+ * snapshot, two, a clear, or the spare freed and allocated anew, it ends
+ * with -ESTALE before any record; with nothing between, or a reset (of
+ * the live half: the snapshot stays), it walks the same records again.
+ */
+#define PR_PIN_RECS	3
+
+enum pr_pin {
+	PR_PIN_NONE,
+	PR_PIN_SNAPSHOT,
+	PR_PIN_TWICE,
+	PR_PIN_CLEAR,
+	PR_PIN_RESET,
+	PR_PIN_REALLOC,
+};
+
+static const enum pr_pin pr_pin_cases[] = {
+	PR_PIN_NONE, PR_PIN_SNAPSHOT, PR_PIN_TWICE, PR_PIN_CLEAR, PR_PIN_RESET,
+	PR_PIN_REALLOC,
+};
+
+static void pr_pin_desc(const enum pr_pin *e, char *desc)
+{
+	static const char * const names[] = {
+		[PR_PIN_NONE] = "nothing between",
+		[PR_PIN_SNAPSHOT] = "snapshot",
+		[PR_PIN_TWICE] = "two snapshots",
+		[PR_PIN_CLEAR] = "clear",
+		[PR_PIN_RESET] = "reset",
+		[PR_PIN_REALLOC] = "spare freed and allocated",
+	};
+
+	strscpy(desc, names[*e], KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(pr_pin, pr_pin_cases, pr_pin_desc);
+
+static int pr_pin_count(void *arg, const struct snaptrace_record *rec)
+{
+	(*(unsigned int *)arg)++;
+	return 0;
+}
+
+static void persist_walk_pinned(struct kunit *test)
+{
+	const enum pr_pin *how = test->param_value;
+	struct snaptrace_record *rec = st_rec_new(test);
+	struct snaptrace_walk_pin pin = {};
+	struct snaptrace_buffer *buf;
+	unsigned int n = 0, i;
+	bool open, same;
+	u8 data[16];
+	int cpu;
+
+	buf = st_buf_new(test, SNAPTRACE_MIN_SIZE, SNAPTRACE_OVERWRITE);
+	KUNIT_ASSERT_EQ(test, snaptrace_alloc_snapshot(buf), 0);
+	memset(data, 's', sizeof(data));
+	cpu = get_cpu();
+	for (i = 0; i < PR_PIN_RECS; i++)
+		KUNIT_EXPECT_EQ(test, snaptrace_write(buf, data, sizeof(data)), 0);
+	KUNIT_EXPECT_EQ(test, snaptrace_snapshot(buf), 0);
+	KUNIT_EXPECT_EQ(test, snaptrace_snapshot_walk(buf, cpu, rec, pr_pin_count,
+						      &n, &open, &pin), PR_PIN_RECS);
+	/* Records in the live half: a snapshot would bring them in. */
+	for (i = 0; i < PR_PIN_RECS; i++)
+		KUNIT_EXPECT_EQ(test, snaptrace_write(buf, data, sizeof(data)), 0);
+	put_cpu();
+	KUNIT_EXPECT_TRUE(test, pin.set);
+	switch (*how) {
+	case PR_PIN_NONE:
+		break;
+	case PR_PIN_TWICE:
+		KUNIT_EXPECT_EQ(test, snaptrace_snapshot(buf), 0);
+		fallthrough;
+	case PR_PIN_SNAPSHOT:
+		KUNIT_EXPECT_EQ(test, snaptrace_snapshot(buf), 0);
+		break;
+	case PR_PIN_CLEAR:
+		KUNIT_EXPECT_EQ(test, snaptrace_clear_snapshot(buf), 0);
+		break;
+	case PR_PIN_RESET:
+		snaptrace_reset(buf);
+		break;
+	case PR_PIN_REALLOC:
+		snaptrace_free_snapshot(buf);
+		KUNIT_EXPECT_EQ(test, snaptrace_alloc_snapshot(buf), 0);
+		break;
+	}
+	n = 0;
+	same = *how == PR_PIN_NONE || *how == PR_PIN_RESET;
+	KUNIT_EXPECT_EQ(test, snaptrace_snapshot_walk(buf, cpu, rec, pr_pin_count,
+						      &n, &open, &pin),
+			same ? PR_PIN_RECS : -ESTALE);
+	KUNIT_EXPECT_EQ(test, n, same ? PR_PIN_RECS : 0);
+}
+
 /* ---- the remotes' last traces ---- */
 
 #define PR_RP_DA	0x10000
@@ -1675,6 +1869,46 @@ static void persist_remote_removed_not_read(struct kunit *test)
 }
 
 /*
+ * The remote crashes again between the capture's two walks of its last
+ * trace (a new capture: its copy reset and snapshotted anew, the same
+ * text at the same positions, in the other half). The second walk is
+ * pinned to the copy the first one measured: the trace is said replaced
+ * and not kept, as it is when replaced during a walk (it used to walk
+ * the new copy: kept, no flag). The CPUs' records are all kept.
+ */
+static struct snaptrace_rproc *pr_recrash_rproc;
+
+static void pr_recrash(struct snaptrace_persist *p)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	snaptrace_rproc_capture_traces(pr_recrash_rproc);
+	local_irq_restore(flags);
+}
+
+static void persist_remote_replaced_between_walks(struct kunit *test)
+{
+	struct pr_remote *r = pr_remote_new(test, true);
+	struct pr_ctx *x = pr_setup(test, PR_SIZE);
+	struct snaptrace_persist_last *last;
+	int s = r->t->pr_src.slot;
+
+	pr_recrash_rproc = r->rproc;
+	x->p.measured = pr_recrash;
+	last = pr_capture_remotes(test, x);
+	x->p.measured = NULL;
+	pr_expect_same(test, x, last, -1, -1);
+	KUNIT_EXPECT_TRUE(test, last->remotes[s]);
+	KUNIT_EXPECT_EQ(test, last->srcs[s].flags, ST_PR_SRC_F_STALE);
+	KUNIT_EXPECT_EQ(test, last->srcs[s].entries, 0);
+	KUNIT_EXPECT_NULL(test, last->remote_text[s]);
+	KUNIT_EXPECT_EQ(test, last->corrupt, 0);
+	KUNIT_EXPECT_STREQ(test, pr_remotes_info(test, last),
+			   "remote traces: 0 captured\nremote remoteproc0/trace0_last: replaced by a new crash during the capture: not kept\n");
+}
+
+/*
  * A byte flipped in the remote's first piece of text: that entry alone is
  * dropped and counted corrupt, like a CPU's; the text is the rest, and
  * info says so; the CPUs' records are all kept.
@@ -1799,7 +2033,8 @@ static int pr_walk_run(struct kunit *test, struct pr_walk *w,
 			w->write_err = -EIO;
 	if (clear && snaptrace_clear_snapshot(w->buf) && !w->write_err)
 		w->write_err = -EIO;
-	ret = snaptrace_snapshot_walk(w->buf, cpu, rec, pr_walk_fn, w, open);
+	ret = snaptrace_snapshot_walk(w->buf, cpu, rec, pr_walk_fn, w, open,
+				      NULL);
 	put_cpu();
 	KUNIT_ASSERT_EQ(test, w->write_err, 0);
 	KUNIT_EXPECT_FALSE(test, w->bad);
@@ -1933,11 +2168,14 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_panic_completes_stopped_snapshot),
 	KUNIT_CASE(persist_panic_in_nested_round),
 	KUNIT_CASE(persist_late_commit_not_kept),
+	KUNIT_CASE_PARAM(persist_replaced_between_walks, pr_repl_gen_params),
+	KUNIT_CASE_PARAM(persist_walk_pinned, pr_pin_gen_params),
 	KUNIT_CASE(persist_remote_last_trace_kept),
 	KUNIT_CASE(persist_remote_budget_exact),
 	KUNIT_CASE(persist_remote_left_out_whole),
 	KUNIT_CASE(persist_remote_none),
 	KUNIT_CASE(persist_remote_removed_not_read),
+	KUNIT_CASE(persist_remote_replaced_between_walks),
 	KUNIT_CASE(persist_remote_corrupt_entry_dropped),
 	KUNIT_CASE(persist_walk_ignores_live_writes),
 	KUNIT_CASE(persist_walk_stops_when_snapshot_taken),
