@@ -86,22 +86,24 @@ int snaptrace_persist_source_add(struct snaptrace_persist_source *src)
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_source_add);
 
 /**
- * snaptrace_persist_source_remove() - stop keeping a source at a panic
+ * snaptrace_persist_source_clear() - take a source out of the registry
  * @src: a source given to snaptrace_persist_source_add(), registered or
  *	not (-1 slot)
  *
- * Clears its row, then waits for a grace period: a capture that read the
- * row (under rcu_read_lock()) has finished with the source's buffer when
- * this returns, and the caller may free it.
+ * Clears its row. A capture that read the row before (under
+ * rcu_read_lock()) may still read the source's buffer until a grace
+ * period has passed: the caller waits for one (synchronize_rcu()) before
+ * it frees the buffer, once for every source it cleared.
  *
- * Context: process context, sleeps (synchronize_rcu()).
+ * Context: process context, may sleep (a mutex).
+ * Return: true if @src was registered (a grace period is then needed).
  */
-void snaptrace_persist_source_remove(struct snaptrace_persist_source *src)
+bool snaptrace_persist_source_clear(struct snaptrace_persist_source *src)
 {
 	bool was = false;
 
 	if (src->slot < 0 || src->slot >= ST_PR_SRCS)
-		return;
+		return false;
 	mutex_lock(&st_pr_src_lock);
 	if (rcu_access_pointer(st_pr_sources[src->slot]) == src) {
 		RCU_INIT_POINTER(st_pr_sources[src->slot], NULL);
@@ -109,7 +111,24 @@ void snaptrace_persist_source_remove(struct snaptrace_persist_source *src)
 	}
 	mutex_unlock(&st_pr_src_lock);
 	src->slot = -1;
-	if (was)
+	return was;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_source_clear);
+
+/**
+ * snaptrace_persist_source_remove() - stop keeping a source at a panic
+ * @src: a source given to snaptrace_persist_source_add(), registered or
+ *	not (-1 slot)
+ *
+ * snaptrace_persist_source_clear(), then a grace period if it was
+ * registered: a capture that read the row has finished with the source's
+ * buffer when this returns, and the caller may free it.
+ *
+ * Context: process context, sleeps (synchronize_rcu()).
+ */
+void snaptrace_persist_source_remove(struct snaptrace_persist_source *src)
+{
+	if (snaptrace_persist_source_clear(src))
 		synchronize_rcu();
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_source_remove);

@@ -303,6 +303,7 @@ int snaptrace_persist_take(struct snaptrace_persist *p, u64 now_real_ns,
 			   bool discard, struct snaptrace_persist_last **last,
 			   int *err_out);
 int snaptrace_persist_source_add(struct snaptrace_persist_source *src);
+bool snaptrace_persist_source_clear(struct snaptrace_persist_source *src);
 void snaptrace_persist_source_remove(struct snaptrace_persist_source *src);
 void snaptrace_persist_snapshot_show(struct seq_file *m,
 				     const struct snaptrace_persist_last *l);

@@ -20,6 +20,7 @@
 #include <linux/kernel.h>
 #include <linux/overflow.h>
 #include <linux/preempt.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -630,8 +631,9 @@ void snaptrace_rproc_trace_files_remove(struct snaptrace_rproc *rproc)
  * @rproc: the remote, stopped
  *
  * Removes the trace files (waiting for readers inside), takes each last
- * copy out of the persistent capture's sources (a grace period: a panic
- * capture reading it is done), and drops the last copies' instances, as
+ * copy out of the persistent capture's sources (then one grace period for
+ * them all: a panic capture reading one is done), and drops the last
+ * copies' instances, as
  * upstream's shutdown removes its trace files.
  *
  * Context: process context, may sleep; the remote's lock is held.
@@ -639,14 +641,21 @@ void snaptrace_rproc_trace_files_remove(struct snaptrace_rproc *rproc)
 void snaptrace_rproc_trace_free(struct snaptrace_rproc *rproc)
 {
 	struct snaptrace_rproc_trace *trace, *tn;
+	bool cleared = false;
 
-	list_for_each_entry_safe(trace, tn, &rproc->traces, node) {
+	list_for_each_entry(trace, &rproc->traces, node) {
 		/* debugfs_remove() waits for readers inside the files. */
 		debugfs_remove(trace->file);
 		debugfs_remove(trace->last_file);
+		trace->file = NULL;
+		trace->last_file = NULL;
+		cleared |= snaptrace_persist_source_clear(&trace->pr_src);
+	}
+	/* Out of the panic's reach before the free: one grace period for all. */
+	if (cleared)
+		synchronize_rcu();
+	list_for_each_entry_safe(trace, tn, &rproc->traces, node) {
 		list_del(&trace->node);
-		/* Out of the panic's reach (a grace period) before the free. */
-		snaptrace_persist_source_remove(&trace->pr_src);
 		snaptrace_record_enable(trace->last);
 		snaptrace_put(trace->last);
 		kfree(trace->res);

@@ -18,6 +18,7 @@
 #include <linux/crc32.h>
 #include <linux/err.h>
 #include <linux/random.h>
+#include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -1909,6 +1910,54 @@ static void persist_remote_replaced_between_walks(struct kunit *test)
 }
 
 /*
+ * The registry has ST_PR_SRCS rows for every remote together: when they
+ * are taken, one more source gets -ENOSPC and slot -1 (its trace works,
+ * a panic does not keep it), and removing it is harmless; a row given
+ * back is taken again. Cleared, a source says whether a grace period is
+ * needed before its buffer is freed, once.
+ */
+static void pr_srcs_remove(void *arg)
+{
+	struct snaptrace_persist_source *srcs = arg;
+	unsigned int s;
+
+	for (s = 0; s <= ST_PR_SRCS; s++)
+		snaptrace_persist_source_remove(&srcs[s]);
+}
+
+static void persist_remote_registry_full(struct kunit *test)
+{
+	struct snaptrace_persist_source *srcs;
+	unsigned int s, added = 0;
+	int slot;
+
+	srcs = kunit_kcalloc(test, ST_PR_SRCS + 1, sizeof(*srcs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, srcs);
+	for (s = 0; s <= ST_PR_SRCS; s++)
+		srcs[s].slot = -1;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pr_srcs_remove,
+							srcs), 0);
+	/* Every free row (another suite's remote may hold some). */
+	while (added <= ST_PR_SRCS && !snaptrace_persist_source_add(&srcs[added]))
+		added++;
+	KUNIT_ASSERT_GT(test, added, 0);
+	KUNIT_ASSERT_LE(test, added, ST_PR_SRCS);
+	s = added;
+	KUNIT_EXPECT_EQ(test, srcs[s].slot, -1);
+	KUNIT_EXPECT_FALSE(test, snaptrace_persist_source_clear(&srcs[s]));
+	snaptrace_persist_source_remove(&srcs[s]);
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_source_add(&srcs[s]), -ENOSPC);
+
+	slot = srcs[0].slot;
+	KUNIT_EXPECT_TRUE(test, snaptrace_persist_source_clear(&srcs[0]));
+	KUNIT_EXPECT_EQ(test, srcs[0].slot, -1);
+	KUNIT_EXPECT_FALSE(test, snaptrace_persist_source_clear(&srcs[0]));
+	synchronize_rcu();
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_source_add(&srcs[s]), 0);
+	KUNIT_EXPECT_EQ(test, srcs[s].slot, slot);
+}
+
+/*
  * A byte flipped in the remote's first piece of text: that entry alone is
  * dropped and counted corrupt, like a CPU's; the text is the rest, and
  * info says so; the CPUs' records are all kept.
@@ -2176,6 +2225,7 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_remote_none),
 	KUNIT_CASE(persist_remote_removed_not_read),
 	KUNIT_CASE(persist_remote_replaced_between_walks),
+	KUNIT_CASE(persist_remote_registry_full),
 	KUNIT_CASE(persist_remote_corrupt_entry_dropped),
 	KUNIT_CASE(persist_walk_ignores_live_writes),
 	KUNIT_CASE(persist_walk_stops_when_snapshot_taken),
