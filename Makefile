@@ -62,6 +62,9 @@ demo-remote:
 shell:
 	scripts/shell.sh
 
+shell-persist:
+	scripts/shell.sh --persist
+
 check:
 	scripts/check.sh
 
@@ -117,4 +120,4 @@ install: module
 	install -m 644 include/snaptrace/*.h "$(INSTALL_HDR_PATH)/include/snaptrace/"
 	$(if $(INSTALL_MOD_PATH),,depmod -a $(krelease))
 
-.PHONY: all module clean deps demo demo-remote shell check check-quick firmware static-check fuzz bench bench-here install kunit-kernel
+.PHONY: all module clean deps demo demo-remote shell shell-persist check check-quick firmware static-check fuzz bench bench-here install kunit-kernel

@@ -43,7 +43,8 @@ set -euo pipefail
 #         panics and reboots the guest six times, --reboots 6, has a run of
 #         its own); or "remote" (the
 #         ARM remote beside the guest, scripts/remote-demo.sh), "shell"
-#         (make shell typed into, scripts/shell-check.sh), "dkms" (the
+#         (make shell typed into, scripts/shell-check.sh), "shell-persist"
+#         (make shell-persist typed into, the same), "dkms" (the
 #         module as DKMS builds and installs it, booted), "readme" (README's
 #         "Building your own module against the API" as a new user follows
 #         it, scripts/readme-module.sh: make install into a staging tree,
@@ -93,6 +94,7 @@ MATRIX=(
 	"newer     linux-headers-amd64/trixie-backports remote    --timeout 300"
 	"stock     linux-headers-6.12-amd64  remote                   --timeout 300"
 	"stock     linux-headers-6.12-amd64  shell"
+	"stock     linux-headers-6.12-amd64  shell-persist"
 	"stock     linux-headers-amd64       dkms                     --timeout 300"
 	"stock     linux-headers-6.12-amd64  dkms                     --timeout 300"
 	"stock     linux-headers-6.12-amd64  readme                   --timeout 300"
@@ -271,6 +273,7 @@ for row in "${MATRIX[@]}"; do
 	case $boot in
 	remote) run_remote "remote-$kname" "$k" "$mods" "$@" ;;
 	shell) run_shell "shell-$kname" "$k" "$mods" "$@" ;;
+	shell-persist) run_shell "shell-persist-$kname" "$k" "$mods" --persist "$@" ;;
 	dkms)
 		# The module as DKMS builds and installs it, booted.
 		d=$SNAPTRACE_OUT/build/dkms-$kver

@@ -8,7 +8,13 @@
 # itself off when the shell exited).
 #
 # Usage: shell-check.sh [--want WANT] [--name NAME] [--timeout SECONDS]
-#                       [shell.sh options: --kernel VMLINUZ --modules DIR]
+#                       [shell.sh options: --persist --kernel VMLINUZ
+#                        --modules DIR]
+#
+# With --persist (make shell-persist), the shell must also have said that
+# the persistent region is armed (the module loaded with the parameters
+# the kernel's command line names), and leaving it must end the run
+# although the guest may reboot (a panic's test is persist_reboot's).
 #
 # WANT is 0.1.0, as README.md shows; NAME is shell-check. The session goes
 # to out/runs/NAME.session, "PASSED FAILED SKIPPED" (one check) to
@@ -16,7 +22,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-want=0.1.0 name=shell-check timeout=120
+want=0.1.0 name=shell-check timeout=120 persist=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--want) want=$2 ;;
@@ -35,7 +41,11 @@ printf 'cat version\nexit\n' |
 		>"$session" 2>&1 || rc=$?
 say "shell-check[$name]: make shell's script exited $rc after $(($(date +%s) - s))s"
 
+case " $* " in *" --persist "*) persist=1 ;; esac
 problems=()
+[ $persist = 0 ] || grep -E '^ +armed: 0x30000000, 1048576 bytes, boot id [0-9a-f]{16}' \
+	"$session" >/dev/null ||
+	problems+=("the shell did not say the persistent region is armed")
 [ $rc -eq 0 ] ||
 	problems+=("exit status $rc, not 0 (124: timed out; else QEMU's, or the guest never finished)")
 # grep without -q: it reads to the end, so tr is never killed by SIGPIPE.

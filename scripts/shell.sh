@@ -6,7 +6,15 @@
 # README.md's session in. exit or Ctrl-D powers the guest off; the status
 # is qemu-run.sh --interactive's: 0 when the guest powered itself off.
 #
-# Usage: shell.sh [--kernel VMLINUZ --modules DIR] [qemu-run.sh options]
+# Usage: shell.sh [--persist] [--kernel VMLINUZ --modules DIR]
+#                 [qemu-run.sh options]
+#
+# --persist (make shell-persist): the persistent capture's way
+# (Documentation/persist.rst): the kernel's command line keeps 1 MiB at
+# 768 MiB (memmap=1M$0x30000000) and names it to the module, which every
+# boot loads with persist_address=, persist_size=; a panic (echo c >
+# /proc/sysrq-trigger) reboots the guest, up to 20 times, and the next
+# boot's shell shows the capture in last_boot/.
 #
 # Without --kernel: installs only what that needs (SHELL_PKGS, not make
 # deps' list), builds the module for the stock 6.12 kernel and fetches the
@@ -21,6 +29,11 @@ set -euo pipefail
 SHELL_PKGS="build-essential kmod cpio busybox-static qemu-system-x86
  linux-headers-6.12-amd64"
 
+persist=0 rest=()
+for a in "$@"; do
+	if [ "$a" = --persist ]; then persist=1; else rest+=("$a"); fi
+done
+set -- ${rest[@]+"${rest[@]}"}
 args=()
 case " $* " in
 *" --kernel "*) ;;
@@ -31,7 +44,12 @@ case " $* " in
 esac
 [ ! -d "$SNAPTRACE_OUT/firmware/snaptrace" ] ||
 	args+=(--firmware "$SNAPTRACE_OUT/firmware")
-args=(--name shell --append quiet --scenario "$SNAPTRACE_TOP/tests/qemu/guest/shell.sh"
+append=quiet
+if [ $persist = 1 ]; then
+	append="quiet memmap=1M\$0x30000000 snaptrace.persist_address=0x30000000 snaptrace.persist_size=1048576"
+	args+=(--reboots 20)
+fi
+args=(--name shell --append "$append" --scenario "$SNAPTRACE_TOP/tests/qemu/guest/shell.sh"
 	"${args[@]}" --interactive "$@")
 [ ! -t 0 ] || exec "$SNAPTRACE_TOP/tests/qemu/qemu-run.sh" "${args[@]}"
 # The status is qemu-run.sh's, not that of the writer it may outlive.

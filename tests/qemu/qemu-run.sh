@@ -74,6 +74,9 @@
 # marker (a panic reboots, and QEMU exits 0 there too). A stdin that is not
 # a terminal is held back until /init runs: the serial port drops what
 # comes before the kernel opens it. For scripts/shell.sh (make shell).
+# With --reboots N too (make shell-persist), a panic or reset boots the
+# guest again, N times at most, and QEMU is stopped once the end marker
+# shows, as without --interactive; nothing else is judged.
 set -euo pipefail
 . "$(dirname "$0")/../../scripts/lib.sh"
 . "$(dirname "$0")/judge.sh"
@@ -117,7 +120,6 @@ for scenario in "${scenarios[@]}"; do
 done
 if [ -n "$reboots" ]; then
 	[[ $reboots =~ ^[0-9]+$ ]] || die "qemu-run: --reboots takes a number, not '$reboots'"
-	[ $interactive = 0 ] || die "qemu-run: --reboots and --interactive do not go together"
 fi
 case $accel in
 tcg) accel_args=(-accel tcg,thread=multi -cpu max) ;;
@@ -189,8 +191,27 @@ if [ $interactive = 1 ]; then
 		cat
 	}
 	interact() {
-		local rc=0
-		"${qemu[@]}" -nographic 2>&1 || rc=$?
+		local rc=0 pid
+		if [ -z "$reboots" ]; then
+			"${qemu[@]}" -nographic 2>&1 || rc=$?
+			echo $rc >"$run/qemu.rc"
+			return
+		fi
+		# /init's reboot -f after the end marker would boot again:
+		# QEMU is stopped there (SIGTERM: a shutdown), as boot_reboots()
+		# does. stdin explicitly: a background job's is /dev/null.
+		"${qemu[@]}" -nographic 0<&0 2>&1 &
+		pid=$!
+		while kill -0 "$pid" 2>/dev/null; do
+			if grep -q '@@SNAPTRACE-DONE@@' "$console" ||
+				[ "$(count_boots "$console")" -gt $((reboots + 1)) ]; then
+				kill -TERM "$pid" 2>/dev/null || true
+				break
+			fi
+			sleep 0.5
+		done
+		wait "$pid" || rc=$?
+		[ $rc -ne 143 ] || rc=0 # stopped here
 		echo $rc >"$run/qemu.rc"
 	}
 	: >"$console"
