@@ -14,6 +14,7 @@
 #include <linux/atomic.h>
 #include <linux/ctype.h>
 #include <linux/err.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/overflow.h>
 #include <linux/mutex.h>
@@ -851,10 +852,14 @@ static bool st_pr_preamble_ok(const struct st_pr_hdr *h,
 	       !cap->flags && !cap->data_bytes && !cap->entries && !cap->torn;
 }
 
-/* Check the headers of the region at @base; 0 or why it is refused. */
+/*
+ * Check the headers of the region at @base; 0 or why it is refused. A
+ * capture whose wall-clock time is not between its arming and @now_real_ns
+ * is not refused: *@doubtful says so.
+ */
 static int st_pr_check(const void *base, size_t size, u64 phys, u64 boot_id,
 		       u64 now_real_ns, struct st_pr_hdr *h, struct st_pr_cap *cap,
-		       bool *unfinished)
+		       bool *unfinished, bool *doubtful)
 {
 	u64 table_off, data_off, end;
 	const struct st_pr_cpu *table;
@@ -905,8 +910,16 @@ static int st_pr_check(const void *base, size_t size, u64 phys, u64 boot_id,
 	}
 	if (h->boot_id == boot_id)
 		return -EALREADY;
-	if (cap->real_ns < h->armed_real_ns || cap->real_ns > now_real_ns)
-		return -ESTALE;
+	/*
+	 * A capture from two boots ago is not told by its time (the region
+	 * is armed again at each load, and its boot id is checked above): a
+	 * time out of order says that a wall clock went back, in the
+	 * previous boot or across the reboot (no battery-backed clock, set
+	 * by NTP later), which happens at every boot of some machines. The
+	 * capture is shown, its time said to be doubtful.
+	 */
+	*doubtful = cap->real_ns < h->armed_real_ns ||
+		    cap->real_ns > now_real_ns;
 	return 0;
 }
 
@@ -931,17 +944,17 @@ static void *st_pr_dup(const void *src, size_t len)
  * Refuses, changing nothing and reading nothing outside @base..@size, a
  * region that is not ours, of another version, whose geometry does not
  * fit @size, whose header or capture CRC is wrong, that was armed at
- * another physical address, that holds no finished capture, that this
- * load armed itself, or whose capture time is not between its arming
- * and now. A capture that did not finish (state capturing) is taken if
- * its preamble (reason, times, message, under a CRC of its own) is
- * intact, with the entries found intact in the whole data area (their
+ * another physical address, that holds no finished capture, or that this
+ * load armed itself. A capture that did not finish (state capturing) is
+ * taken if its preamble (reason, times, message, under a CRC of its own)
+ * is intact, with the entries found intact in the whole data area (their
  * CRCs start with the boot id: an older capture's are not taken), and
  * flagged unfinished; refused otherwise. Otherwise copies the capture's
- * entries out and keeps those
- * whose marker, CRC and fields are right, counting the others as
- * corrupt: the capture's per-CPU counts, under its CRC, say how many
- * were written.
+ * entries out and keeps those whose marker, CRC and fields are right,
+ * counting the others as corrupt: the capture's per-CPU counts, under its
+ * CRC, say how many were written. A capture whose wall-clock time is not
+ * between its arming and @now_real_ns (a clock that went back) is taken
+ * all the same, flagged time_doubtful.
  *
  * Context: process context, may sleep (allocates).
  * Return: the capture, for snaptrace_persist_last_free(); ERR_PTR() of
@@ -951,7 +964,7 @@ static void *st_pr_dup(const void *src, size_t len)
  * unknown state word on a capture whose CRC is wrong; with the CRC right,
  * a finished capture whose state word alone is damaged: -EBADMSG),
  * -EINPROGRESS (an unfinished capture whose preamble is not intact),
- * -EALREADY (this load's own), -ESTALE (capture time out of range), -ENOMEM.
+ * -EALREADY (this load's own), -ENOMEM.
  */
 struct snaptrace_persist_last *
 snaptrace_persist_parse(const void *base, size_t size, u64 phys, u64 boot_id,
@@ -968,7 +981,7 @@ snaptrace_persist_parse(const void *base, size_t size, u64 phys, u64 boot_id,
 	if (!last)
 		return ERR_PTR(-ENOMEM);
 	ret = st_pr_check(base, size, phys, boot_id, now_real_ns, &last->hdr,
-			  &last->cap, &last->unfinished);
+			  &last->cap, &last->unfinished, &last->time_doubtful);
 	if (ret)
 		goto fail;
 	ret = -ENOMEM;
@@ -1064,9 +1077,9 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_parse);
  * evidence, and is not armed over until the user releases it: another
  * version's capture (-EPROTONOSUPPORT: that version reads it), one armed
  * with another size or layout (-ERANGE: load with that size), a damaged
- * one (-EBADMSG), one whose time is doubtful (-ESTALE: a wall clock that
- * went back across the reboot), an unfinished one whose preamble is
- * damaged (-EINPROGRESS). A region with nothing to lose is armed over:
+ * one (-EBADMSG), an unfinished one whose preamble is damaged
+ * (-EINPROGRESS). A capture whose time is doubtful is not refused (see
+ * snaptrace_persist_parse()). A region with nothing to lose is armed over:
  * not ours (-ENOMSG), armed and never captured (-ENODATA), armed for
  * another address (-EXDEV), this load's own (-EALREADY), too small
  * (-ENOSPC).
@@ -1080,7 +1093,6 @@ bool snaptrace_persist_keeps(int err)
 	case -EPROTONOSUPPORT:
 	case -ERANGE:
 	case -EBADMSG:
-	case -ESTALE:
 	case -EINPROGRESS:
 		return true;
 	default:
@@ -1101,7 +1113,8 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_keeps);
  * snaptrace_persist_parse() of the region, then snaptrace_persist_arm(),
  * unless the region was refused for a reason that keeps it
  * (snaptrace_persist_keeps()) and not @discard: the region is then left
- * as found and not armed.
+ * as found and not armed. A capture whose time is doubtful (its
+ * time_doubtful set) is taken, and the region armed, as any other.
  *
  * Context: process context, may sleep (allocates).
  * Return: 0 (armed; *@last the capture, or NULL); the refusal's error if
@@ -1157,6 +1170,38 @@ void snaptrace_persist_last_free(struct snaptrace_persist_last *last)
 	kfree(last);
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_last_free);
+
+/**
+ * snaptrace_persist_times_show() - last_boot/info's lines on the wall clock
+ * @m: the seq_file
+ * @l: a capture from snaptrace_persist_parse()
+ *
+ * When the region was armed and when the capture was taken, by the
+ * previous boot's wall clock ("armed: 1796241581.956795362 (wall clock,
+ * s)", "captured: ..."); then, if the capture's time is not between its
+ * arming and this load's (time_doubtful), a line that says so and which
+ * side it is on: "time: doubtful: ...".
+ *
+ * Context: process context; the caller keeps @l alive.
+ */
+void snaptrace_persist_times_show(struct seq_file *m,
+				  const struct snaptrace_persist_last *l)
+{
+	u32 ns;
+	u64 s;
+
+	s = div_u64_rem(l->hdr.armed_real_ns, NSEC_PER_SEC, &ns);
+	seq_printf(m, "armed: %llu.%09u (wall clock, s)\n", s, ns);
+	s = div_u64_rem(l->cap.real_ns, NSEC_PER_SEC, &ns);
+	seq_printf(m, "captured: %llu.%09u (wall clock, s)\n", s, ns);
+	if (!l->time_doubtful)
+		return;
+	if (l->cap.real_ns < l->hdr.armed_real_ns)
+		seq_puts(m, "time: doubtful: the capture's wall-clock time is before its arming (the previous boot's clock went back)\n");
+	else
+		seq_puts(m, "time: doubtful: the capture's wall-clock time is after this load's (this boot's clock is behind the previous boot's: no battery-backed clock, or not set yet)\n");
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_times_show);
 
 /**
  * snaptrace_persist_remotes_show() - last_boot/info's lines on the remotes

@@ -239,6 +239,10 @@ struct snaptrace_persist {
  *	CPU @cap.cpu was capturing): @cap's reason, times and message are
  *	right (their CRC), its counts are not known; @ents are the entries
  *	found intact in the whole data area, @per_cpu counts them
+ * @time_doubtful: the capture's wall-clock time is not between its
+ *	arming and the load that took it (a wall clock that went back in
+ *	the previous boot, or across the reboot: no battery-backed clock);
+ *	the capture is shown all the same, its time said to be doubtful
  * @nr_cpus: CPUs of @per_cpu
  * @per_cpu: the per-CPU table, as found (or counted, if @unfinished)
  * @kept: records kept (in @ents)
@@ -258,6 +262,7 @@ struct snaptrace_persist_last {
 	struct st_pr_hdr hdr;
 	struct st_pr_cap cap;
 	bool unfinished;
+	bool time_doubtful;
 	unsigned int nr_cpus;
 	struct st_pr_cpu *per_cpu;
 	u64 kept;
@@ -307,6 +312,8 @@ bool snaptrace_persist_source_clear(struct snaptrace_persist_source *src);
 void snaptrace_persist_source_remove(struct snaptrace_persist_source *src);
 void snaptrace_persist_snapshot_show(struct seq_file *m,
 				     const struct snaptrace_persist_last *l);
+void snaptrace_persist_times_show(struct seq_file *m,
+				  const struct snaptrace_persist_last *l);
 void snaptrace_persist_remotes_show(struct seq_file *m,
 				    const struct snaptrace_persist_last *l);
 void snaptrace_persist_ent_record(const struct st_pr_ent *e,

@@ -182,13 +182,19 @@ static const char *st_pr_why(int err)
 		return "armed with another size or layout: load with the size it was armed with";
 	case -EBADMSG:
 		return "a capture whose header or per-CPU table is damaged";
-	case -ESTALE:
-		return "a capture whose time is not between its arming and now";
 	case -EINPROGRESS:
 		return "an unfinished capture whose header is damaged";
 	default:
 		return "refused";
 	}
+}
+
+/* For the log line of a capture shown: whether its time is doubtful. */
+static const char *st_pr_doubtful(const struct snaptrace_persist_last *l)
+{
+	if (!l->time_doubtful)
+		return "";
+	return "; its wall-clock time is doubtful: not between its arming and now";
 }
 
 static int st_pr_info_show(struct seq_file *m, void *unused)
@@ -214,10 +220,7 @@ static int st_pr_info_show(struct seq_file *m, void *unused)
 	for (i = 0; i < l->nr_cpus; i++)
 		left += l->per_cpu[i].left_out;
 	seq_printf(m, "boot id: %016llx\n", l->hdr.boot_id);
-	s = div_u64_rem(l->hdr.armed_real_ns, NSEC_PER_SEC, &ns);
-	seq_printf(m, "armed: %llu.%09u (wall clock, s)\n", s, ns);
-	s = div_u64_rem(l->cap.real_ns, NSEC_PER_SEC, &ns);
-	seq_printf(m, "captured: %llu.%09u (wall clock, s)\n", s, ns);
+	snaptrace_persist_times_show(m, l);
 	s = div_u64_rem(l->cap.clock_ns, NSEC_PER_SEC, &ns);
 	seq_printf(m, "captured at trace clock: %llu.%06u\n", s, ns / 1000);
 	seq_printf(m, "reason: %s\n", st_pr_reason(l->cap.reason));
@@ -704,13 +707,13 @@ int snaptrace_persist_init(struct dentry *root)
 	if (last) {
 		st_pr_last = last;
 		if (last->unfinished)
-			pr_warn("the previous boot's capture (%s) did not finish: the machine stopped while CPU %d was capturing; %llu records found intact: see last_boot/\n",
+			pr_warn("the previous boot's capture (%s) did not finish: the machine stopped while CPU %d was capturing; %llu records found intact%s: see last_boot/\n",
 				st_pr_reason(last->cap.reason), last->cap.cpu,
-				last->kept);
+				last->kept, st_pr_doubtful(last));
 		else
-			pr_info("the previous boot's capture (%s): %llu records, %llu torn, %llu corrupt: see last_boot/\n",
+			pr_info("the previous boot's capture (%s): %llu records, %llu torn, %llu corrupt%s: see last_boot/\n",
 				st_pr_reason(last->cap.reason), last->kept,
-				last->torn, last->corrupt);
+				last->torn, last->corrupt, st_pr_doubtful(last));
 		ret = st_pr_debugfs(root);
 		if (ret)
 			goto fail;

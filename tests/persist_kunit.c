@@ -467,16 +467,82 @@ static void persist_refuses_same_boot(struct kunit *test)
 	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT, PR_NOW, -EALREADY);
 }
 
-static void persist_refuses_capture_time_out_of_range(struct kunit *test)
+/* A capture's wall-clock time, for the doubtful-time cases: 5 s. */
+#define PR_CAP_NS	5000000000ULL
+
+/* Parse @x's region as at the next boot, at wall-clock time @now. */
+static struct snaptrace_persist_last *pr_parse_at(struct kunit *test,
+						  struct pr_ctx *x, u64 now)
+{
+	struct snaptrace_persist_last *last;
+
+	last = snaptrace_persist_parse(x->p.base, x->p.size, PR_PHYS, PR_BOOT + 1,
+				       now);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, last);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pr_last_free, last), 0);
+	return last;
+}
+
+/* last_boot/info's lines on the wall clock, for @last. */
+static char *pr_times_info(struct kunit *test,
+			   const struct snaptrace_persist_last *last)
+{
+	struct seq_file m = { .size = 1024 };
+
+	m.buf = kunit_kzalloc(test, m.size + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m.buf);
+	snaptrace_persist_times_show(&m, last);
+	KUNIT_ASSERT_LT(test, m.count, m.size);
+	return m.buf;
+}
+
+/*
+ * A capture whose wall-clock time is not between its arming and this
+ * load's (a clock that went back: no battery-backed clock) is shown all
+ * the same, every record of it, its time said to be doubtful, and on which
+ * side; at either end of the range it is not doubtful (it used to be
+ * refused, -ESTALE, and kept unarmed: on such a machine, every boot).
+ */
+static void persist_doubtful_time_shown(struct kunit *test)
 {
 	struct pr_ctx *x = pr_captured(test);
 	struct st_pr_cap *cap = x->p.base + sizeof(struct st_pr_hdr);
+	struct snaptrace_persist_last *last;
 
-	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1,
-			  cap->real_ns - 1, -ESTALE);
+	pr_expect_snapshot(test, x);
+	cap->real_ns = PR_CAP_NS;
+	pr_reseal_cap(x->p.base);
+	last = pr_parse_at(test, x, PR_CAP_NS);
+	KUNIT_EXPECT_FALSE(test, last->time_doubtful);
+	KUNIT_EXPECT_STREQ(test, pr_times_info(test, last),
+			   "armed: 0.000001000 (wall clock, s)\ncaptured: 5.000000000 (wall clock, s)\n");
+
+	/* Captured after this load's time: this boot's clock is behind. */
+	last = pr_parse_at(test, x, PR_CAP_NS - 1);
+	KUNIT_EXPECT_TRUE(test, last->time_doubtful);
+	KUNIT_EXPECT_FALSE(test, last->unfinished);
+	pr_expect_cap(test, x, last, last->cap.cpu);
+	KUNIT_EXPECT_EQ(test, last->cap.real_ns, PR_CAP_NS);
+	KUNIT_EXPECT_EQ(test, last->torn, 0);
+	pr_expect_same(test, x, last, -1, -1);
+	KUNIT_EXPECT_STREQ(test, pr_times_info(test, last),
+			   "armed: 0.000001000 (wall clock, s)\ncaptured: 5.000000000 (wall clock, s)\ntime: doubtful: the capture's wall-clock time is after this load's (this boot's clock is behind the previous boot's: no battery-backed clock, or not set yet)\n");
+
+	/* Captured at its arming's time: not doubtful. */
+	cap->real_ns = PR_ARMED_NS;
+	pr_reseal_cap(x->p.base);
+	last = pr_parse_at(test, x, PR_NOW);
+	KUNIT_EXPECT_FALSE(test, last->time_doubtful);
+
+	/* Captured before its arming: the previous boot's clock went back. */
 	cap->real_ns = PR_ARMED_NS - 1;
 	pr_reseal_cap(x->p.base);
-	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -ESTALE);
+	last = pr_parse_at(test, x, PR_NOW);
+	KUNIT_EXPECT_TRUE(test, last->time_doubtful);
+	pr_expect_cap(test, x, last, last->cap.cpu);
+	pr_expect_same(test, x, last, -1, -1);
+	KUNIT_EXPECT_STREQ(test, pr_times_info(test, last),
+			   "armed: 0.000001000 (wall clock, s)\ncaptured: 0.000000999 (wall clock, s)\ntime: doubtful: the capture's wall-clock time is before its arming (the previous boot's clock went back)\n");
 }
 
 /* Armed and never captured, or a capture that did not finish. */
@@ -665,9 +731,8 @@ static void pr_expect_take(struct kunit *test, struct pr_ctx *x, int err,
 /*
  * A region that may hold evidence is kept as found, not armed, until
  * released (persist_discard or last_boot/release): another version's
- * capture, a damaged one, one armed with another size, one whose time is
- * doubtful, an unfinished one whose preamble is damaged (every refusal
- * used to be armed over).
+ * capture, a damaged one, one armed with another size, an unfinished one
+ * whose preamble is damaged (every refusal used to be armed over).
  */
 static void persist_kept_refusals_not_armed(struct kunit *test)
 {
@@ -706,12 +771,6 @@ static void persist_kept_refusals_not_armed(struct kunit *test)
 	cap->entries++;
 	pr_expect_take(test, x, -ENODATA, false);
 
-	x = pr_captured(test);
-	cap = x->p.base + sizeof(struct st_pr_hdr);
-	cap->real_ns = PR_ARMED_NS - 1;
-	pr_reseal_cap(x->p.base);
-	pr_expect_take(test, x, -ESTALE, true);
-
 	x = pr_setup(test, PR_SIZE);
 	cap = x->p.base + sizeof(struct st_pr_hdr);
 	pr_write(test, x);
@@ -721,6 +780,59 @@ static void persist_kept_refusals_not_armed(struct kunit *test)
 	x->p.stop_after = 0;
 	cap->msg[0] ^= 1;
 	pr_expect_take(test, x, -EINPROGRESS, true);
+}
+
+/*
+ * A capture whose time is doubtful, on either side of the range, is taken
+ * out and shown, and the region armed for this load, as after any capture
+ * (it used to be refused, -ESTALE, and kept unarmed until released).
+ */
+static void persist_doubtful_time_armed(struct kunit *test)
+{
+	struct snaptrace_persist_last *last;
+	struct st_pr_hdr *h;
+	struct st_pr_cap *cap;
+	struct pr_ctx *x;
+	int side, found;
+	u64 now;
+
+	for (side = 0; side < 2; side++) {
+		x = pr_captured(test);
+		h = x->p.base;
+		cap = x->p.base + sizeof(*h);
+		if (side) {
+			/* Captured before its arming. */
+			cap->real_ns = PR_ARMED_NS - 1;
+			pr_reseal_cap(x->p.base);
+			now = PR_NOW;
+		} else {
+			/* Captured after this load's time. */
+			now = cap->real_ns - 1;
+		}
+		x->p.boot_id = PR_BOOT + 1;
+		last = ERR_PTR(-EFAULT);
+		found = 1;
+		KUNIT_EXPECT_EQ_MSG(test, snaptrace_persist_take(&x->p, now, false,
+								 &last, &found),
+				    0, "side %d", side);
+		KUNIT_EXPECT_EQ_MSG(test, found, 0, "side %d", side);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, last);
+		KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pr_last_free,
+								last), 0);
+		KUNIT_EXPECT_TRUE_MSG(test, last->time_doubtful, "side %d", side);
+		KUNIT_EXPECT_FALSE(test, last->unfinished);
+		KUNIT_EXPECT_EQ(test, last->hdr.boot_id, PR_BOOT);
+		KUNIT_EXPECT_EQ(test, last->kept, (u64)num_online_cpus() * PR_PER_CPU);
+		KUNIT_EXPECT_EQ(test, last->corrupt, 0);
+		/* Armed for this load, and a capture is taken. */
+		KUNIT_EXPECT_EQ(test, h->boot_id, PR_BOOT + 1);
+		KUNIT_EXPECT_EQ(test, h->armed_real_ns, now);
+		KUNIT_EXPECT_EQ(test, cap->state, ST_PR_ARMED);
+		KUNIT_EXPECT_EQ(test, snaptrace_persist_capture(&x->p, x->buf,
+								ST_PR_TEST, "x", false),
+				0);
+		KUNIT_EXPECT_EQ(test, cap->state, ST_PR_CAPTURED);
+	}
 }
 
 /*
@@ -2199,11 +2311,12 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_refuses_truncated_region),
 	KUNIT_CASE(persist_refuses_other_address),
 	KUNIT_CASE(persist_refuses_same_boot),
-	KUNIT_CASE(persist_refuses_capture_time_out_of_range),
+	KUNIT_CASE(persist_doubtful_time_shown),
 	KUNIT_CASE(persist_refuses_no_capture),
 	KUNIT_CASE(persist_unfinished_capture_shown),
 	KUNIT_CASE(persist_unfinished_damaged_refused),
 	KUNIT_CASE(persist_kept_refusals_not_armed),
+	KUNIT_CASE(persist_doubtful_time_armed),
 	KUNIT_CASE(persist_other_refusals_armed_over),
 	KUNIT_CASE(persist_refuses_bad_capture_crc),
 	KUNIT_CASE(persist_refuses_garbage),
