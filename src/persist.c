@@ -1110,6 +1110,10 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_keeps);
  * @err_out: if not NULL, set to the refusal's error (0 if none), for the
  *	log, whether the region was armed over it or kept
  *
+ * Sets @p->found_state to the capture's state word as found, before
+ * anything is written: the log of a refusal armed over reads it there,
+ * not in the region, which then says armed.
+ *
  * snaptrace_persist_parse() of the region, then snaptrace_persist_arm(),
  * unless the region was refused for a reason that keeps it
  * (snaptrace_persist_keeps()) and not @discard: the region is then left
@@ -1129,6 +1133,10 @@ int snaptrace_persist_take(struct snaptrace_persist *p, u64 now_real_ns,
 	int err = 0;
 
 	*last = NULL;
+	p->found_state = 0;
+	if (p->size >= sizeof(struct st_pr_hdr) + sizeof(p->found_state))
+		p->found_state = READ_ONCE(*(u32 *)(p->base +
+						   sizeof(struct st_pr_hdr)));
 	l = snaptrace_persist_parse(p->base, p->size, p->phys, p->boot_id,
 				    now_real_ns);
 	if (IS_ERR(l)) {

@@ -205,6 +205,9 @@ struct st_pr_need {
  * @nr_cpus: CPUs of the per-CPU table, as armed
  * @table_off: the per-CPU table's offset in the region, as armed
  * @data_off: the entries' offset in the region, as armed
+ * @found_state: the capture's state word as snaptrace_persist_take() found
+ *	it, before it armed the region (for the log: the CPU of an
+ *	unfinished capture); 0 if the region is too small to hold one
  *
  * The capture takes the geometry from @nr_cpus, @table_off and
  * @data_off, never from the region's header: the region is memory that
@@ -229,6 +232,7 @@ struct snaptrace_persist {
 	unsigned int nr_cpus;
 	u64 table_off;
 	u64 data_off;
+	u32 found_state;
 };
 
 /**

@@ -573,14 +573,6 @@ static int st_pr_region(phys_addr_t *start, phys_addr_t *size)
 	return 0;
 }
 
-/* The capture's state as found at load (the header checked: cap_off fixed). */
-static u32 st_pr_found_state(void)
-{
-	const struct st_pr_cap *cap = st_pr.base + sizeof(struct st_pr_hdr);
-
-	return READ_ONCE(cap->state);
-}
-
 static void st_pr_say(int err)
 {
 	switch (err) {
@@ -591,8 +583,12 @@ static void st_pr_say(int err)
 		pr_info("no previous capture: the previous boot did not panic\n");
 		break;
 	case -EINPROGRESS:
-		pr_warn("the previous boot's capture did not finish (the machine stopped while CPU %u was capturing) and its header is damaged: nothing to show\n",
-			ST_PR_CAPTURING_CPU(st_pr_found_state()));
+		/*
+		 * Only with persist_discard=1 (else kept): the region is armed
+		 * by now, the CPU is the state word's as found before.
+		 */
+		pr_warn("the previous boot's capture did not finish (the machine stopped while CPU %u was capturing) and its header is damaged: nothing to show; armed over it (persist_discard=1)\n",
+			ST_PR_CAPTURING_CPU(st_pr.found_state));
 		break;
 	default:
 		pr_warn("the region's previous capture is refused: %pe: armed over it (Documentation/persist.rst)\n",

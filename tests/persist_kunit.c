@@ -836,6 +836,42 @@ static void persist_doubtful_time_armed(struct kunit *test)
 }
 
 /*
+ * An unfinished capture whose preamble is damaged, on CPU @cpu, discarded
+ * (persist_discard=1): the state word as found, which the log names the
+ * capturing CPU from, is kept before the region is armed over; the
+ * region's own says armed by then (the log used to read it there, and
+ * named CPU 21057, ST_PR_ARMED's low bits).
+ */
+static void persist_discard_keeps_found_state(struct kunit *test)
+{
+	struct pr_ctx *x = pr_setup(test, PR_SIZE);
+	struct st_pr_cap *cap = x->p.base + sizeof(struct st_pr_hdr);
+	struct snaptrace_persist_last *last = ERR_PTR(-EFAULT);
+	int cpu, found = 1;
+
+	pr_write(test, x);
+	x->p.stop_after = 5;
+	cpu = get_cpu();
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_TEST,
+							"test capture", false), -EINTR);
+	put_cpu();
+	x->p.stop_after = 0;
+	cap->msg[0] ^= 1;
+	x->p.boot_id = PR_BOOT + 1;
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_take(&x->p, PR_NOW, false, &last,
+						     &found), -EINPROGRESS);
+	KUNIT_EXPECT_EQ(test, x->p.found_state, ST_PR_CAPTURING | cpu);
+	KUNIT_EXPECT_EQ(test, cap->state, ST_PR_CAPTURING | cpu);
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_take(&x->p, PR_NOW, true, &last,
+						     &found), 0);
+	KUNIT_EXPECT_EQ(test, found, -EINPROGRESS);
+	KUNIT_EXPECT_NULL(test, last);
+	KUNIT_EXPECT_EQ(test, cap->state, ST_PR_ARMED);
+	KUNIT_EXPECT_EQ(test, x->p.found_state, ST_PR_CAPTURING | cpu);
+	KUNIT_EXPECT_EQ(test, ST_PR_CAPTURING_CPU(x->p.found_state), (u32)cpu);
+}
+
+/*
  * A region with nothing to lose is armed over at once: not ours, armed
  * and never captured, armed for another address, this load's own. A
  * capture is taken out, then the region armed.
@@ -2317,6 +2353,7 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_unfinished_damaged_refused),
 	KUNIT_CASE(persist_kept_refusals_not_armed),
 	KUNIT_CASE(persist_doubtful_time_armed),
+	KUNIT_CASE(persist_discard_keeps_found_state),
 	KUNIT_CASE(persist_other_refusals_armed_over),
 	KUNIT_CASE(persist_refuses_bad_capture_crc),
 	KUNIT_CASE(persist_refuses_garbage),
