@@ -839,17 +839,26 @@ static int st_pr_src_texts(struct snaptrace_persist_last *last,
 }
 
 /*
- * An unfinished capture's preamble: the state names a CPU of the table,
- * the capture's header is sealed by its own CRC, counts still 0.
+ * A capture's preamble, as sealed before its first record: the capture's
+ * header under its own CRC (the state word left out), its CPU one of the
+ * table's, its counts still 0. A finished capture's CRC covers the tables
+ * too, and is not this one.
  */
+static bool st_pr_preamble_sealed(const struct st_pr_hdr *h,
+				  const struct st_pr_cap *cap)
+{
+	return cap->cpu >= 0 && (u32)cap->cpu < h->nr_cpus &&
+	       st_pr_cap_crc(cap, NULL, 0) == cap->cap_crc &&
+	       cap->boot_id == h->boot_id &&
+	       !cap->flags && !cap->data_bytes && !cap->entries && !cap->torn;
+}
+
+/* An unfinished capture's preamble: sealed, and the state names its CPU. */
 static bool st_pr_preamble_ok(const struct st_pr_hdr *h,
 			      const struct st_pr_cap *cap)
 {
-	return ST_PR_CAPTURING_CPU(cap->state) < h->nr_cpus &&
-	       st_pr_cap_crc(cap, NULL, 0) == cap->cap_crc &&
-	       cap->boot_id == h->boot_id &&
-	       cap->cpu == ST_PR_CAPTURING_CPU(cap->state) &&
-	       !cap->flags && !cap->data_bytes && !cap->entries && !cap->torn;
+	return cap->cpu == ST_PR_CAPTURING_CPU(cap->state) &&
+	       st_pr_preamble_sealed(h, cap);
 }
 
 /*
@@ -894,8 +903,21 @@ static int st_pr_check(const void *base, size_t size, u64 phys, u64 boot_id,
 	if (!*unfinished) {
 		table = base + table_off;
 		if (st_pr_cap_crc(cap, table, h->nr_cpus) != cap->cap_crc ||
-		    cap->boot_id != h->boot_id)
-			return cap->state == ST_PR_CAPTURED ? -EBADMSG : -ENODATA;
+		    cap->boot_id != h->boot_id) {
+			if (cap->state == ST_PR_CAPTURED)
+				return -EBADMSG;
+			/*
+			 * An unknown state word over a preamble sealed by its
+			 * own CRC: a capture that began and never finished
+			 * (its CRC is the preamble's, not the finished one's),
+			 * whose state word alone was damaged. Kept, as
+			 * damaged; not armed over. Else nothing tells it
+			 * from garbage, or from an armed region whose state
+			 * word was damaged (its capture header is all 0).
+			 */
+			return st_pr_preamble_sealed(h, cap) ? -EBADMSG :
+							       -ENODATA;
+		}
 		/*
 		 * An unknown state word on a capture whose CRC (which leaves
 		 * the state out, and covers the whole table only once the
@@ -961,8 +983,9 @@ static void *st_pr_dup(const void *src, size_t len)
  * -ENOSPC (region smaller than the headers), -ENOMSG (not ours),
  * -EPROTONOSUPPORT (version), -EBADMSG (header or capture CRC), -ERANGE
  * (geometry), -EXDEV (another address), -ENODATA (no capture, or an
- * unknown state word on a capture whose CRC is wrong; with the CRC right,
- * a finished capture whose state word alone is damaged: -EBADMSG),
+ * unknown state word on a capture whose CRCs are wrong; with the
+ * capture's CRC right, a finished capture whose state word alone is
+ * damaged, or with its preamble's CRC right, an unfinished one: -EBADMSG),
  * -EINPROGRESS (an unfinished capture whose preamble is not intact),
  * -EALREADY (this load's own), -ENOMEM.
  */

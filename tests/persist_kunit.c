@@ -783,6 +783,51 @@ static void persist_kept_refusals_not_armed(struct kunit *test)
 }
 
 /*
+ * An unfinished capture whose state word alone is damaged (no longer
+ * capturing, nor any state): its preamble, sealed by its own CRC, says a
+ * capture began; refused as damaged, and kept (it used to be armed over as
+ * "no capture"). With its preamble damaged too, or on a region armed and
+ * never captured, nothing tells it from garbage: no capture, armed over.
+ */
+static void persist_unfinished_state_damaged_kept(struct kunit *test)
+{
+	struct pr_ctx *x = pr_setup(test, PR_SIZE);
+	struct st_pr_cap *cap = x->p.base + sizeof(struct st_pr_hdr);
+
+	x->copy = pr_vzalloc(test, PR_SIZE);
+	pr_write(test, x);
+	x->p.stop_after = 5;
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_TEST,
+							"test capture", false), -EINTR);
+	x->p.stop_after = 0;
+	cap->state ^= BIT(20);
+	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -EBADMSG);
+	cap->state = 0;
+	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -EBADMSG);
+	pr_expect_take(test, x, -EBADMSG, true);
+
+	/* Its preamble damaged too: no capture. */
+	x = pr_setup(test, PR_SIZE);
+	cap = x->p.base + sizeof(struct st_pr_hdr);
+	x->copy = pr_vzalloc(test, PR_SIZE);
+	pr_write(test, x);
+	x->p.stop_after = 5;
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_TEST,
+							"test capture", false), -EINTR);
+	x->p.stop_after = 0;
+	cap->state ^= BIT(20);
+	cap->msg[0] ^= 1;
+	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -ENODATA);
+	pr_expect_take(test, x, -ENODATA, false);
+
+	/* Armed, never captured, its state word damaged: no capture. */
+	x = pr_setup(test, PR_SIZE);
+	cap = x->p.base + sizeof(struct st_pr_hdr);
+	cap->state ^= BIT(20);
+	pr_expect_take(test, x, -ENODATA, false);
+}
+
+/*
  * A capture whose time is doubtful, on either side of the range, is taken
  * out and shown, and the region armed for this load, as after any capture
  * (it used to be refused, -ESTALE, and kept unarmed until released).
@@ -2351,6 +2396,7 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_refuses_no_capture),
 	KUNIT_CASE(persist_unfinished_capture_shown),
 	KUNIT_CASE(persist_unfinished_damaged_refused),
+	KUNIT_CASE(persist_unfinished_state_damaged_kept),
 	KUNIT_CASE(persist_kept_refusals_not_armed),
 	KUNIT_CASE(persist_doubtful_time_armed),
 	KUNIT_CASE(persist_discard_keeps_found_state),
