@@ -1241,10 +1241,13 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_times_show);
  *
  * Whether the remotes' last traces were kept (last_boot/remotes/), and
  * what became of those that were not, or only in part: "remote traces: 1
- * captured (remoteproc0/trace0_last)", "remote traces: none had a last
- * trace", or "remote traces: 0 captured" when some had one and none was
- * kept; then a line per remote left out, replaced during the capture,
- * torn, or with entries dropped as corrupt.
+ * captured (remoteproc0/trace0_last)", "remote traces: none (no remote's
+ * last trace held a record at the capture)" when the capture wrote no row
+ * (no remote had a last trace, or the one a remote had held no record:
+ * the capture keeps a row for a trace with records only), or "remote
+ * traces: 0 captured" when some had records and none was kept; then a
+ * line per remote left out, replaced during the capture, torn, or with
+ * entries dropped as corrupt.
  *
  * Context: process context; the caller keeps @l alive.
  */
@@ -1259,7 +1262,11 @@ void snaptrace_persist_remotes_show(struct seq_file *m,
 		rows += l->remotes[s];
 	}
 	if (!rows) {
-		seq_puts(m, "remote traces: none had a last trace\n");
+		/*
+		 * No row: no remote had a last trace, or its last copy held
+		 * no sealed record when captured (st_pr_src_measure()).
+		 */
+		seq_puts(m, "remote traces: none (no remote's last trace held a record at the capture)\n");
 	} else if (!n) {
 		seq_puts(m, "remote traces: 0 captured\n");
 	} else {

@@ -2036,7 +2036,32 @@ static void persist_remote_none(struct kunit *test)
 		KUNIT_EXPECT_NULL_MSG(test, last->remote_text[i], "row %u", i);
 	}
 	KUNIT_EXPECT_STREQ(test, pr_remotes_info(test, last),
-			   "remote traces: none had a last trace\n");
+			   "remote traces: none (no remote's last trace held a record at the capture)\n");
+}
+
+/*
+ * A remote that had a last trace whose copy holds no record when the host
+ * captures (its snapshot cleared): no row, nothing kept, and info does not
+ * say that none had a last trace (it used to).
+ */
+static void persist_remote_last_trace_empty(struct kunit *test)
+{
+	struct pr_remote *r = pr_remote_new(test, true);
+	struct pr_ctx *x = pr_setup(test, PR_SIZE);
+	struct snaptrace_persist_last *last;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, snaptrace_clear_snapshot(r->t->last), 0);
+	KUNIT_EXPECT_TRUE(test, r->t->has_last);
+	last = pr_capture_remotes(test, x);
+	pr_expect_same(test, x, last, -1, -1);
+	for (i = 0; i < ST_PR_SRCS; i++) {
+		KUNIT_EXPECT_FALSE_MSG(test, last->remotes[i], "row %u", i);
+		KUNIT_EXPECT_NULL_MSG(test, last->remote_text[i], "row %u", i);
+	}
+	KUNIT_EXPECT_EQ(test, last->corrupt, 0);
+	KUNIT_EXPECT_STREQ(test, pr_remotes_info(test, last),
+			   "remote traces: none (no remote's last trace held a record at the capture)\n");
 }
 
 /*
@@ -2059,7 +2084,7 @@ static void persist_remote_removed_not_read(struct kunit *test)
 		KUNIT_EXPECT_FALSE_MSG(test, last->remotes[i], "row %u", i);
 	KUNIT_EXPECT_EQ(test, last->corrupt, 0);
 	KUNIT_EXPECT_STREQ(test, pr_remotes_info(test, last),
-			   "remote traces: none had a last trace\n");
+			   "remote traces: none (no remote's last trace held a record at the capture)\n");
 }
 
 /*
@@ -2419,6 +2444,7 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_remote_budget_exact),
 	KUNIT_CASE(persist_remote_left_out_whole),
 	KUNIT_CASE(persist_remote_none),
+	KUNIT_CASE(persist_remote_last_trace_empty),
 	KUNIT_CASE(persist_remote_removed_not_read),
 	KUNIT_CASE(persist_remote_replaced_between_walks),
 	KUNIT_CASE(persist_remote_registry_full),
