@@ -62,6 +62,7 @@ static struct snaptrace_persist st_pr;
 static struct snaptrace_buffer *st_pr_buf;
 static struct dentry *st_pr_dir;
 static bool st_pr_armed;
+static bool st_pr_panic_registered;
 static bool st_pr_die_registered;
 static bool st_pr_mapped;
 static bool st_pr_claimed;
@@ -132,11 +133,41 @@ static const struct kernel_param_ops st_pr_test_capture_ops = {
 module_param_cb(persist_test_capture, &st_pr_test_capture_ops, NULL, 0200);
 MODULE_PARM_DESC(persist_test_capture,
 		 "KUnit builds: 1 captures into the armed region now, as a panic would");
+
+/*
+ * KUnit builds only: "echo 1 > /sys/module/snaptrace/parameters/
+ * persist_test_fail_die" makes the next registration of the die notifier
+ * fail, once, as register_die_notifier() may: the persist scenario's
+ * release that fails part way, then is retried.
+ */
+static bool persist_test_fail_die;
+module_param(persist_test_fail_die, bool, 0600);
+MODULE_PARM_DESC(persist_test_fail_die,
+		 "KUnit builds: 1 makes the next registration of the die notifier fail");
 #endif
+
+/* register_die_notifier(); KUnit builds: fails once if asked. */
+static int st_pr_register_die(void)
+{
+#if IS_ENABLED(CONFIG_KUNIT)
+	bool fail;
+
+	kernel_param_lock(THIS_MODULE);
+	fail = persist_test_fail_die;
+	persist_test_fail_die = false;
+	kernel_param_unlock(THIS_MODULE);
+	if (fail)
+		return -EIO;
+#endif
+	return register_die_notifier(&st_pr_die_nb);
+}
 
 /*
  * The region is armed: captures may run from now on (the test hook's
  * check, the notifiers). Under st_pr_lock when called from release.
+ * Idempotent: a release retried after a failure here registers only what
+ * is not registered yet (a notifier registered twice would be called
+ * twice, and the kernel warns).
  */
 static int st_pr_arm_notifiers(void)
 {
@@ -145,9 +176,13 @@ static int st_pr_arm_notifiers(void)
 	kernel_param_lock(THIS_MODULE); /* against persist_test_capture */
 	st_pr_armed = true;
 	kernel_param_unlock(THIS_MODULE);
-	atomic_notifier_chain_register(&panic_notifier_list, &st_pr_panic_nb);
-	if (persist_on_oops) {
-		ret = register_die_notifier(&st_pr_die_nb);
+	if (!st_pr_panic_registered) {
+		atomic_notifier_chain_register(&panic_notifier_list,
+					       &st_pr_panic_nb);
+		st_pr_panic_registered = true;
+	}
+	if (persist_on_oops && !st_pr_die_registered) {
+		ret = st_pr_register_die();
 		if (ret)
 			return ret;
 		st_pr_die_registered = true;
@@ -207,6 +242,10 @@ static int st_pr_info_show(struct seq_file *m, void *unused)
 
 	mutex_lock(&st_pr_lock);
 	l = st_pr_last;
+	if (!l && st_pr_kept && st_pr_armed) {
+		seq_puts(m, "released part way: armed, a notifier not registered (echo 0 > release again)\n");
+		goto out;
+	}
 	if (!l && st_pr_kept) {
 		seq_printf(m, "kept: %pe: %s\n", ERR_PTR(st_pr_kept),
 			   st_pr_why(st_pr_kept));
@@ -460,10 +499,20 @@ static ssize_t st_pr_release_write(struct file *filp, const char __user *ubuf,
 	st_pr_last = NULL;
 	ret = 0;
 	if (st_pr_kept) {
-		/* The region was kept as found: armed over now, at last. */
-		ret = snaptrace_persist_arm(&st_pr, ktime_get_real_ns());
+		/*
+		 * The region was kept as found: armed over now, at last. A
+		 * release retried after a notifier failed does not arm again
+		 * (a capture may be in it by then), and registers the rest.
+		 */
+		if (!st_pr_armed)
+			ret = snaptrace_persist_arm(&st_pr, ktime_get_real_ns());
 		if (!ret)
 			ret = st_pr_arm_notifiers();
+		if (ret && st_pr_armed)
+			pr_warn("the kept region's release failed part way: %pe: armed, a notifier not registered: echo 0 > last_boot/release again\n",
+				ERR_PTR(ret));
+		else if (ret)
+			pr_warn("the kept region's release failed: %pe\n", ERR_PTR(ret));
 		if (!ret) {
 			pr_info("the kept region is released: armed: 0x%llx, %zu bytes, boot id %016llx\n",
 				st_pr.phys, st_pr.size, st_pr.boot_id);
@@ -738,8 +787,6 @@ fail:
  */
 void snaptrace_persist_exit(void)
 {
-	bool armed;
-
 	/* First: a release under way (which may arm) ends before this goes on. */
 	debugfs_remove(st_pr_dir);
 	st_pr_dir = NULL;
@@ -753,12 +800,12 @@ void snaptrace_persist_exit(void)
 	 * and none begins after.
 	 */
 	kernel_param_lock(THIS_MODULE);
-	armed = st_pr_armed;
 	st_pr_armed = false;
 	kernel_param_unlock(THIS_MODULE);
-	if (armed)
+	if (st_pr_panic_registered)
 		atomic_notifier_chain_unregister(&panic_notifier_list,
 						 &st_pr_panic_nb);
+	st_pr_panic_registered = false;
 	mutex_lock(&st_pr_lock);
 	snaptrace_persist_last_free(st_pr_last);
 	st_pr_last = NULL;

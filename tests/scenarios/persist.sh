@@ -5,8 +5,9 @@
 # region of memmap=1M$0x30000000 (given by the runner's --append) is
 # found empty at first, armed, found armed and not captured at the next
 # load; a capture of another size is kept, not armed, until released
-# (or persist_discard=1); memory the kernel uses, and a reserve_mem= name the kernel was not
-# given, are refused with a clear message; KUnit builds: a test capture
+# (a release that failed part way, retried) or persist_discard=1; memory
+# the kernel uses, and a reserve_mem= name the kernel was not given, are
+# refused with a clear message; KUnit builds: a test capture
 # read back, with a simulated remote crashed before it, whose two last
 # traces are under last_boot/remotes/. The capture itself and its
 # validation are the snaptrace_persist KUnit suite's; a panic and the
@@ -117,7 +118,7 @@ if grep -qF "memmap=1M\$$st_addr" /proc/cmdline; then
 		st_before=$(st_count "kept as found, not armed")
 		st_armed=$(st_count "snaptrace: persist: armed: $st_addr")
 		st_check "insmod with the whole region" insmod $ST_MOD/snaptrace.ko \
-			persist_address=$st_addr persist_size=$st_size
+			persist_address=$st_addr persist_size=$st_size persist_on_oops=1
 		st_expect_eq "a capture of another size: kept, said once" 1 \
 			$(($(st_count "kept as found, not armed") - st_before))
 		st_expect_eq "and not armed" 0 \
@@ -130,6 +131,16 @@ if grep -qF "memmap=1M\$$st_addr" /proc/cmdline; then
 			"$(grep -F '# kept' $st_lb/trace)"
 		st_expect_eq "release: something to release" 1 "$(cat $st_lb/release)"
 		st_check_fails "not armed: no capture" sh -c "echo 1 > $st_hook"
+		# A release that fails part way (here the die notifier's
+		# registration, made to fail) is retried: what it armed and
+		# registered is not again (a notifier registered twice makes
+		# the kernel warn: a splat fails the run).
+		st_check "the die notifier's registration will fail once" sh -c \
+			"echo 1 > /sys/module/snaptrace/parameters/persist_test_fail_die"
+		st_check_fails "release fails part way" sh -c "echo 0 > $st_lb/release"
+		st_want="released part way: armed, a notifier not registered"
+		st_expect_eq "info: released part way" \
+			"$st_want (echo 0 > release again)" "$(cat $st_lb/info)"
 		st_before=$(st_count "the kept region is released: armed: $st_addr")
 		st_check "release" sh -c "echo 0 > $st_lb/release"
 		st_expect_eq "released and armed, said once" 1 \
