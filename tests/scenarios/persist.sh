@@ -4,13 +4,14 @@
 # a load without the parameters says nothing and shows nothing; the
 # region of memmap=1M$0x30000000 (given by the runner's --append) is
 # found empty at first, armed, found armed and not captured at the next
-# load; a capture of another size is kept, not armed, until released
-# (a release that failed part way, retried) or persist_discard=1; memory
-# the kernel uses, and a reserve_mem= name the kernel was not given, are
-# refused with a clear message; KUnit builds: a test capture
+# load; memory the kernel uses, and a reserve_mem= name the kernel was not
+# given, are refused with a clear message. KUnit builds: a test capture
 # read back, with a simulated remote crashed before it, whose two last
-# traces are under last_boot/remotes/. The capture itself and its
-# validation are the snaptrace_persist KUnit suite's; a panic and the
+# traces are under last_boot/remotes/, by a load whose wall clock is a day
+# behind it (shown, its time said to be doubtful, the region armed); a
+# capture of another size kept, not armed, until released (a release that
+# failed part way, retried) or persist_discard=1. The capture itself and
+# its validation are the snaptrace_persist KUnit suite's; a panic and the
 # reboot after it are not run here (Documentation/persist.rst).
 . ./lib.sh
 st_begin persist
@@ -66,9 +67,31 @@ if grep -qF "memmap=1M\$$st_addr" /proc/cmdline; then
 		st_check "capture" sh -c "echo 1 > $st_hook"
 		st_check_fails "a second capture is refused" sh -c "echo 1 > $st_hook"
 		st_check "rmmod" rmmod snaptrace
+		# This load's wall clock a day behind the capture's, as on a
+		# machine with no battery-backed clock: the capture is shown,
+		# its time said to be doubtful, and the region armed.
+		st_doubt="its wall-clock time is doubtful: not between its arming and now"
+		st_before=$(st_count "$st_doubt")
+		st_armed=$(st_count "snaptrace: persist: armed: $st_addr")
+		st_check "the clock a day back" \
+			sh -c "date -s @$(($(date +%s) - 86400)) >/dev/null"
 		st_check "insmod after the capture" insmod $ST_MOD/snaptrace.ko \
 			persist_address=$st_addr persist_size=$st_size
+		st_check "the clock a day on again" \
+			sh -c "date -s @$(($(date +%s) + 86400)) >/dev/null"
+		st_expect_eq "the capture shown, its time doubtful, said once" 1 \
+			$(($(st_count "$st_doubt") - st_before))
+		st_expect_eq "and armed, said once" 1 \
+			$(($(st_count "snaptrace: persist: armed: $st_addr") - st_armed))
 		st_lb=$ST_DIR/last_boot
+		st_want="time: doubtful: the capture's wall-clock time is after this load's"
+		st_want="$st_want (this boot's clock is behind the previous boot's:"
+		st_want="$st_want no battery-backed clock, or not set yet)"
+		st_expect_eq "info: the time is doubtful, after this load's" \
+			"$st_want" "$(grep '^time:' $st_lb/info)"
+		st_expect_eq "info: the time line after the captured line" \
+			"captured:|time:" "$(grep -A1 '^captured:' $st_lb/info |
+				cut -d' ' -f1 | tr '\n' '|' | sed 's/|$//')"
 		st_expect_eq "info: reason" "reason: test" "$(grep '^reason:' $st_lb/info)"
 		st_expect_eq "info: message" "message: test capture" \
 			"$(grep '^message:' $st_lb/info)"
