@@ -296,6 +296,9 @@ static int st_pr_stats_show(struct seq_file *m, void *unused)
 
 	mutex_lock(&st_pr_lock);
 	l = st_pr_last;
+	if (!l)
+		seq_puts(m, st_pr_kept ? "kept as found, not shown: info says why\n" :
+					 "released\n");
 	for (c = 0; l && c < l->nr_cpus; c++) {
 		const struct st_pr_cpu *t = &l->per_cpu[c];
 
@@ -359,6 +362,20 @@ static void st_pr_stop(struct seq_file *m, void *v)
 	mutex_unlock(&st_pr_lock);
 }
 
+/* per_cpu/cpuN/trace's counts: that CPU's. */
+static void st_pr_cpu_header(struct seq_file *m,
+			     const struct snaptrace_persist_last *l, int cpu)
+{
+	const struct st_pr_cpu *t = &l->per_cpu[cpu];
+	u64 i, n = 0;
+
+	for (i = 0; i < l->kept; i++)
+		n += l->ents[i]->cpu == cpu;
+	seq_printf(m, "# cpu%d: records kept: %llu, dropped torn: %llu, dropped corrupt: %llu (all CPUs: %llu kept)\n#\n",
+		   cpu, n, t->torn, t->entries > n ? t->entries - n : 0,
+		   l->kept);
+}
+
 static int st_pr_show(struct seq_file *m, void *v)
 {
 	struct st_pr_dump *d = m->private;
@@ -370,10 +387,12 @@ static int st_pr_show(struct seq_file *m, void *v)
 			seq_puts(m, "# kept as found, not shown: info says why\n");
 		else if (!st_pr_last)
 			seq_puts(m, "# released\n");
-		else
+		else if (d->cpu < 0)
 			seq_printf(m, "# records kept: %llu, dropped torn: %llu, dropped corrupt: %llu\n#\n",
 				   st_pr_last->kept, st_pr_last->torn,
 				   st_pr_last->corrupt);
+		else
+			st_pr_cpu_header(m, st_pr_last, d->cpu);
 		seq_puts(m, "# CPU   TIMESTAMP  PAYLOAD\n#  |        |         |\n");
 		return 0;
 	}
@@ -575,9 +594,58 @@ static int st_pr_debugfs(struct dentry *root)
 /* ------------------------------------------------------------------ */
 /* Load and unload */
 
+/* st_pr_refuse_region(): the reserved range holding @addr, if any. */
+struct st_pr_rsv {
+	u64 addr;
+	u64 start;
+	u64 end;
+	bool found;
+};
+
+static int st_pr_rsv_find(struct resource *res, void *arg)
+{
+	struct st_pr_rsv *r = arg;
+
+	if (res->start > r->addr || res->end < r->addr)
+		return 0;
+	r->start = res->start;
+	r->end = res->end;
+	r->found = true;
+	return 1;
+}
+
+/*
+ * Why persist_address/persist_size were refused, and what to do: @ram is
+ * how the range meets System RAM (region_intersects()).
+ */
+static void st_pr_refuse_region(int ram)
+{
+	u64 end = persist_address + persist_size - 1;
+	struct st_pr_rsv r = { .addr = persist_address };
+
+	walk_iomem_res_desc(IORES_DESC_RESERVED, IORESOURCE_MEM, 0, U64_MAX,
+			    &r, st_pr_rsv_find);
+	if (ram == REGION_INTERSECTS)
+		pr_err("0x%llx..0x%llx is the kernel's memory: reserve it with memmap=%lu$0x%llx on the kernel's command line\n",
+		       persist_address, end, persist_size, persist_address);
+	else if (r.found && end > r.end)
+		pr_err("0x%llx..0x%llx goes past the reserved range 0x%llx..0x%llx: persist_size=%llu at most at this address, or reserve more (memmap=%lu$0x%llx)\n",
+		       persist_address, end, r.start, r.end,
+		       r.end - persist_address + 1, persist_size,
+		       persist_address);
+	else if (ram == REGION_MIXED)
+		pr_err("0x%llx..0x%llx is partly the kernel's memory: reserve it with memmap=%lu$0x%llx on the kernel's command line\n",
+		       persist_address, end, persist_size, persist_address);
+	else
+		pr_err("0x%llx..0x%llx is neither RAM nor reserved memory (a device's, or a hole: see /proc/iomem): memmap=SIZE$ADDR keeps RAM the machine has, inside a \"System RAM\" range\n",
+		       persist_address, end);
+}
+
 /* The region the parameters name: its physical address and size. */
 static int st_pr_region(phys_addr_t *start, phys_addr_t *size)
 {
+	int ram;
+
 	if (persist_name) {
 #ifdef SNAPTRACE_HAVE_RESERVE_MEM
 		if (!reserve_mem_find_by_name(persist_name, start, size)) {
@@ -599,27 +667,25 @@ static int st_pr_region(phys_addr_t *start, phys_addr_t *size)
 	}
 	*start = persist_address;
 	*size = persist_size;
-	/* Memory the kernel uses is not ours: memmap=SIZE$ADDR keeps it out. */
-	if (region_intersects(*start, *size, IORESOURCE_SYSTEM_RAM,
-			      IORES_DESC_NONE) != REGION_DISJOINT) {
-		pr_err("0x%llx..0x%llx is the kernel's memory: reserve it with memmap=%lu$0x%llx on the kernel's command line\n",
-		       persist_address, persist_address + persist_size - 1,
-		       persist_size, persist_address);
-		return -EBUSY;
-	}
-	/*
-	 * Nor is MMIO, ACPI's tables or NVS, a hole, or a range the firmware
-	 * did not reserve: only a range reserved in the memory map, as
-	 * memmap=SIZE$ADDR makes, all of it.
-	 */
-	if (region_intersects(*start, *size, IORESOURCE_MEM,
-			      IORES_DESC_RESERVED) != REGION_INTERSECTS) {
-		pr_err("0x%llx..0x%llx is not reserved memory: reserve it with memmap=%lu$0x%llx on the kernel's command line\n",
-		       persist_address, persist_address + persist_size - 1,
-		       persist_size, persist_address);
+	if (persist_address + persist_size - 1 < persist_address) {
+		pr_err("persist_address=0x%llx persist_size=%lu: past the end of the address space\n",
+		       persist_address, persist_size);
 		return -EINVAL;
 	}
-	return 0;
+	/*
+	 * Memory the kernel uses is not ours (memmap=SIZE$ADDR keeps it
+	 * out); nor is MMIO, ACPI's tables or NVS, a hole, or a range the
+	 * firmware did not reserve: only a range reserved in the memory map,
+	 * as memmap=SIZE$ADDR makes, all of it.
+	 */
+	ram = region_intersects(*start, *size, IORESOURCE_SYSTEM_RAM,
+				IORES_DESC_NONE);
+	if (ram == REGION_DISJOINT &&
+	    region_intersects(*start, *size, IORESOURCE_MEM,
+			      IORES_DESC_RESERVED) == REGION_INTERSECTS)
+		return 0;
+	st_pr_refuse_region(ram);
+	return ram == REGION_DISJOINT ? -EINVAL : -EBUSY;
 }
 
 static void st_pr_say(int err)
@@ -629,7 +695,7 @@ static void st_pr_say(int err)
 		pr_info("no previous capture: the region is not ours yet (first use, or garbage)\n");
 		break;
 	case -ENODATA:
-		pr_info("no previous capture: the previous boot did not panic\n");
+		pr_info("no previous capture: armed by an earlier load (of this boot, or of a boot that did not panic), never captured\n");
 		break;
 	case -EINPROGRESS:
 		/*
@@ -679,6 +745,7 @@ static void st_pr_add_module(struct module *mod)
 int snaptrace_persist_init(struct dentry *root)
 {
 	struct snaptrace_persist_last *last;
+	const struct st_pr_hdr *hdr;
 	phys_addr_t start, size;
 	int ret, err;
 
@@ -709,6 +776,7 @@ int snaptrace_persist_init(struct dentry *root)
 		goto fail;
 	}
 	st_pr_mapped = true;
+	hdr = st_pr.base;
 	st_pr.boot_id = get_random_u64();
 	st_pr.remotes = true;	/* the remotes' last traces too */
 	ret = -ENOMEM;
@@ -742,10 +810,25 @@ int snaptrace_persist_init(struct dentry *root)
 		st_pr_kept = ret;
 		pr_warn("the region's previous capture cannot be shown (%pe: %s): kept as found, not armed: this boot is not captured until it is released (echo 0 > last_boot/release, or load with persist_discard=1)\n",
 			ERR_PTR(ret), st_pr_why(ret));
+		/* -ERANGE comes after the header's CRC: its geometry is right. */
+		if (ret == -ERANGE)
+			pr_warn("it was armed with persist_size=%llu for %u CPUs (this load: %llu bytes, %u CPUs)\n",
+				hdr->size, hdr->nr_cpus, (u64)size, nr_cpu_ids);
 		ret = st_pr_debugfs(root);
 		if (ret)
 			goto fail;
 		return 0;
+	}
+	/*
+	 * A range that does not keep what is written is no memory: a hole
+	 * beyond the machine's RAM that memmap= reserved all the same.
+	 */
+	if (READ_ONCE(hdr->magic) != ST_PR_MAGIC) {
+		pr_err("0x%llx..0x%llx does not keep what is written: no memory there (is the machine's RAM that large? see \"System RAM\" in /proc/iomem)\n",
+		       (u64)start, (u64)(start + size - 1));
+		snaptrace_persist_last_free(last);
+		ret = -EIO;
+		goto fail;
 	}
 	if (err)
 		st_pr_say(err);
@@ -756,9 +839,10 @@ int snaptrace_persist_init(struct dentry *root)
 				st_pr_reason(last->cap.reason), last->cap.cpu,
 				last->kept, st_pr_doubtful(last));
 		else
-			pr_info("the previous boot's capture (%s): %llu records, %llu torn, %llu corrupt%s: see last_boot/\n",
+			pr_info("the previous boot's capture (%s): %llu record%s, %llu torn, %llu corrupt%s: see last_boot/\n",
 				st_pr_reason(last->cap.reason), last->kept,
-				last->torn, last->corrupt, st_pr_doubtful(last));
+				last->kept == 1 ? "" : "s", last->torn,
+				last->corrupt, st_pr_doubtful(last));
 		ret = st_pr_debugfs(root);
 		if (ret)
 			goto fail;

@@ -4,8 +4,10 @@
 # a load without the parameters says nothing and shows nothing; the
 # region of memmap=1M$0x30000000 (given by the runner's --append) is
 # found empty at first, armed, found armed and not captured at the next
-# load; memory the kernel uses, and a reserve_mem= name the kernel was not
-# given, are refused with a clear message. KUnit builds: a test capture
+# load; memory the kernel uses, more than the reservation, MMIO, a
+# reserved hole that keeps nothing (with memmap=64K$0x50000000 on the
+# command line too), and a reserve_mem= name the kernel was not given,
+# are refused with a clear message. KUnit builds: a test capture
 # read back, with a simulated remote crashed before it, whose two last
 # traces are under last_boot/remotes/, by a load whose wall clock is a day
 # behind it (shown, its time said to be doubtful, the region armed); a
@@ -42,11 +44,11 @@ if grep -qF "memmap=1M\$$st_addr" /proc/cmdline; then
 	st_expect_eq "the region is claimed" "30000000-300fffff : snaptrace" \
 		"$(grep -o '30000000-300fffff : snaptrace' /proc/iomem)"
 	st_check "rmmod" rmmod snaptrace
-	st_before=$(st_count "the previous boot did not panic")
+	st_before=$(st_count "armed by an earlier load (of this boot, or of a boot that did not panic), never captured")
 	st_check "insmod again, with a remote" insmod $ST_MOD/snaptrace.ko \
 		persist_address=$st_addr persist_size=$st_size remotes=1
 	st_expect_eq "armed, not captured: no previous capture" 1 \
-		$(($(st_count "the previous boot did not panic") - st_before))
+		$(($(st_count "armed by an earlier load (of this boot, or of a boot that did not panic), never captured") - st_before))
 	st_check_fails "no last_boot/" test -e $ST_DIR/last_boot
 	st_hook=/sys/module/snaptrace/parameters/persist_test_capture
 	if [ -e $st_hook ]; then
@@ -119,6 +121,15 @@ if grep -qF "memmap=1M\$$st_addr" /proc/cmdline; then
 				"$(grep -v '^#' $st_d/trace)" ] || st_bad=1
 		done
 		st_expect_eq "per_cpu/cpuN/trace: each CPU's records" 0 $st_bad
+		# Each CPU's file counts its own records.
+		st_bad=0
+		for st_d in $st_lb/per_cpu/cpu*; do
+			st_n=${st_d##*cpu}
+			st_k=$(grep -c "^\[0*$st_n\]" $st_lb/trace)
+			grep -qx "# cpu$st_n: records kept: $st_k, dropped torn: 0, dropped corrupt: 0 (all CPUs: 2 kept)" \
+				$st_d/trace || st_bad=1
+		done
+		st_expect_eq "per_cpu/cpuN/trace: its own counts" 0 $st_bad
 		st_expect_eq "stats: 2 written, none torn or left out" "2 0 0" \
 			"$(awk '{ w += $3; t += $5; l += $8 } END { print w, t, l }' $st_lb/stats)"
 		st_check "the live buffer is empty again" test -z "$(grep -v '^#' $ST_DIR/trace)"
@@ -126,15 +137,16 @@ if grep -qF "memmap=1M\$$st_addr" /proc/cmdline; then
 		st_check "release" sh -c "echo 0 > $st_lb/release"
 		st_expect_eq "released" "released" "$(cat $st_lb/info)"
 		st_expect_eq "trace released" "# released" "$(grep -F '# released' $st_lb/trace)"
+		st_expect_eq "stats released" "released" "$(cat $st_lb/stats)"
 		# A capture the load cannot show (here: armed with another
 		# size) is evidence: kept as found, not armed, until released.
 		st_half=$((st_size / 2))
 		st_check "rmmod" rmmod snaptrace
-		st_before=$(st_count "the previous boot did not panic")
+		st_before=$(st_count "armed by an earlier load (of this boot, or of a boot that did not panic), never captured")
 		st_check "insmod with half the region" insmod $ST_MOD/snaptrace.ko \
 			persist_address=$st_addr persist_size=$st_half
 		st_expect_eq "armed with another size, not captured: armed over" 1 \
-			$(($(st_count "the previous boot did not panic") - st_before))
+			$(($(st_count "armed by an earlier load (of this boot, or of a boot that did not panic), never captured") - st_before))
 		st_check "record three" sh -c "echo persist three > $ST_DIR/trace_marker"
 		st_check "capture in half the region" sh -c "echo 1 > $st_hook"
 		st_check "rmmod" rmmod snaptrace
@@ -146,6 +158,10 @@ if grep -qF "memmap=1M\$$st_addr" /proc/cmdline; then
 			$(($(st_count "kept as found, not armed") - st_before))
 		st_expect_eq "and not armed" 0 \
 			$(($(st_count "snaptrace: persist: armed: $st_addr") - st_armed))
+		st_check "the log says the size it was armed with" \
+			test "$(st_count "it was armed with persist_size=$st_half for ")" -ge 1
+		st_expect_eq "stats: kept, not shown" \
+			"kept as found, not shown: info says why" "$(cat $st_lb/stats)"
 		st_check "info: kept, and why" \
 			grep -q '^kept: .*armed with another size or layout' $st_lb/info
 		st_expect_eq "info: not armed" 1 "$(grep -c '^armed: no' $st_lb/info)"
@@ -186,8 +202,31 @@ if grep -qF "memmap=1M\$$st_addr" /proc/cmdline; then
 		st_check_fails "no last_boot/" test -e $st_lb
 	fi
 	st_check "rmmod" rmmod snaptrace
+	# More than the reservation: refused, with the size that fits.
+	st_msg="0x30000000..0x301fffff goes past the reserved range 0x30000000..0x300fffff: persist_size=1048576 at most"
+	st_before=$(st_count "$st_msg")
+	st_check_fails "insmod with twice the region is refused" \
+		insmod $ST_MOD/snaptrace.ko persist_address=$st_addr \
+		persist_size=$((2 * st_size))
+	st_check "and says the size that fits" \
+		test $(($(st_count "$st_msg") - st_before)) -ge 1
+	st_check_fails "nothing claimed" grep -qF snaptrace /proc/iomem
 else
 	st_skip "insmod with the region" "no memmap=1M\$$st_addr on the command line"
+fi
+
+# memmap= reserved a hole beyond the guest's 1 GiB of RAM (the runner's
+# --append): the range is reserved, but keeps nothing written there.
+if grep -qF 'memmap=64K$0x50000000' /proc/cmdline; then
+	st_msg="0x50000000..0x5000ffff does not keep what is written: no memory there"
+	st_before=$(st_count "$st_msg")
+	st_rc=0
+	insmod $ST_MOD/snaptrace.ko persist_address=0x50000000 persist_size=65536 \
+		2>/dev/null || st_rc=$?
+	st_expect_eq "insmod with a reserved hole is refused with -EIO" 5 $st_rc
+	st_check "and says why" test $(($(st_count "$st_msg") - st_before)) -ge 1
+	st_check_fails "not loaded" test -e /sys/module/snaptrace
+	st_check_fails "nothing claimed" grep -qF snaptrace /proc/iomem
 fi
 
 st_before=$(st_count "is the kernel's memory")
@@ -196,16 +235,16 @@ st_check_fails "insmod with the kernel's own memory is refused" \
 # busybox's insmod tries a second way to load when the first fails: the
 # message comes once per try.
 st_check "and says why" test $(($(st_count "is the kernel's memory") - st_before)) -ge 1
-# MMIO (the HPET's) is not reserved memory: refused, with -EINVAL, said
-# why, and nothing claimed or left loaded.
-st_before=$(st_count "0xfed00000..0xfed0ffff is not reserved memory")
+# MMIO (the HPET's) is neither RAM nor reserved memory: refused, with
+# -EINVAL, said why, and nothing claimed or left loaded.
+st_before=$(st_count "0xfed00000..0xfed0ffff is neither RAM nor reserved memory")
 st_rc=0
 insmod $ST_MOD/snaptrace.ko persist_address=0xfed00000 persist_size=65536 \
 	2>/dev/null || st_rc=$?
 # insmod's status is the errno init_module() failed with.
 st_expect_eq "insmod with HPET MMIO is refused with -EINVAL" 22 $st_rc
 st_check "and says why" \
-	test $(($(st_count "0xfed00000..0xfed0ffff is not reserved memory") - st_before)) -ge 1
+	test $(($(st_count "0xfed00000..0xfed0ffff is neither RAM nor reserved memory") - st_before)) -ge 1
 st_check_fails "not loaded" test -e /sys/module/snaptrace
 st_check_fails "nothing claimed" grep -qF snaptrace /proc/iomem
 st_check_fails "insmod with persist_address alone is refused" \
