@@ -137,6 +137,11 @@ int snaptrace_snapshot_walk(struct snaptrace_buffer *buf, int cpu,
  * @ST_STEP_WRITE_ANCHOR: the owner of a frame (Documentation/ring-buffer.rst,
  *	"Compact records") reserved, and is about to install the frame's
  *	anchor; a writer nested here finds none
+ * @ST_STEP_LOCK_WAIT: a snapshot, clear, reset or change of halves found the
+ *	buffer's lock held by another CPU (@cpu), before it tries again (each
+ *	turn of its wait)
+ * @ST_STEP_PANIC_LOCK: snaptrace_snapshot_panic() read the buffer's lock
+ *	word, before it acts on what it read (@cpu: the holder it read, or -1)
  * @ST_STEP_NR: number of steps
  *
  * Writer steps run on the writer's CPU with preemption disabled (@cpu is
@@ -160,6 +165,8 @@ enum snaptrace_test_step {
 	ST_STEP_SNAP_SETTLED,
 	ST_STEP_CONSUMED,
 	ST_STEP_WRITE_ANCHOR,
+	ST_STEP_LOCK_WAIT,
+	ST_STEP_PANIC_LOCK,
 	ST_STEP_NR
 };
 

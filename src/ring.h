@@ -625,6 +625,8 @@ static inline enum st_lock_ret st_lock(struct snaptrace_buffer *buf, int kind,
 		if (kind == ST_LOCK_ROUND &&
 		    (long)(atomic_long_read(&buf->done) - gen0) > 0)
 			return ST_COALESCED;
+		st_hook(buf, ST_STEP_LOCK_WAIT,
+			(o & (BIT(ST_LOCK_KIND_SHIFT) - 1)) - 1);
 		cpu_relax();
 	}
 }

@@ -408,6 +408,7 @@ int snaptrace_snapshot_panic(struct snaptrace_buffer *buf, bool *past)
 	int ret;
 
 	*past = false;
+	st_hook(buf, ST_STEP_PANIC_LOCK, holder);
 	if (holder < 0)
 		return snaptrace_snapshot(buf);
 	if (holder == raw_smp_processor_id()) {
