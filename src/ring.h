@@ -410,11 +410,13 @@ struct snaptrace_buffer {
 	atomic_long_t gen;		/* snapshots, clears, resets begun */
 	atomic_long_t done;		/* highest gen of a snapshot finished */
 	/*
-	 * 1 + the state word the last snapshot published, set before its
-	 * publishing cmpxchg, under the lock (or nested in its holder);
-	 * 0 from st_unlock() on. Read only by snaptrace_snapshot_panic():
-	 * a holder it stops after publishing has its snapshot completed,
-	 * not discarded by a new one.
+	 * 1 + the state word a snapshot under way publishes, set before its
+	 * publishing cmpxchg, under the lock (or nested in its holder); 0
+	 * again when that snapshot ends (every CPU sealed, or a snapshot
+	 * nested in it finished in its place), and from st_unlock() on.
+	 * Read only by snaptrace_snapshot_panic(): a snapshot it stops or
+	 * interrupts between its publishing and its last seal is completed,
+	 * not discarded by a new one; a finished one is replaced.
 	 */
 	long cutting;
 	int mode;			/* enum snaptrace_mode */

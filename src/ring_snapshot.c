@@ -15,6 +15,7 @@
 #include <linux/irqflags.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
+#include <kunit/visibility.h>
 
 #include <snaptrace/snaptrace.h>
 #include "internal.h"
@@ -195,6 +196,15 @@ static int st_round(struct snaptrace_buffer *buf)
 			      cpu))
 			break;
 done:
+	/*
+	 * Nothing is being cut any more: this round sealed every CPU, or a
+	 * snapshot nested in it (an NMI) finished in its place. A marker
+	 * left set (ours; or ours written, stale, after the nested one had
+	 * published the very roles we meant to) would make a panic "complete"
+	 * a finished snapshot, not take its own: records written after the
+	 * cut would be missing from it until the holder unlocks.
+	 */
+	WRITE_ONCE(buf->cutting, 0);
 	st_done_raise(buf, g);
 out:
 	st_change_end(buf);
@@ -203,17 +213,20 @@ out:
 
 /*
  * A panic found the lock's holder, stopped by it or interrupted by it on
- * its own CPU, after a snapshot published the roles (buf->cutting names
- * the state word: its step 3, or after it, before the unlock). It never
- * resumes. Complete that snapshot rather than discard it with a round of
- * our own, whose step 1 would empty the half it is cutting (the CPUs not
- * sealed yet would lose their whole history, the sealed ones keep only
- * what came after their cut): the rings still open are sealed now (their
- * cut is this one), and the tail of each is pushed as st_close() does
- * after a cut (the holder may have stopped between a seal and that push).
- * Returns false, changing nothing, if no snapshot published the current
- * roles under this lock: the holder stopped before its step 2, or is a
- * clear or a reset.
+ * its own CPU, while a snapshot (the holder's, or one nested in it) is
+ * under way: it published the roles and has not sealed every CPU yet
+ * (buf->cutting names the state word: its step 3). It never resumes.
+ * Complete that snapshot rather than discard it with a round of our own,
+ * whose step 1 would empty the half it is cutting (the CPUs not sealed
+ * yet would lose their whole history, the sealed ones keep only what came
+ * after their cut): the rings still open are sealed now (their cut is
+ * this one), and the tail of each is pushed as st_close() does after a
+ * cut (the holder may have stopped between a seal and that push).
+ * Returns false, changing nothing, if no snapshot is under way: the
+ * holder stopped before its step 2, or is a clear or a reset with no
+ * snapshot nested in it still cutting, or every snapshot under this lock
+ * has finished (a new one must then be taken: the records written since
+ * its cut are the panic's recent past).
  */
 static bool st_round_finish(struct snaptrace_buffer *buf)
 {
@@ -239,6 +252,7 @@ static bool st_round_finish(struct snaptrace_buffer *buf)
 			snaptrace_ring_push_tail(r, st_pos(h) - st_p(r->size),
 						 NULL);
 	}
+	WRITE_ONCE(buf->cutting, 0);	/* finished, as st_round()'s end */
 	st_done_raise(buf, g);
 	st_change_end(buf);
 	return true;
@@ -375,16 +389,18 @@ EXPORT_SYMBOL_GPL(snaptrace_snapshot);
  * snaptrace_snapshot() for a panic notifier, the other CPUs stopped. A CPU
  * that the panic stopped while it held the buffer's lock never releases
  * it: snaptrace_snapshot() would wait for it forever. Its round, clear or
- * reset is then where an NMI on its own CPU would have found it. If it is
- * a snapshot that has published the roles (its step 3, or after it), that
- * snapshot is completed: its rings still open are sealed, and no new round
- * runs, which would empty the half it was cutting. Else the round runs
- * without the lock exactly as that NMI's does (ST_NESTED: st_round()'s
- * steps are idempotent and complete what the holder left half done, and
- * the holder never resumes), unless the holder was swapping the halves
- * (resize, alloc or free of the spare), which no round may cross. A panic
- * that interrupted the holder on its own CPU (an NMI) completes a
- * published snapshot the same way, else runs snaptrace_snapshot(). A
+ * reset is then where an NMI on its own CPU would have found it. If a
+ * snapshot is under way (the holder's, or one nested in it: it published
+ * the roles and has not sealed every CPU), it is completed: its rings
+ * still open are sealed, and no new round runs, which would empty the
+ * half it is cutting. Else the round runs without the lock exactly as
+ * that NMI's does (ST_NESTED: st_round()'s steps are idempotent and
+ * complete what the holder left half done, and the holder never resumes),
+ * unless the holder was swapping the halves (resize, alloc or free of the
+ * spare), which no round may cross. A snapshot that has finished is
+ * replaced by that round, as when the lock is free. A panic that
+ * interrupted the holder on its own CPU (an NMI) completes a snapshot
+ * under way the same way, else runs snaptrace_snapshot(). A
  * holder is taken as stopped only if its CPU is no longer online, as the
  * panic's stop (stop_this_cpu()) leaves it; one still online may still
  * run (a stop that failed, or the crash kernel's NMI shootdown, which does
@@ -435,6 +451,7 @@ int snaptrace_snapshot_panic(struct snaptrace_buffer *buf, bool *past)
 		atomic64_inc(&buf->snapshot_misses);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_snapshot_panic);
 
 /**
  * snaptrace_snapshot_alloc() - allocate the spare if needed, then snapshot

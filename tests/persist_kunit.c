@@ -1543,6 +1543,171 @@ static void persist_panic_in_nested_round(struct kunit *test)
 	}
 }
 
+/* ---- the panic's snapshot: what it completes, what it says ---- */
+
+#define PR_AFTER	4	/* records written after a nested snapshot */
+
+/* PR_AFTER records "after N" on this CPU; how many were written. */
+static int pr_write_after(struct snaptrace_buffer *buf)
+{
+	char rec[16];
+	int i, wrote = 0;
+
+	for (i = 0; i < PR_AFTER; i++) {
+		memset(rec, 0, sizeof(rec));
+		snprintf(rec, sizeof(rec), "after %d", i);
+		wrote += !snaptrace_write(buf, rec, sizeof(rec));
+	}
+	return wrote;
+}
+
+/* The snapshot of @x holds exactly pr_write_after()'s records, of @cpu. */
+static void pr_expect_after(struct kunit *test, struct pr_ctx *x, int cpu,
+			    const char *name)
+{
+	char want[16];
+	unsigned int i;
+
+	pr_expect_snapshot(test, x);
+	KUNIT_EXPECT_EQ_MSG(test, x->nr, PR_AFTER, "%s", name);
+	for (i = 0; i < x->nr && i < PR_AFTER; i++) {
+		memset(want, 0, sizeof(want));
+		snprintf(want, sizeof(want), "after %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, x->recs[i].cpu, cpu, "%s: %u", name, i);
+		KUNIT_EXPECT_EQ_MSG(test, x->recs[i].len, sizeof(want), "%s: %u",
+				    name, i);
+		if (x->recs[i].len == sizeof(want))
+			KUNIT_EXPECT_MEMEQ_MSG(test, x->recs[i].data, want,
+					       sizeof(want), "%s: %u", name, i);
+	}
+}
+
+/*
+ * A snapshot nested in the lock's holder (an NMI's: the holder a clear, a
+ * reset or a round on the same CPU) completed; records were written
+ * after it; then a panic, in an NMI on that CPU or with that CPU stopped.
+ * Nothing is being cut any more: the panic makes a new round, which holds
+ * the records written after the nested snapshot (a panic that "completed"
+ * the nested snapshot again left them out). Also when the nested snapshot
+ * was itself interrupted by another, before it published its roles (its
+ * stale marker named the roles the other published), and when the holder
+ * is a round whose step 1 the nested snapshot interrupted.
+ */
+enum pr_done_how {
+	PR_DONE_NESTED,		/* one nested snapshot */
+	PR_DONE_TWICE,		/* the nested one interrupted before its step 2 */
+	PR_DONE_IN_ROUND,	/* the holder a round, in its step 1 */
+};
+
+struct pr_done_case {
+	const char *name;
+	int kind;		/* the holder's */
+	enum pr_done_how how;
+	bool stopped;		/* the holder's CPU stopped, else the panic nests */
+};
+
+static const struct pr_done_case pr_done_cases[] = {
+	{ "reset, panic nested", ST_LOCK_RESET, PR_DONE_NESTED, false },
+	{ "reset, holder stopped", ST_LOCK_RESET, PR_DONE_NESTED, true },
+	{ "clear, panic nested", ST_LOCK_CLEAR, PR_DONE_NESTED, false },
+	{ "clear, holder stopped", ST_LOCK_CLEAR, PR_DONE_NESTED, true },
+	{ "reset, twice, panic nested", ST_LOCK_RESET, PR_DONE_TWICE, false },
+	{ "reset, twice, holder stopped", ST_LOCK_RESET, PR_DONE_TWICE, true },
+	{ "round, panic nested", ST_LOCK_ROUND, PR_DONE_IN_ROUND, false },
+	{ "round, holder stopped", ST_LOCK_ROUND, PR_DONE_IN_ROUND, true },
+};
+
+static struct {
+	struct pr_ctx *x;
+	const struct pr_done_case *c;
+	int other;		/* an offline CPU */
+	bool fired;
+	int nested, wrote, ret;
+	bool past;
+} pr_done;
+
+/* The panic, on this CPU: nested in the holder, or past its stopped CPU. */
+static void pr_done_panic(struct snaptrace_buffer *buf)
+{
+	int o = atomic_read(&buf->lock_cpu);
+
+	if (pr_done.c->stopped)
+		atomic_set(&buf->lock_cpu, (pr_done.other + 1) |
+			   pr_done.c->kind << ST_LOCK_KIND_SHIFT);
+	pr_done.ret = snaptrace_snapshot_panic(buf, &pr_done.past);
+	atomic_set(&buf->lock_cpu, o);
+}
+
+static void pr_done_hook(struct snaptrace_buffer *buf,
+			 enum snaptrace_test_step step, int cpu)
+{
+	const struct pr_done_case *c = pr_done.c;
+
+	if (!pr_done.x || buf != pr_done.x->buf || pr_done.fired)
+		return;
+	if (c->how == PR_DONE_TWICE && step == ST_STEP_SNAP_PENDED) {
+		pr_done.fired = true;
+		pr_done.nested += snaptrace_snapshot(buf) + 1;
+	} else if (c->how == PR_DONE_IN_ROUND && step == ST_STEP_SNAP_SETTLED) {
+		pr_done.fired = true;
+		pr_done.nested = snaptrace_snapshot(buf);
+		pr_done.wrote = pr_write_after(buf);
+		pr_done_panic(buf);
+	}
+}
+
+static void persist_panic_after_completed_nested_snapshot(struct kunit *test)
+{
+	struct pr_ctx *x[ARRAY_SIZE(pr_done_cases)];
+	const struct pr_done_case *c;
+	unsigned int i;
+	int me;
+
+	KUNIT_ASSERT_GE(test, num_online_cpus(), 2);
+	for (i = 0; i < ARRAY_SIZE(pr_done_cases); i++) {
+		x[i] = pr_setup(test, PR_SIZE);
+		pr_write(test, x[i]);
+	}
+	pr_done.other = cpumask_last(cpu_online_mask);
+	KUNIT_ASSERT_EQ(test, remove_cpu(pr_done.other), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pr_add_cpu,
+							(void *)(unsigned long)pr_done.other),
+			0);
+	st_hook_install(test, pr_done_hook);
+	for (i = 0; i < ARRAY_SIZE(pr_done_cases); i++) {
+		c = &pr_done_cases[i];
+		pr_done.c = c;
+		pr_done.fired = false;
+		pr_done.nested = 0;
+		pr_done.wrote = 0;
+		pr_done.ret = 1;
+		pr_done.past = !c->stopped;
+		me = get_cpu();
+		WRITE_ONCE(pr_done.x, x[i]);
+		if (c->how == PR_DONE_IN_ROUND) {
+			KUNIT_EXPECT_EQ(test, snaptrace_snapshot(x[i]->buf), 0);
+		} else {
+			/* The holder, a clear or a reset, is this CPU's. */
+			atomic_set(&x[i]->buf->lock_cpu,
+				   (me + 1) | c->kind << ST_LOCK_KIND_SHIFT);
+			pr_done.nested += snaptrace_snapshot(x[i]->buf);
+			pr_done.wrote = pr_write_after(x[i]->buf);
+			pr_done_panic(x[i]->buf);
+			atomic_set(&x[i]->buf->lock_cpu, 0);
+		}
+		WRITE_ONCE(pr_done.x, NULL);
+		put_cpu();
+		KUNIT_EXPECT_EQ_MSG(test, pr_done.fired, c->how != PR_DONE_NESTED,
+				    "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, pr_done.nested,
+				    c->how == PR_DONE_TWICE ? 1 : 0, "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, pr_done.wrote, PR_AFTER, "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, pr_done.ret, 0, "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, pr_done.past, c->stopped, "%s", c->name);
+		pr_expect_after(test, x[i], me, c->name);
+	}
+}
+
 /*
  * A record open at the cut and committed between the capture's two walks
  * (its writer on another CPU, in an oops): the second walk sees it and the
@@ -2437,6 +2602,7 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_panic_past_stopped_holder),
 	KUNIT_CASE(persist_panic_completes_stopped_snapshot),
 	KUNIT_CASE(persist_panic_in_nested_round),
+	KUNIT_CASE(persist_panic_after_completed_nested_snapshot),
 	KUNIT_CASE(persist_late_commit_not_kept),
 	KUNIT_CASE_PARAM(persist_replaced_between_walks, pr_repl_gen_params),
 	KUNIT_CASE_PARAM(persist_walk_pinned, pr_pin_gen_params),
