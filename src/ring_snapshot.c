@@ -383,8 +383,10 @@ EXPORT_SYMBOL_GPL(snaptrace_snapshot);
 /**
  * snaptrace_snapshot_panic() - a snapshot at a panic, past a stopped holder
  * @buf: the buffer
- * @past: set when the buffer's lock was held by a CPU the panic stopped,
- *	and the snapshot was taken (or completed) without it
+ * @past: set when the snapshot is not all the panic's own: taken past the
+ *	buffer's lock that a CPU the panic stopped holds, or the completion
+ *	of a snapshot under way that the panic stopped or interrupted on this
+ *	CPU, whose cuts of the CPUs it had sealed came before this call
  *
  * snaptrace_snapshot() for a panic notifier, the other CPUs stopped. A CPU
  * that the panic stopped while it held the buffer's lock never releases
@@ -400,7 +402,7 @@ EXPORT_SYMBOL_GPL(snaptrace_snapshot);
  * spare), which no round may cross. A snapshot that has finished is
  * replaced by that round, as when the lock is free. A panic that
  * interrupted the holder on its own CPU (an NMI) completes a snapshot
- * under way the same way, else runs snaptrace_snapshot(). A
+ * under way the same way (*@past set), else runs snaptrace_snapshot(). A
  * holder is taken as stopped only if its CPU is no longer online, as the
  * panic's stop (stop_this_cpu()) leaves it; one still online may still
  * run (a stop that failed, or the crash kernel's NMI shootdown, which does
@@ -409,8 +411,8 @@ EXPORT_SYMBOL_GPL(snaptrace_snapshot);
  *
  * Context: a panic notifier, IRQs off, the other CPUs stopped; NMI
  * included. Never sleeps, never allocates, never waits for a stopped CPU.
- * Return: as snaptrace_snapshot() when no other CPU holds the lock (0
- * when the holder interrupted on this CPU had published); else
+ * Return: as snaptrace_snapshot() when no other CPU holds the lock (0,
+ * *@past set, when it completed a snapshot under way on this CPU); else
  * 0 (*@past set), -EBUSY if the stopped holder was swapping the halves or
  * -EDEADLK if the holder's CPU is online, both without a snapshot and
  * counted as misses; -ENOENT if no spare is allocated.
@@ -432,6 +434,8 @@ int snaptrace_snapshot_panic(struct snaptrace_buffer *buf, bool *past)
 		local_irq_save(flags);
 		finished = st_round_finish(buf);
 		local_irq_restore(flags);
+		/* Not all ours: the CPUs it had sealed were cut before. */
+		*past = finished;
 		return finished ? 0 : snaptrace_snapshot(buf);
 	}
 	if (holder >= nr_cpu_ids || cpu_online(holder))

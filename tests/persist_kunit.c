@@ -1347,6 +1347,8 @@ static void persist_panic_past_stopped_holder(struct kunit *test)
  * the test hook, inside the holder). Held after the roles were published,
  * the snapshot is completed, not replaced: a new round would empty the
  * half it was cutting, and every CPU not cut yet would lose its records.
+ * A completed snapshot is not all the panic's: the capture says so
+ * (ST_PR_F_LOCKED), also when the panic is nested in the holder.
  */
 struct pr_hold_case {
 	const char *name;
@@ -1427,9 +1429,11 @@ static void persist_panic_completes_stopped_snapshot(struct kunit *test)
 		KUNIT_EXPECT_TRUE_MSG(test, pr_hold.done, "%s", pr_hold.c->name);
 		KUNIT_EXPECT_EQ_MSG(test, pr_hold.ret, 0, "%s", pr_hold.c->name);
 		last = pr_parse(test, x[i]);
+		/* Nested before the switch: a nested round, all the panic's. */
 		KUNIT_EXPECT_EQ_MSG(test, last->cap.flags,
-				    pr_hold.c->nested ? 0 : ST_PR_F_LOCKED,
-				    "%s", pr_hold.c->name);
+				    pr_hold.c->nested &&
+				    pr_hold.c->step == ST_STEP_SNAP_PENDED ?
+				    0 : ST_PR_F_LOCKED, "%s", pr_hold.c->name);
 		KUNIT_EXPECT_EQ_MSG(test, last->kept,
 				    (u64)(num_online_cpus() + 1) * PR_PER_CPU,
 				    "%s", pr_hold.c->name);
@@ -1706,6 +1710,133 @@ static void persist_panic_after_completed_nested_snapshot(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, pr_done.past, c->stopped, "%s", c->name);
 		pr_expect_after(test, x[i], me, c->name);
 	}
+}
+
+/*
+ * A snapshot nested in a reset (an NMI's), stopped or interrupted by the
+ * panic after it published its roles, between its seals: it is under
+ * way, and completed, whatever the lock's holder is: a new round would
+ * empty the half it is cutting, and the CPUs it had not sealed would lose
+ * their records. The panic says that the snapshot is not all its own
+ * (*past): the CPUs sealed before it were cut before it.
+ */
+static struct {
+	struct pr_ctx *x;
+	bool stopped;
+	int other;
+	int seal_cpu;
+	bool fired;
+	int ret;
+	bool past;
+} pr_mid;
+
+static void pr_mid_hook(struct snaptrace_buffer *buf,
+			enum snaptrace_test_step step, int cpu)
+{
+	int o;
+
+	if (!pr_mid.x || buf != pr_mid.x->buf || pr_mid.fired ||
+	    step != ST_STEP_SNAP_SEALED || cpu != pr_mid.seal_cpu)
+		return;
+	pr_mid.fired = true;
+	o = atomic_read(&buf->lock_cpu);
+	if (pr_mid.stopped)
+		atomic_set(&buf->lock_cpu, (pr_mid.other + 1) |
+			   ST_LOCK_RESET << ST_LOCK_KIND_SHIFT);
+	pr_mid.ret = snaptrace_snapshot_panic(buf, &pr_mid.past);
+	atomic_set(&buf->lock_cpu, o);
+}
+
+static void persist_panic_completes_snapshot_nested_in_reset(struct kunit *test)
+{
+	struct pr_ctx *x[2];
+	unsigned int i;
+	int me;
+
+	KUNIT_ASSERT_GE(test, num_online_cpus(), 2);
+	for (i = 0; i < ARRAY_SIZE(x); i++) {
+		x[i] = pr_setup(test, PR_SIZE);
+		pr_write(test, x[i]);
+	}
+	pr_mid.other = cpumask_last(cpu_online_mask);
+	KUNIT_ASSERT_EQ(test, remove_cpu(pr_mid.other), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pr_add_cpu,
+							(void *)(unsigned long)pr_mid.other),
+			0);
+	pr_mid.seal_cpu = cpumask_first(cpu_possible_mask);
+	st_hook_install(test, pr_mid_hook);
+	for (i = 0; i < ARRAY_SIZE(x); i++) {
+		pr_mid.stopped = i;
+		pr_mid.fired = false;
+		pr_mid.ret = 1;
+		pr_mid.past = false;
+		me = get_cpu();
+		atomic_set(&x[i]->buf->lock_cpu,
+			   (me + 1) | ST_LOCK_RESET << ST_LOCK_KIND_SHIFT);
+		WRITE_ONCE(pr_mid.x, x[i]);
+		KUNIT_EXPECT_EQ(test, snaptrace_snapshot(x[i]->buf), 0);
+		WRITE_ONCE(pr_mid.x, NULL);
+		atomic_set(&x[i]->buf->lock_cpu, 0);
+		put_cpu();
+		KUNIT_EXPECT_TRUE_MSG(test, pr_mid.fired, "stopped %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, pr_mid.ret, 0, "stopped %d", i);
+		KUNIT_EXPECT_TRUE_MSG(test, pr_mid.past, "stopped %d", i);
+		/* Every CPU that wrote keeps all its records. */
+		pr_expect_snapshot(test, x[i]);
+		KUNIT_EXPECT_EQ_MSG(test, x[i]->nr,
+				    (num_online_cpus() + 1) * PR_PER_CPU,
+				    "stopped %d", i);
+	}
+}
+
+/*
+ * A panic in an NMI on the CPU of a snapshot that has cut that CPU, after
+ * records were written there (the NMI's own caller chain): the snapshot
+ * is completed, so those records are not in it; the panic says so
+ * (*past), as when the holder's CPU was stopped.
+ */
+static struct {
+	struct pr_ctx *x;
+	bool fired;
+	int wrote, ret;
+	bool past;
+} pr_own;
+
+static void pr_own_hook(struct snaptrace_buffer *buf,
+			enum snaptrace_test_step step, int cpu)
+{
+	if (!pr_own.x || buf != pr_own.x->buf || pr_own.fired ||
+	    step != ST_STEP_SNAP_SEALED || cpu != raw_smp_processor_id())
+		return;
+	pr_own.fired = true;
+	pr_own.wrote = pr_write_after(buf);
+	pr_own.ret = snaptrace_snapshot_panic(buf, &pr_own.past);
+}
+
+static void persist_panic_completing_own_holder_says_so(struct kunit *test)
+{
+	struct pr_ctx *x;
+	unsigned int i;
+
+	x = pr_setup(test, PR_SIZE);
+	pr_write(test, x);
+	pr_own.fired = false;
+	pr_own.wrote = 0;
+	pr_own.ret = 1;
+	pr_own.past = false;
+	st_hook_install(test, pr_own_hook);
+	WRITE_ONCE(pr_own.x, x);
+	KUNIT_EXPECT_EQ(test, snaptrace_snapshot(x->buf), 0);
+	WRITE_ONCE(pr_own.x, NULL);
+	KUNIT_ASSERT_TRUE(test, pr_own.fired);
+	KUNIT_EXPECT_EQ(test, pr_own.wrote, PR_AFTER);
+	KUNIT_EXPECT_EQ(test, pr_own.ret, 0);
+	KUNIT_EXPECT_TRUE(test, pr_own.past);
+	/* The holder's snapshot: pr_write()'s records, none written after. */
+	pr_expect_snapshot(test, x);
+	KUNIT_EXPECT_EQ(test, x->nr, num_online_cpus() * PR_PER_CPU);
+	for (i = 0; i < x->nr; i++)
+		KUNIT_EXPECT_NE_MSG(test, x->recs[i].len, 16, "record %u", i);
 }
 
 /*
@@ -2603,6 +2734,8 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_panic_completes_stopped_snapshot),
 	KUNIT_CASE(persist_panic_in_nested_round),
 	KUNIT_CASE(persist_panic_after_completed_nested_snapshot),
+	KUNIT_CASE(persist_panic_completes_snapshot_nested_in_reset),
+	KUNIT_CASE(persist_panic_completing_own_holder_says_so),
 	KUNIT_CASE(persist_late_commit_not_kept),
 	KUNIT_CASE_PARAM(persist_replaced_between_walks, pr_repl_gen_params),
 	KUNIT_CASE_PARAM(persist_walk_pinned, pr_pin_gen_params),
