@@ -307,6 +307,23 @@ EXPORT_SYMBOL_GPL(snaptrace_reset);
 static const char st_miss_marker[] =
 	"snapshot: no spare buffer allocated; recording stopped";
 
+/* After a snapshot returned @ret (IRQs on again): count a miss, or wake. */
+static int st_snapshot_end(struct snaptrace_buffer *buf, int ret)
+{
+	if (ret) {
+		atomic64_inc(&buf->snapshot_misses);
+		if (ret == -ENOENT && READ_ONCE(buf->stop_on_miss)) {
+			snaptrace_write_type(buf, SNAPTRACE_REC_MARKER,
+					     st_miss_marker,
+					     sizeof(st_miss_marker) - 1);
+			snaptrace_record_off(buf);
+		}
+		return ret;
+	}
+	st_wake_waiters(buf);
+	return 0;
+}
+
 /**
  * snaptrace_snapshot() - freeze the recent past into the spare half
  * @buf: the buffer
@@ -364,19 +381,7 @@ int snaptrace_snapshot(struct snaptrace_buffer *buf)
 		break;
 	}
 	local_irq_restore(flags);
-
-	if (ret) {
-		atomic64_inc(&buf->snapshot_misses);
-		if (ret == -ENOENT && READ_ONCE(buf->stop_on_miss)) {
-			snaptrace_write_type(buf, SNAPTRACE_REC_MARKER,
-					     st_miss_marker,
-					     sizeof(st_miss_marker) - 1);
-			snaptrace_record_off(buf);
-		}
-		return ret;
-	}
-	st_wake_waiters(buf);
-	return 0;
+	return st_snapshot_end(buf, ret);
 }
 EXPORT_SYMBOL_GPL(snaptrace_snapshot);
 
@@ -390,67 +395,81 @@ EXPORT_SYMBOL_GPL(snaptrace_snapshot);
  *
  * snaptrace_snapshot() for a panic notifier, the other CPUs stopped. A CPU
  * that the panic stopped while it held the buffer's lock never releases
- * it: snaptrace_snapshot() would wait for it forever. Its round, clear or
- * reset is then where an NMI on its own CPU would have found it. If a
- * snapshot is under way (the holder's, or one nested in it: it published
- * the roles and has not sealed every CPU), it is completed: its rings
- * still open are sealed, and no new round runs, which would empty the
- * half it is cutting. Else the round runs without the lock exactly as
- * that NMI's does (ST_NESTED: st_round()'s steps are idempotent and
- * complete what the holder left half done, and the holder never resumes),
- * unless the holder was swapping the halves (resize, alloc or free of the
- * spare), which no round may cross. A snapshot that has finished is
- * replaced by that round, as when the lock is free. A panic that
- * interrupted the holder on its own CPU (an NMI) completes a snapshot
- * under way the same way (*@past set), else runs snaptrace_snapshot(). A
- * holder is taken as stopped only if its CPU is no longer online, as the
- * panic's stop (stop_this_cpu()) leaves it; one still online may still
- * run (a stop that failed, or the crash kernel's NMI shootdown, which does
- * not mark it): its lock is not crossed. The waiters are not
- * woken: nothing runs after a panic to read.
+ * it: snaptrace_snapshot() would wait for it forever. So this one never
+ * waits for the lock: it takes it if free, with one try (a CPU may take
+ * it after the read: one the stop has not reached yet, or an NMI's
+ * snapshot on one being stopped), else looks at the holder it found.
+ *
+ * A stopped holder's round, clear or reset is where an NMI on its own CPU
+ * would have found it. If a snapshot is under way (the holder's, or one
+ * nested in it: it published the roles and has not sealed every CPU), it
+ * is completed: its rings still open are sealed, and no new round runs,
+ * which would empty the half it is cutting. Else the round runs without
+ * the lock exactly as that NMI's does (ST_NESTED: st_round()'s steps are
+ * idempotent and complete what the holder left half done, and the holder
+ * never resumes), unless the holder was swapping the halves (resize,
+ * alloc or free of the spare), which no round may cross. A snapshot that
+ * has finished is replaced by that round, as when the lock is free. A
+ * panic that interrupted the holder on its own CPU (an NMI, or from inside
+ * it) does the same: it completes a snapshot under way (*@past set), else
+ * takes a nested one. A holder is taken as stopped only if its CPU is no
+ * longer online, as the panic's stop (stop_this_cpu()) leaves it; one
+ * still online may still run (a stop that failed, or the crash kernel's
+ * NMI shootdown, which does not mark it): its lock is not crossed. Past a
+ * stopped holder the waiters are not woken: nothing runs after a panic to
+ * read.
  *
  * Context: a panic notifier, IRQs off, the other CPUs stopped; NMI
- * included. Never sleeps, never allocates, never waits for a stopped CPU.
- * Return: as snaptrace_snapshot() when no other CPU holds the lock (0,
- * *@past set, when it completed a snapshot under way on this CPU); else
- * 0 (*@past set), -EBUSY if the stopped holder was swapping the halves or
- * -EDEADLK if the holder's CPU is online, both without a snapshot and
- * counted as misses; -ENOENT if no spare is allocated.
+ * included. Never sleeps, never allocates, never waits.
+ * Return: as snaptrace_snapshot() when the lock is free or held by what
+ * this call interrupted on this CPU (0, *@past set, when it completed a
+ * snapshot under way); else 0 (*@past set), -EBUSY if the stopped holder
+ * was swapping the halves or -EDEADLK if the holder's CPU is online, both
+ * without a snapshot and counted as misses; -ENOENT if no spare is
+ * allocated.
  */
 int snaptrace_snapshot_panic(struct snaptrace_buffer *buf, bool *past)
 {
-	int o = atomic_read(&buf->lock_cpu);
-	int holder = (o & (BIT(ST_LOCK_KIND_SHIFT) - 1)) - 1;
+	int me = raw_smp_processor_id();
+	int o, holder, kind, ret;
 	unsigned long flags;
-	bool finished;
-	int ret;
 
 	*past = false;
-	st_hook(buf, ST_STEP_PANIC_LOCK, holder);
-	if (holder < 0)
-		return snaptrace_snapshot(buf);
-	if (holder == raw_smp_processor_id()) {
-		/* The panic interrupted the holder (an NMI, or from inside it). */
-		local_irq_save(flags);
-		finished = st_round_finish(buf);
-		local_irq_restore(flags);
-		/* Not all ours: the CPUs it had sealed were cut before. */
-		*past = finished;
-		return finished ? 0 : snaptrace_snapshot(buf);
-	}
-	if (holder >= nr_cpu_ids || cpu_online(holder))
+	local_irq_save(flags);
+	o = atomic_read(&buf->lock_cpu);
+	st_hook(buf, ST_STEP_PANIC_LOCK,
+		(o & (BIT(ST_LOCK_KIND_SHIFT) - 1)) - 1);
+	/* One try, never st_lock()'s wait: the taker may be stopped since. */
+	if (!o)
+		o = atomic_cmpxchg_acquire(&buf->lock_cpu, 0, (me + 1) |
+					   ST_LOCK_ROUND << ST_LOCK_KIND_SHIFT);
+	holder = (o & (BIT(ST_LOCK_KIND_SHIFT) - 1)) - 1;
+	kind = o >> ST_LOCK_KIND_SHIFT;
+	if (!o) {
+		ret = st_round(buf);
+		st_unlock(buf);
+	} else if (holder == me) {
+		/*
+		 * The panic interrupted the holder (an NMI, or from inside
+		 * it). A snapshot it completes is not all ours: the CPUs it
+		 * had sealed were cut before.
+		 */
+		*past = st_round_finish(buf);
+		if (*past)
+			ret = 0;
+		else
+			ret = kind == ST_LOCK_HALVES ? -EBUSY : st_round(buf);
+	} else if (holder >= nr_cpu_ids || cpu_online(holder)) {
 		ret = -EDEADLK;
-	else if (o >> ST_LOCK_KIND_SHIFT == ST_LOCK_HALVES)
+	} else if (kind == ST_LOCK_HALVES) {
 		ret = -EBUSY;
-	else
-		ret = 0;
-	if (!ret) {
+	} else {
 		*past = true;
-		local_irq_save(flags);
-		if (!st_round_finish(buf))
-			ret = st_round(buf);
-		local_irq_restore(flags);
+		ret = st_round_finish(buf) ? 0 : st_round(buf);
 	}
+	local_irq_restore(flags);
+	if (!o || holder == me)
+		return st_snapshot_end(buf, ret);
 	if (ret)
 		atomic64_inc(&buf->snapshot_misses);
 	return ret;

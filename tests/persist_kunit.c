@@ -1840,6 +1840,98 @@ static void persist_panic_completing_own_holder_says_so(struct kunit *test)
 }
 
 /*
+ * The lock taken after the panic read it free (a CPU stopped since, or
+ * one still running) or after it read the holder: the panic never waits
+ * for it. Held by a stopped CPU's clear: the round runs past it (*past).
+ * Swapping the halves: no snapshot. By a CPU still online: no snapshot.
+ */
+struct pr_grab_case {
+	const char *name;
+	int kind;
+	bool stopped;
+	int ret;
+	bool past;
+	bool records;
+};
+
+static const struct pr_grab_case pr_grab_cases[] = {
+	{ "online", ST_LOCK_ROUND, false, -EDEADLK, false, false },
+	{ "stopped clear", ST_LOCK_CLEAR, true, 0, true, true },
+	{ "stopped reset", ST_LOCK_RESET, true, 0, true, true },
+	{ "stopped round", ST_LOCK_ROUND, true, 0, true, true },
+	{ "stopped halves", ST_LOCK_HALVES, true, -EBUSY, false, false },
+};
+
+static struct {
+	struct pr_ctx *x;
+	const struct pr_grab_case *c;
+	int other;
+	int waited;
+} pr_grab;
+
+static void pr_grab_hook(struct snaptrace_buffer *buf,
+			 enum snaptrace_test_step step, int cpu)
+{
+	if (!pr_grab.x || buf != pr_grab.x->buf)
+		return;
+	if (step == ST_STEP_PANIC_LOCK && cpu < 0) {
+		atomic_set(&buf->lock_cpu, (pr_grab.other + 1) |
+			   pr_grab.c->kind << ST_LOCK_KIND_SHIFT);
+	} else if (step == ST_STEP_LOCK_WAIT) {
+		/* It waits: count it, and let it go rather than hang. */
+		pr_grab.waited++;
+		atomic_set(&buf->lock_cpu, 0);
+	}
+}
+
+static void persist_panic_never_waits_for_lock_taken_late(struct kunit *test)
+{
+	struct pr_ctx *x[ARRAY_SIZE(pr_grab_cases)];
+	const struct pr_grab_case *c;
+	bool past, removed = false;
+	int ret, me, other = -1;
+	unsigned int i;
+
+	KUNIT_ASSERT_GE(test, num_online_cpus(), 2);
+	for (i = 0; i < ARRAY_SIZE(pr_grab_cases); i++) {
+		x[i] = pr_setup(test, PR_SIZE);
+		pr_write(test, x[i]);
+	}
+	st_hook_install(test, pr_grab_hook);
+	for (i = 0; i < ARRAY_SIZE(pr_grab_cases); i++) {
+		c = &pr_grab_cases[i];
+		if (c->stopped && !removed) {
+			/* The highest CPU goes offline, its records written. */
+			removed = true;
+			other = cpumask_last(cpu_online_mask);
+			KUNIT_ASSERT_EQ(test, remove_cpu(other), 0);
+			KUNIT_ASSERT_EQ(test,
+					kunit_add_action_or_reset(test, pr_add_cpu,
+								  (void *)(unsigned long)other),
+					0);
+		}
+		pr_grab.c = c;
+		pr_grab.waited = 0;
+		past = !c->past;
+		me = get_cpu();
+		pr_grab.other = c->stopped ? other :
+				cpumask_any_but(cpu_online_mask, me);
+		WRITE_ONCE(pr_grab.x, x[i]);
+		ret = snaptrace_snapshot_panic(x[i]->buf, &past);
+		WRITE_ONCE(pr_grab.x, NULL);
+		atomic_set(&x[i]->buf->lock_cpu, 0);
+		put_cpu();
+		KUNIT_EXPECT_EQ_MSG(test, pr_grab.waited, 0, "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, ret, c->ret, "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, past, c->past, "%s", c->name);
+		pr_expect_snapshot(test, x[i]);
+		KUNIT_EXPECT_EQ_MSG(test, x[i]->nr, c->records ?
+				    (num_online_cpus() + 1) * PR_PER_CPU : 0,
+				    "%s", c->name);
+	}
+}
+
+/*
  * A record open at the cut and committed between the capture's two walks
  * (its writer on another CPU, in an oops): the second walk sees it and the
  * ones after it, which the first did not measure. They are torn, as the
@@ -2736,6 +2828,7 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_panic_after_completed_nested_snapshot),
 	KUNIT_CASE(persist_panic_completes_snapshot_nested_in_reset),
 	KUNIT_CASE(persist_panic_completing_own_holder_says_so),
+	KUNIT_CASE(persist_panic_never_waits_for_lock_taken_late),
 	KUNIT_CASE(persist_late_commit_not_kept),
 	KUNIT_CASE_PARAM(persist_replaced_between_walks, pr_repl_gen_params),
 	KUNIT_CASE_PARAM(persist_walk_pinned, pr_pin_gen_params),
