@@ -1314,9 +1314,9 @@ void snaptrace_persist_snapshot_show(struct seq_file *m,
 				     const struct snaptrace_persist_last *l)
 {
 	if ((l->cap.flags & ST_PR_F_LOCKED) && (l->cap.flags & ST_PR_F_NO_SNAPSHOT))
-		seq_puts(m, "snapshot: not taken: a stopped CPU held the buffer's lock");
+		seq_puts(m, "snapshot: not taken: another CPU held the buffer's lock (still running, or stopped while it swapped the halves)");
 	else if (l->cap.flags & ST_PR_F_LOCKED)
-		seq_puts(m, "snapshot: taken, past the buffer's lock a stopped CPU held");
+		seq_puts(m, "snapshot: taken, past the buffer's lock, which a CPU the panic stopped or interrupted held (a snapshot it was taking was completed: the CPUs it had cut hold their records until then)");
 	else if (l->cap.flags & ST_PR_F_NO_SNAPSHOT)
 		seq_puts(m, "snapshot: failed (no spare)");
 	else

@@ -51,8 +51,10 @@ enum st_pr_reason {
 
 /* What went wrong while capturing (st_pr_cap.flags). */
 #define ST_PR_F_NO_SNAPSHOT	BIT(0)	/* the snapshot failed: no records */
-#define ST_PR_F_LOCKED		BIT(1)	/* a stopped CPU held the buffer's lock:
-					 * the snapshot ran past it, or (with
+#define ST_PR_F_LOCKED		BIT(1)	/* a CPU the panic stopped or
+					 * interrupted held the buffer's lock:
+					 * the snapshot ran past it (maybe
+					 * completing one under way), or (with
 					 * NO_SNAPSHOT) was not taken
 					 */
 #define ST_PR_F_FULL		BIT(2)	/* the region was full: records left out */

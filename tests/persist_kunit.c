@@ -2108,6 +2108,43 @@ static void persist_replaced_between_walks(struct kunit *test)
 			   "snapshot: taken; replaced during the capture (a snapshot or clear on a running CPU): the CPUs said replaced in stats kept none, or the older part of their records\n");
 }
 
+/* info's snapshot line says what each flag of the capture means. */
+static void persist_snapshot_line(struct kunit *test)
+{
+	static const struct {
+		u32 flags;
+		const char *line;
+	} cases[] = {
+		{ 0, "snapshot: taken\n" },
+		{ ST_PR_F_NO_SNAPSHOT, "snapshot: failed (no spare)\n" },
+		{ ST_PR_F_LOCKED,
+		  "snapshot: taken, past the buffer's lock, which a CPU the panic stopped or interrupted held (a snapshot it was taking was completed: the CPUs it had cut hold their records until then)\n"
+		},
+		{ ST_PR_F_LOCKED | ST_PR_F_NO_SNAPSHOT,
+		  "snapshot: not taken: another CPU held the buffer's lock (still running, or stopped while it swapped the halves)\n"
+		},
+		{ ST_PR_F_REPLACED,
+		  "snapshot: taken; replaced during the capture (a snapshot or clear on a running CPU): the CPUs said replaced in stats kept none, or the older part of their records\n"
+		},
+		{ ST_PR_F_FULL, "snapshot: taken\n" },
+	};
+	struct snaptrace_persist_last *last;
+	struct seq_file m = { .size = 1024 };
+	unsigned int i;
+
+	last = kunit_kzalloc(test, sizeof(*last), GFP_KERNEL);
+	m.buf = kunit_kzalloc(test, m.size + 1, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, last && m.buf);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		memset(m.buf, 0, m.size + 1);
+		m.count = 0;
+		last->cap.flags = cases[i].flags;
+		snaptrace_persist_snapshot_show(&m, last);
+		KUNIT_EXPECT_STREQ_MSG(test, m.buf, cases[i].line, "flags %#x",
+				       cases[i].flags);
+	}
+}
+
 /*
  * A walk pinned by an earlier one walks that snapshot or none: after a
  * snapshot, two, a clear, or the spare freed and allocated anew, it ends
@@ -2832,6 +2869,7 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_late_commit_not_kept),
 	KUNIT_CASE_PARAM(persist_replaced_between_walks, pr_repl_gen_params),
 	KUNIT_CASE_PARAM(persist_walk_pinned, pr_pin_gen_params),
+	KUNIT_CASE(persist_snapshot_line),
 	KUNIT_CASE(persist_remote_last_trace_kept),
 	KUNIT_CASE(persist_remote_budget_exact),
 	KUNIT_CASE(persist_remote_left_out_whole),
