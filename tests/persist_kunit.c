@@ -1270,6 +1270,33 @@ static void pr_add_cpu(void *cpu)
 }
 
 /*
+ * The highest online CPU goes offline, as a panic's stop leaves it (its
+ * records written), until the test ends. Returns it.
+ */
+static int pr_stop_cpu(struct kunit *test)
+{
+	int cpu = cpumask_last(cpu_online_mask);
+
+	KUNIT_ASSERT_EQ(test, remove_cpu(cpu), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pr_add_cpu,
+							(void *)(unsigned long)cpu),
+			0);
+	return cpu;
+}
+
+/* @n regions, armed, each with a buffer holding pr_write()'s records. */
+static void pr_setup_written(struct kunit *test, struct pr_ctx **x,
+			     unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		x[i] = pr_setup(test, PR_SIZE);
+		pr_write(test, x[i]);
+	}
+}
+
+/*
  * A panic capture of @x with the buffer's lock held by @holder (-1: an
  * online CPU other than the capturing one), as @kind.
  */
@@ -1308,10 +1335,7 @@ static void persist_panic_past_stopped_holder(struct kunit *test)
 	int other;
 
 	KUNIT_ASSERT_GE(test, num_online_cpus(), 2);
-	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
-		x[i] = pr_setup(test, PR_SIZE);
-		pr_write(test, x[i]);
-	}
+	pr_setup_written(test, x, ARRAY_SIZE(kinds));
 	live = pr_setup(test, PR_SIZE);
 	pr_write(test, live);
 	halves = pr_setup(test, PR_SIZE);
@@ -1321,11 +1345,7 @@ static void persist_panic_past_stopped_holder(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, last->cap.flags, ST_PR_F_LOCKED | ST_PR_F_NO_SNAPSHOT);
 	KUNIT_EXPECT_EQ(test, last->kept, 0);
 
-	/* The highest CPU goes offline, as a panic's stop leaves it. */
-	other = cpumask_last(cpu_online_mask);
-	KUNIT_ASSERT_EQ(test, remove_cpu(other), 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pr_add_cpu,
-							(void *)(unsigned long)other), 0);
+	other = pr_stop_cpu(test);
 	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
 		last = pr_capture_held(test, x[i], other, kinds[i]);
 		KUNIT_EXPECT_EQ_MSG(test, last->cap.flags, ST_PR_F_LOCKED, "kind %d",
@@ -1406,16 +1426,8 @@ static void persist_panic_completes_stopped_snapshot(struct kunit *test)
 	bool had;
 
 	KUNIT_ASSERT_GE(test, num_online_cpus(), 2);
-	for (i = 0; i < ARRAY_SIZE(pr_hold_cases); i++) {
-		x[i] = pr_setup(test, PR_SIZE);
-		pr_write(test, x[i]);
-	}
-	/* The highest CPU goes offline, its records written. */
-	pr_hold.other = cpumask_last(cpu_online_mask);
-	KUNIT_ASSERT_EQ(test, remove_cpu(pr_hold.other), 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pr_add_cpu,
-							(void *)(unsigned long)pr_hold.other),
-			0);
+	pr_setup_written(test, x, ARRAY_SIZE(pr_hold_cases));
+	pr_hold.other = pr_stop_cpu(test);
 	st_hook_install(test, pr_hold_hook);
 	for (i = 0; i < ARRAY_SIZE(pr_hold_cases); i++) {
 		pr_hold.c = &pr_hold_cases[i];
@@ -1668,15 +1680,8 @@ static void persist_panic_after_completed_nested_snapshot(struct kunit *test)
 	int me;
 
 	KUNIT_ASSERT_GE(test, num_online_cpus(), 2);
-	for (i = 0; i < ARRAY_SIZE(pr_done_cases); i++) {
-		x[i] = pr_setup(test, PR_SIZE);
-		pr_write(test, x[i]);
-	}
-	pr_done.other = cpumask_last(cpu_online_mask);
-	KUNIT_ASSERT_EQ(test, remove_cpu(pr_done.other), 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pr_add_cpu,
-							(void *)(unsigned long)pr_done.other),
-			0);
+	pr_setup_written(test, x, ARRAY_SIZE(pr_done_cases));
+	pr_done.other = pr_stop_cpu(test);
 	st_hook_install(test, pr_done_hook);
 	for (i = 0; i < ARRAY_SIZE(pr_done_cases); i++) {
 		c = &pr_done_cases[i];
@@ -1754,15 +1759,8 @@ static void persist_panic_completes_snapshot_nested_in_reset(struct kunit *test)
 	int me;
 
 	KUNIT_ASSERT_GE(test, num_online_cpus(), 2);
-	for (i = 0; i < ARRAY_SIZE(x); i++) {
-		x[i] = pr_setup(test, PR_SIZE);
-		pr_write(test, x[i]);
-	}
-	pr_mid.other = cpumask_last(cpu_online_mask);
-	KUNIT_ASSERT_EQ(test, remove_cpu(pr_mid.other), 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pr_add_cpu,
-							(void *)(unsigned long)pr_mid.other),
-			0);
+	pr_setup_written(test, x, ARRAY_SIZE(x));
+	pr_mid.other = pr_stop_cpu(test);
 	pr_mid.seal_cpu = cpumask_first(cpu_possible_mask);
 	st_hook_install(test, pr_mid_hook);
 	for (i = 0; i < ARRAY_SIZE(x); i++) {
@@ -1893,22 +1891,13 @@ static void persist_panic_never_waits_for_lock_taken_late(struct kunit *test)
 	unsigned int i;
 
 	KUNIT_ASSERT_GE(test, num_online_cpus(), 2);
-	for (i = 0; i < ARRAY_SIZE(pr_grab_cases); i++) {
-		x[i] = pr_setup(test, PR_SIZE);
-		pr_write(test, x[i]);
-	}
+	pr_setup_written(test, x, ARRAY_SIZE(pr_grab_cases));
 	st_hook_install(test, pr_grab_hook);
 	for (i = 0; i < ARRAY_SIZE(pr_grab_cases); i++) {
 		c = &pr_grab_cases[i];
 		if (c->stopped && !removed) {
-			/* The highest CPU goes offline, its records written. */
 			removed = true;
-			other = cpumask_last(cpu_online_mask);
-			KUNIT_ASSERT_EQ(test, remove_cpu(other), 0);
-			KUNIT_ASSERT_EQ(test,
-					kunit_add_action_or_reset(test, pr_add_cpu,
-								  (void *)(unsigned long)other),
-					0);
+			other = pr_stop_cpu(test);
 		}
 		pr_grab.c = c;
 		pr_grab.waited = 0;
