@@ -71,7 +71,28 @@ int snaptrace_persist_init(struct dentry *root);
 void snaptrace_persist_exit(void);
 
 /* ring_snapshot.c */
-int snaptrace_snapshot_panic(struct snaptrace_buffer *buf, bool *past);
+/**
+ * struct snaptrace_snap_hold - a snapshot taken and kept from being replaced
+ * @state: the buffer's state word once the snapshot was taken: its spare
+ *	half is the snapshot (a later snapshot changes it)
+ * @held: the caller holds the buffer's lock, IRQs off, until
+ *	snaptrace_snapshot_unhold(): no snapshot, clear, reset or change of
+ *	halves runs on another CPU meanwhile, and one nested on this CPU (an
+ *	NMI) finds the lock its own (a snapshot still runs: @state tells)
+ * @flags: the IRQ state to restore then
+ */
+struct snaptrace_snap_hold {
+	long state;
+	bool held;
+	unsigned long flags;
+};
+
+int snaptrace_snapshot_panic(struct snaptrace_buffer *buf, bool *past,
+			     struct snaptrace_snap_hold *hold);
+int snaptrace_snapshot_hold(struct snaptrace_buffer *buf,
+			    struct snaptrace_snap_hold *hold);
+void snaptrace_snapshot_unhold(struct snaptrace_buffer *buf,
+			       struct snaptrace_snap_hold *hold);
 
 /* ring_read.c */
 struct st_half;
@@ -83,8 +104,9 @@ struct st_half;
  * @head: the CPU's snapshot ring's reservation word
  * @set: filled in by a walk
  *
- * Zeroed, then passed to snaptrace_snapshot_walk(), which fills it in;
- * passed again, it makes a walk of another snapshot fail with -ESTALE.
+ * Zeroed (or with @state only: the snapshot the caller took), then passed
+ * to snaptrace_snapshot_walk(), which fills it in; passed again, it makes
+ * a walk of another snapshot fail with -ESTALE.
  */
 struct snaptrace_walk_pin {
 	const struct st_half *half;

@@ -530,9 +530,17 @@ static int st_pr_src_put(struct snaptrace_persist *p,
  * that never finishes (an oops's, its CPU stopped by a panic) is still
  * told, with its records, at the next load.
  *
+ * The walks are of the snapshot this call took: it keeps the buffer's
+ * lock until they are done (snaptrace_snapshot_hold(), or
+ * snaptrace_snapshot_panic() when the lock was free), and each walk is
+ * pinned to the state word that snapshot published: a snapshot nested
+ * in the capture (an NMI) replaces it, and is said (%ST_PR_F_REPLACED),
+ * never read as the crash's.
+ *
  * Context: any, NMI included: a panic or die notifier. Never sleeps,
- * takes no lock (the snapshot's own bounded wait aside), allocates
- * nothing.
+ * allocates nothing; takes the buffer's lock (at an oops waiting,
+ * bounded, for a snapshot, clear or reset running on another CPU; at a
+ * panic never waiting) and holds it, IRQs off, until its walks are done.
  * Return: 0 (the capture is in the region, maybe without records: its
  * flags say why); -EBUSY if the region was not armed by this load or
  * already holds a capture; KUnit builds: -EINTR if @p->stop_after
@@ -545,6 +553,7 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 	struct st_pr_hdr *h = p->base;
 	struct st_pr_cap *cap = p->base + sizeof(*h);
 	struct snaptrace_persist_source *srcs[ST_PR_SRCS];
+	struct snaptrace_snap_hold hold;
 	u32 src_flags[ST_PR_SRCS];
 	struct st_pr_cursor cur;
 	u64 room, src_room, level, start, carry = 0, entries = 0, torn = 0;
@@ -589,16 +598,28 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 	cap->cap_crc = st_pr_cap_crc(cap, table, 0);
 	smp_wmb(); /* the preamble before the entries */
 
+	/*
+	 * The snapshot of the crash, its state word said, and the lock kept
+	 * until both walks are done where it could be taken: no snapshot,
+	 * clear or reset on another CPU (an oops: they run) replaces or
+	 * empties it meanwhile; one nested on this CPU (an NMI) changes the
+	 * state word, which every walk is pinned to.
+	 */
+	hold.state = 0;
 	if (others_stopped) {
 		/* Never waits for a lock a stopped CPU holds. */
-		ret = snaptrace_snapshot_panic(buf, &past);
+		ret = snaptrace_snapshot_panic(buf, &past, &hold);
 		if (past || ret == -EBUSY || ret == -EDEADLK)
 			flags |= ST_PR_F_LOCKED;
-		if (ret)
-			flags |= ST_PR_F_NO_SNAPSHOT;
-	} else if (snaptrace_snapshot(buf)) {
-		flags |= ST_PR_F_NO_SNAPSHOT;
+	} else {
+		ret = snaptrace_snapshot_hold(buf, &hold);
 	}
+	if (ret)
+		flags |= ST_PR_F_NO_SNAPSHOT;
+#if IS_ENABLED(CONFIG_KUNIT)
+	if (p->snapped)
+		p->snapped(p);
+#endif
 
 	/*
 	 * First pass: each CPU's entry bytes, and its last record. The
@@ -629,6 +650,7 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 	for (c = 0; c < end && !(flags & ST_PR_F_NO_SNAPSHOT); c++) {
 		if (!cpu_possible(c))
 			continue;
+		p->need[c].pin.state = hold.state;
 		ret = snaptrace_snapshot_walk(buf, c, p->rec, st_pr_measure,
 					      &p->need[c], &p->need[c].open,
 					      &p->need[c].pin);
@@ -675,6 +697,7 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 		entries += table[c].entries;
 		if (ret == -EINTR) {
 			rcu_read_unlock();
+			snaptrace_snapshot_unhold(buf, &hold);
 			return ret; /* KUnit: stopped, unfinished */
 		}
 		if (ret < 0) {
@@ -701,6 +724,7 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 	cur.room = room + src_room;
 	ret = st_pr_src_put(p, srcs, src_flags, rows, &cur, &entries);
 	rcu_read_unlock();
+	snaptrace_snapshot_unhold(buf, &hold);
 	if (ret == -EINTR)
 		return ret; /* KUnit: stopped, unfinished */
 	cap->flags = flags;
@@ -1322,7 +1346,7 @@ void snaptrace_persist_snapshot_show(struct seq_file *m,
 	else
 		seq_puts(m, "snapshot: taken");
 	if (l->cap.flags & ST_PR_F_REPLACED)
-		seq_puts(m, "; replaced during the capture (a snapshot or clear on a running CPU): the CPUs said replaced in stats kept none, or the older part of their records");
+		seq_puts(m, "; replaced during the capture (by a snapshot nested in it, an NMI's): the CPUs said replaced in stats kept none, or the older part of their records");
 	seq_putc(m, '\n');
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_snapshot_show);

@@ -58,10 +58,10 @@ enum st_pr_reason {
 					 * NO_SNAPSHOT) was not taken
 					 */
 #define ST_PR_F_FULL		BIT(2)	/* the region was full: records left out */
-#define ST_PR_F_REPLACED	BIT(3)	/* the snapshot was replaced (a snapshot
-					 * or clear on a running CPU) during
-					 * the capture: CPUs not kept, or kept
-					 * in part (ST_PR_CPU_F_REPLACED)
+#define ST_PR_F_REPLACED	BIT(3)	/* the snapshot was replaced during the
+					 * capture (by a snapshot nested in it,
+					 * an NMI's): CPUs not kept, or kept in
+					 * part (ST_PR_CPU_F_REPLACED)
 					 */
 
 /*
@@ -199,6 +199,8 @@ struct st_pr_need {
  * @need: per CPU (nr_cpu_ids), the capture's scratch: what its first
  *	walk found of the CPU's snapshot (struct st_pr_need)
  * @measured: KUnit builds: called between the capture's two walks
+ * @snapped: KUnit builds: called between the capture's snapshot and its
+ *	first walk
  * @remotes: the capture keeps the remotes' last traces registered with
  *	snaptrace_persist_source_add() (the module's region: true)
  * @src_need: the capture's scratch, per source row: its entries' bytes
@@ -224,6 +226,7 @@ struct snaptrace_persist {
 #if IS_ENABLED(CONFIG_KUNIT)
 	u64 stop_after;
 	void (*measured)(struct snaptrace_persist *p);
+	void (*snapped)(struct snaptrace_persist *p);
 #endif
 	struct snaptrace_record *rec;
 	struct st_pr_need *need;

@@ -611,6 +611,9 @@ enum st_lock_ret {
  * the lock returns as soon as a snapshot that began after @gen0 (the
  * generation it saw on entry) has finished: that one's cut is its own.
  */
+/* st_lock()'s @gen0 for a round that must be its own: never coalesced. */
+#define ST_GEN_NEVER	(-1L)
+
 static inline enum st_lock_ret st_lock(struct snaptrace_buffer *buf, int kind,
 				       long gen0)
 {
@@ -624,7 +627,7 @@ static inline enum st_lock_ret st_lock(struct snaptrace_buffer *buf, int kind,
 			return ST_LOCKED;
 		if ((o & (BIT(ST_LOCK_KIND_SHIFT) - 1)) == me)
 			return ST_NESTED;
-		if (kind == ST_LOCK_ROUND &&
+		if (kind == ST_LOCK_ROUND && gen0 != ST_GEN_NEVER &&
 		    (long)(atomic_long_read(&buf->done) - gen0) > 0)
 			return ST_COALESCED;
 		st_hook(buf, ST_STEP_LOCK_WAIT,

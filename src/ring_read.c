@@ -488,7 +488,9 @@ EXPORT_SYMBOL_GPL(snaptrace_consume);
  *	is not walked
  * @pin: NULL, or the snapshot an earlier walk found: if @pin->set, the
  *	walk is of that snapshot or of none (-ESTALE); else it is filled in
- *	with the snapshot this walk finds
+ *	with the snapshot this walk finds, which must be of the state word
+ *	in @pin->state if that is not 0 (the one the caller's snapshot
+ *	published: struct snaptrace_snap_hold)
  *
  * A non-consuming read of the snapshot half for a caller that cannot take
  * the reader mutex: the persistent capture at a panic or an oops
@@ -560,6 +562,10 @@ int snaptrace_snapshot_walk(struct snaptrace_buffer *buf, int cpu,
 	if (pin && pin->set &&
 	    (pin->half != half || pin->state != state || pin->head != h)) {
 		ret = -ESTALE; /* not the snapshot an earlier walk found */
+		goto out;
+	}
+	if (pin && !pin->set && pin->state && pin->state != state) {
+		ret = -ESTALE; /* not the snapshot the caller took */
 		goto out;
 	}
 	if (pin && !pin->set) {

@@ -388,6 +388,8 @@ EXPORT_SYMBOL_GPL(snaptrace_snapshot);
 /**
  * snaptrace_snapshot_panic() - a snapshot at a panic, past a stopped holder
  * @buf: the buffer
+ * @hold: NULL, or where the snapshot's state word is said, and whether
+ *	the lock is kept (see below)
  * @past: set when the snapshot is not all the panic's own: taken past the
  *	buffer's lock that a CPU the panic stopped holds, or the completion
  *	of a snapshot under way that the panic stopped or interrupted on this
@@ -419,6 +421,11 @@ EXPORT_SYMBOL_GPL(snaptrace_snapshot);
  * stopped holder the waiters are not woken: nothing runs after a panic to
  * read.
  *
+ * With @hold, it also says the state word of the snapshot taken
+ * (@hold->state); if it took the lock itself, it keeps it, IRQs off
+ * (@hold->held), until snaptrace_snapshot_unhold(), so that nothing
+ * replaces or clears the snapshot meanwhile.
+ *
  * Context: a panic notifier, IRQs off, the other CPUs stopped; NMI
  * included. Never sleeps, never allocates, never waits.
  * Return: as snaptrace_snapshot() when the lock is free or held by what
@@ -428,13 +435,16 @@ EXPORT_SYMBOL_GPL(snaptrace_snapshot);
  * without a snapshot and counted as misses; -ENOENT if no spare is
  * allocated.
  */
-int snaptrace_snapshot_panic(struct snaptrace_buffer *buf, bool *past)
+int snaptrace_snapshot_panic(struct snaptrace_buffer *buf, bool *past,
+			     struct snaptrace_snap_hold *hold)
 {
 	int me = raw_smp_processor_id();
 	int o, holder, kind, ret;
 	unsigned long flags;
 
 	*past = false;
+	if (hold)
+		hold->held = false;
 	local_irq_save(flags);
 	o = atomic_read(&buf->lock_cpu);
 	st_hook(buf, ST_STEP_PANIC_LOCK,
@@ -447,6 +457,13 @@ int snaptrace_snapshot_panic(struct snaptrace_buffer *buf, bool *past)
 	kind = o >> ST_LOCK_KIND_SHIFT;
 	if (!o) {
 		ret = st_round(buf);
+		if (hold && !ret) {
+			/* Kept, IRQs off, until snaptrace_snapshot_unhold(). */
+			hold->state = st_state(buf);
+			hold->held = true;
+			hold->flags = flags;
+			return 0;
+		}
 		st_unlock(buf);
 	} else if (holder == me) {
 		/*
@@ -467,6 +484,8 @@ int snaptrace_snapshot_panic(struct snaptrace_buffer *buf, bool *past)
 		*past = true;
 		ret = st_round_finish(buf) ? 0 : st_round(buf);
 	}
+	if (hold)
+		hold->state = st_state(buf); /* the others are stopped */
 	local_irq_restore(flags);
 	if (!o || holder == me)
 		return st_snapshot_end(buf, ret);
@@ -475,6 +494,76 @@ int snaptrace_snapshot_panic(struct snaptrace_buffer *buf, bool *past)
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_snapshot_panic);
+
+/**
+ * snaptrace_snapshot_hold() - a snapshot of its own, kept until unhold
+ * @buf: the buffer
+ * @hold: filled in: the snapshot's state word, whether the lock is held
+ *
+ * snaptrace_snapshot() for a reader that must read the very snapshot it
+ * took (the persistent capture at an oops, while the other CPUs run):
+ * it never coalesces with another CPU's snapshot (it waits for that one,
+ * bounded, then takes its own), and returns with the buffer's lock held
+ * and IRQs off, so that no snapshot, clear, reset or change of halves on
+ * another CPU replaces or empties the snapshot until
+ * snaptrace_snapshot_unhold(). Nested in a holder on this CPU (an NMI) it
+ * takes a nested snapshot and holds nothing. A snapshot nested in the
+ * caller (an NMI) still runs: @hold->state then differs from the state
+ * word, which snaptrace_snapshot_walk()'s pin checks. Writers and
+ * consuming readers never take the lock. No upstream twin.
+ *
+ * Context: any, NMI included; never sleeps or allocates; waits (bounded)
+ * for a snapshot, clear, reset or resize running on another CPU. The
+ * caller must call snaptrace_snapshot_unhold() soon, without sleeping.
+ * Return: as snaptrace_snapshot() (@hold->held false on an error).
+ */
+int snaptrace_snapshot_hold(struct snaptrace_buffer *buf,
+			    struct snaptrace_snap_hold *hold)
+{
+	int ret;
+
+	hold->held = false;
+	local_irq_save(hold->flags);
+	switch (st_lock(buf, ST_LOCK_ROUND, ST_GEN_NEVER)) {
+	case ST_LOCKED:
+		ret = st_round(buf);
+		if (!ret) {
+			hold->state = st_state(buf);
+			hold->held = true;
+			return 0;
+		}
+		st_unlock(buf);
+		break;
+	default: /* ST_NESTED: never coalesced */
+		ret = st_lock_holder_kind(buf) == ST_LOCK_HALVES ? -EBUSY :
+		      st_round(buf);
+		hold->state = st_state(buf);
+		break;
+	}
+	local_irq_restore(hold->flags);
+	return st_snapshot_end(buf, ret);
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_snapshot_hold);
+
+/**
+ * snaptrace_snapshot_unhold() - let the buffer's lock go after a hold
+ * @buf: the buffer
+ * @hold: as snaptrace_snapshot_hold() or snaptrace_snapshot_panic() left
+ *	it: if it holds the lock, the lock is released and IRQs restored
+ *
+ * Context: as the hold's; the same CPU, IRQs still off.
+ */
+void snaptrace_snapshot_unhold(struct snaptrace_buffer *buf,
+			       struct snaptrace_snap_hold *hold)
+{
+	if (!hold->held)
+		return;
+	hold->held = false;
+	st_unlock(buf);
+	local_irq_restore(hold->flags);
+	st_snapshot_end(buf, 0);
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_snapshot_unhold);
 
 /**
  * snaptrace_snapshot_alloc() - allocate the spare if needed, then snapshot

@@ -1650,7 +1650,7 @@ static void pr_done_panic(struct snaptrace_buffer *buf)
 	if (pr_done.c->stopped)
 		atomic_set(&buf->lock_cpu, (pr_done.other + 1) |
 			   pr_done.c->kind << ST_LOCK_KIND_SHIFT);
-	pr_done.ret = snaptrace_snapshot_panic(buf, &pr_done.past);
+	pr_done.ret = snaptrace_snapshot_panic(buf, &pr_done.past, NULL);
 	atomic_set(&buf->lock_cpu, o);
 }
 
@@ -1748,7 +1748,7 @@ static void pr_mid_hook(struct snaptrace_buffer *buf,
 	if (pr_mid.stopped)
 		atomic_set(&buf->lock_cpu, (pr_mid.other + 1) |
 			   ST_LOCK_RESET << ST_LOCK_KIND_SHIFT);
-	pr_mid.ret = snaptrace_snapshot_panic(buf, &pr_mid.past);
+	pr_mid.ret = snaptrace_snapshot_panic(buf, &pr_mid.past, NULL);
 	atomic_set(&buf->lock_cpu, o);
 }
 
@@ -1808,7 +1808,7 @@ static void pr_own_hook(struct snaptrace_buffer *buf,
 		return;
 	pr_own.fired = true;
 	pr_own.wrote = pr_write_after(buf);
-	pr_own.ret = snaptrace_snapshot_panic(buf, &pr_own.past);
+	pr_own.ret = snaptrace_snapshot_panic(buf, &pr_own.past, NULL);
 }
 
 static void persist_panic_completing_own_holder_says_so(struct kunit *test)
@@ -1906,7 +1906,7 @@ static void persist_panic_never_waits_for_lock_taken_late(struct kunit *test)
 		pr_grab.other = c->stopped ? other :
 				cpumask_any_but(cpu_online_mask, me);
 		WRITE_ONCE(pr_grab.x, x[i]);
-		ret = snaptrace_snapshot_panic(x[i]->buf, &past);
+		ret = snaptrace_snapshot_panic(x[i]->buf, &past, NULL);
 		WRITE_ONCE(pr_grab.x, NULL);
 		atomic_set(&x[i]->buf->lock_cpu, 0);
 		put_cpu();
@@ -2001,28 +2001,43 @@ static void persist_late_commit_not_kept(struct kunit *test)
 }
 
 /*
- * A snapshot replaced between the capture's two walks (an oops: another
- * CPU takes a snapshot, or clears it, while this one captures): the
- * second walk would read another snapshot than the first one measured,
- * and keep its records as the crash's. Every CPU is said replaced, none
- * keeps a record, and info says so. Between the walks the hook writes
- * PR_REPL_NEW records on its CPU, then replaces the snapshot: they are
- * in the new one, at positions below the old one's last (the second walk
- * took them before it was pinned: kept 3, no flag).
+ * A snapshot or a clear while the capture runs: after its own snapshot
+ * and before its first walk, or between its two walks, both at an oops
+ * and at a panic. The capture holds the buffer's lock from its snapshot
+ * until its walks are done, so that only a context nested on its CPU (an
+ * NMI; here the hook) can try: a clear is refused (-EBUSY) and every
+ * record is kept; a snapshot runs, and the walks, pinned to the state
+ * word the capture's snapshot published, never read another snapshot's
+ * records as the crash's: every CPU is said replaced, none keeps a
+ * record, and info says so. The hook writes PR_REPL_NEW records on its
+ * CPU first: they are in the new snapshot, at positions below the old
+ * one's last (an unpinned second walk kept 3, no flag; a first walk
+ * after the capture's snapshot, unchecked, kept them too).
  */
 #define PR_REPL_NEW	3
 
 enum pr_repl {
 	PR_REPL_SNAPSHOT,	/* one snapshot: the pinned ring is live */
 	PR_REPL_TWICE,		/* two: the pinned half is the spare again */
-	PR_REPL_CLEAR,		/* the snapshot cleared */
+	PR_REPL_CLEAR,		/* a clear of the snapshot */
 };
 
-static const enum pr_repl pr_repl_cases[] = {
-	PR_REPL_SNAPSHOT, PR_REPL_TWICE, PR_REPL_CLEAR,
+struct pr_repl_case {
+	enum pr_repl how;
+	bool early;		/* before the first walk, not between them */
+	bool stopped;		/* a panic's capture, not an oops' */
 };
 
-static void pr_repl_desc(const enum pr_repl *e, char *desc)
+static const struct pr_repl_case pr_repl_cases[] = {
+	{ PR_REPL_SNAPSHOT, false, false }, { PR_REPL_TWICE, false, false },
+	{ PR_REPL_CLEAR, false, false }, { PR_REPL_SNAPSHOT, true, false },
+	{ PR_REPL_TWICE, true, false }, { PR_REPL_CLEAR, true, false },
+	{ PR_REPL_SNAPSHOT, false, true }, { PR_REPL_TWICE, false, true },
+	{ PR_REPL_CLEAR, false, true }, { PR_REPL_SNAPSHOT, true, true },
+	{ PR_REPL_TWICE, true, true }, { PR_REPL_CLEAR, true, true },
+};
+
+static void pr_repl_desc(const struct pr_repl_case *c, char *desc)
 {
 	static const char * const names[] = {
 		[PR_REPL_SNAPSHOT] = "snapshot",
@@ -2030,7 +2045,9 @@ static void pr_repl_desc(const enum pr_repl *e, char *desc)
 		[PR_REPL_CLEAR] = "clear",
 	};
 
-	strscpy(desc, names[*e], KUNIT_PARAM_DESC_SIZE);
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s %s, %s", names[c->how],
+		 c->early ? "before the first walk" : "between the walks",
+		 c->stopped ? "panic" : "oops");
 }
 
 KUNIT_ARRAY_PARAM(pr_repl, pr_repl_cases, pr_repl_desc);
@@ -2059,27 +2076,39 @@ static void pr_replace(struct snaptrace_persist *p)
 	pr_repl.err = err;
 }
 
-static void persist_replaced_between_walks(struct kunit *test)
+static void persist_snapshot_replaced_in_capture(struct kunit *test)
 {
-	const enum pr_repl *how = test->param_value;
+	const struct pr_repl_case *rc = test->param_value;
 	struct pr_ctx *x = pr_setup(test, PR_SIZE);
 	struct snaptrace_persist_last *last;
 	struct seq_file m = { .size = 2048 };
+	bool clear = rc->how == PR_REPL_CLEAR;
 	unsigned int c;
 	int ret;
 
 	pr_write(test, x);
 	pr_repl.buf = x->buf;
-	pr_repl.how = *how;
+	pr_repl.how = rc->how;
 	pr_repl.err = -EINVAL;
-	x->p.measured = pr_replace;
+	if (rc->early)
+		x->p.snapped = pr_replace;
+	else
+		x->p.measured = pr_replace;
 	ret = snaptrace_persist_capture(&x->p, x->buf, ST_PR_TEST,
-					"test capture", false);
+					"test capture", rc->stopped);
+	x->p.snapped = NULL;
 	x->p.measured = NULL;
 	KUNIT_ASSERT_EQ(test, ret, 0);
-	KUNIT_ASSERT_EQ(test, pr_repl.err, 0);
+	KUNIT_ASSERT_EQ(test, pr_repl.err, clear ? -EBUSY : 0);
 
 	last = pr_parse(test, x);
+	if (clear) {
+		/* Refused: the snapshot is the crash's, whole. */
+		pr_expect_snapshot(test, x);
+		pr_expect_cap(test, x, last, last->cap.cpu);
+		pr_expect_same(test, x, last, -1, -1);
+		return;
+	}
 	KUNIT_EXPECT_EQ(test, last->cap.flags, ST_PR_F_REPLACED);
 	KUNIT_EXPECT_EQ(test, last->kept, 0);
 	KUNIT_EXPECT_EQ(test, last->torn, 0);
@@ -2094,7 +2123,7 @@ static void persist_replaced_between_walks(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, m.buf);
 	snaptrace_persist_snapshot_show(&m, last);
 	KUNIT_EXPECT_STREQ(test, m.buf,
-			   "snapshot: taken; replaced during the capture (a snapshot or clear on a running CPU): the CPUs said replaced in stats kept none, or the older part of their records\n");
+			   "snapshot: taken; replaced during the capture (by a snapshot nested in it, an NMI's): the CPUs said replaced in stats kept none, or the older part of their records\n");
 }
 
 /* info's snapshot line says what each flag of the capture means. */
@@ -2113,7 +2142,7 @@ static void persist_snapshot_line(struct kunit *test)
 		  "snapshot: not taken: another CPU held the buffer's lock (still running, or stopped while it swapped the halves)\n"
 		},
 		{ ST_PR_F_REPLACED,
-		  "snapshot: taken; replaced during the capture (a snapshot or clear on a running CPU): the CPUs said replaced in stats kept none, or the older part of their records\n"
+		  "snapshot: taken; replaced during the capture (by a snapshot nested in it, an NMI's): the CPUs said replaced in stats kept none, or the older part of their records\n"
 		},
 		{ ST_PR_F_FULL, "snapshot: taken\n" },
 	};
@@ -2856,7 +2885,7 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_panic_completing_own_holder_says_so),
 	KUNIT_CASE(persist_panic_never_waits_for_lock_taken_late),
 	KUNIT_CASE(persist_late_commit_not_kept),
-	KUNIT_CASE_PARAM(persist_replaced_between_walks, pr_repl_gen_params),
+	KUNIT_CASE_PARAM(persist_snapshot_replaced_in_capture, pr_repl_gen_params),
 	KUNIT_CASE_PARAM(persist_walk_pinned, pr_pin_gen_params),
 	KUNIT_CASE(persist_snapshot_line),
 	KUNIT_CASE(persist_remote_last_trace_kept),
