@@ -625,14 +625,15 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 	 * First pass: each CPU's entry bytes, and its last record. The
 	 * snapshot is sealed: a second walk sees the same records, or fewer
 	 * of the oldest if a reader of the snapshot consumed some meanwhile
-	 * (an oops: the other CPUs run), which only leaves out more; or more
-	 * at the newest end, if a record open at the cut (its writer on
+	 * (an oops: the other CPUs run; readers do not take the lock held
+	 * here), and then the CPU keeps fewer than its share would hold
+	 * (Documentation/persist.rst, "What is not done yet"); or more at
+	 * the newest end, if a record open at the cut (its writer on
 	 * another CPU) was committed meanwhile: the second walk stops at the
 	 * first one's last record, and the rest stay torn. Each walk of a
-	 * CPU is pinned to the snapshot its first walk found: if a snapshot
-	 * or a clear on a running CPU replaced it (an oops), the CPUs from
-	 * there on are not kept, and the capture says so; never records of
-	 * another snapshot.
+	 * CPU is pinned to the snapshot this call took: if one nested in it
+	 * (an NMI) replaced it, the CPUs from there on are not kept, and the
+	 * capture says so; never records of another snapshot.
 	 */
 	room = p->size - p->data_off;
 	/*
