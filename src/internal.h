@@ -142,6 +142,8 @@ int snaptrace_snapshot_walk(struct snaptrace_buffer *buf, int cpu,
  *	emptied
  * @ST_STEP_SNAP_PENDED: snapshot(): the spare's rings are pending (emptied),
  *	before the halves' roles are published
+ * @ST_STEP_SNAP_MARKED: snapshot(): the cutting marker written, before the
+ *	publishing cmpxchg
  * @ST_STEP_SNAP_PUBLISHED: snapshot(): roles published, before the first seal
  * @ST_STEP_SNAP_SEALED: snapshot(): one CPU's ring sealed (@cpu), before its
  *	tail push
@@ -179,6 +181,7 @@ enum snaptrace_test_step {
 	ST_STEP_WRITE_FULL,
 	ST_STEP_OPEN,
 	ST_STEP_SNAP_PENDED,
+	ST_STEP_SNAP_MARKED,
 	ST_STEP_SNAP_PUBLISHED,
 	ST_STEP_SNAP_SEALED,
 	ST_STEP_CONSUME,

@@ -415,10 +415,16 @@ struct snaptrace_buffer {
 	 * again when that snapshot ends (every CPU sealed, or a snapshot
 	 * nested in it finished in its place), and from st_unlock() on.
 	 * Read only by snaptrace_snapshot_panic(): a snapshot it stops or
-	 * interrupts between its publishing and its last seal is completed,
-	 * not discarded by a new one; a finished one is replaced.
+	 * interrupts between its publishing and its end is completed, not
+	 * discarded by a new one; a finished one is replaced.
 	 */
 	long cutting;
+	/*
+	 * The gen of the round that set @cutting: a marker written by a
+	 * round after a snapshot nested in it had published the very state
+	 * word it meant to (and finished: done passed this gen) is stale.
+	 */
+	long cutting_gen;
 	int mode;			/* enum snaptrace_mode */
 	bool record_on;			/* the user's switch */
 	atomic_t record_disabled;	/* snaptrace_record_disable() count */

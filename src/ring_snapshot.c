@@ -186,7 +186,10 @@ static int st_round(struct snaptrace_buffer *buf)
 
 	next = (s + 2) ^ 1;
 	/* The marker first: the cmpxchg orders it before the new roles. */
+	WRITE_ONCE(buf->cutting_gen, g);
+	smp_wmb(); /* the gen before the marker (st_round_finish()) */
 	WRITE_ONCE(buf->cutting, next + 1);
+	st_hook(buf, ST_STEP_SNAP_MARKED, -1);
 	if (!atomic_long_try_cmpxchg(&buf->state, &s, next))
 		goto done;
 	st_hook(buf, ST_STEP_SNAP_PUBLISHED, -1);
@@ -239,6 +242,16 @@ static bool st_round_finish(struct snaptrace_buffer *buf)
 	smp_rmb(); /* the state word before the marker (st_round()) */
 	if (READ_ONCE(buf->cutting) != s + 1)
 		return false;
+	/*
+	 * A round that began after the marker's has finished (a snapshot
+	 * nested in the marker's round published these roles before it
+	 * wrote the marker, now stale): nothing is being cut.
+	 */
+	smp_rmb(); /* the marker before its gen (written first) */
+	if ((long)(atomic_long_read(&buf->done) - READ_ONCE(buf->cutting_gen)) > 0) {
+		WRITE_ONCE(buf->cutting, 0);
+		return false;
+	}
 	spare = st_half_in(buf, s, SNAPTRACE_SNAPSHOT);
 	if (WARN_ON_ONCE(!spare))
 		return false;
@@ -426,6 +439,9 @@ EXPORT_SYMBOL_GPL(snaptrace_snapshot);
  * (@hold->held), until snaptrace_snapshot_unhold(), so that nothing
  * replaces or clears the snapshot meanwhile.
  *
+ * No upstream twin: ftrace takes no snapshot at a panic (ftrace_dump()
+ * turns tracing off and prints the live buffer).
+ *
  * Context: a panic notifier, IRQs off, the other CPUs stopped; NMI
  * included. Never sleeps, never allocates, never waits.
  * Return: as snaptrace_snapshot() when the lock is free or held by what
@@ -481,8 +497,8 @@ int snaptrace_snapshot_panic(struct snaptrace_buffer *buf, bool *past,
 	} else if (kind == ST_LOCK_HALVES) {
 		ret = -EBUSY;
 	} else {
-		*past = true;
 		ret = st_round_finish(buf) ? 0 : st_round(buf);
+		*past = !ret;	/* -ENOENT: no spare, whoever held the lock */
 	}
 	if (hold)
 		hold->state = st_state(buf); /* the others are stopped */

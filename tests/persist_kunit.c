@@ -1921,6 +1921,60 @@ static void persist_panic_never_waits_for_lock_taken_late(struct kunit *test)
 }
 
 /*
+ * A stale marker: a snapshot nested in a round (an NMI at the round's
+ * PENDED step) publishes the roles the round meant to and finishes; the
+ * round then writes its marker, naming those very roles, and a panic
+ * comes there (before its cmpxchg fails and it clears it). The marker's
+ * round is older than the finished one: nothing is being cut, and the
+ * panic takes a new snapshot, with the PR_AFTER records written after
+ * the nested one (it used to "complete" the nested one: *past set, the
+ * records after it missing).
+ */
+static struct {
+	struct pr_ctx *x;
+	int stage, nested, wrote, ret, me;
+	bool past;
+} pr_stale;
+
+static void pr_stale_hook(struct snaptrace_buffer *buf,
+			  enum snaptrace_test_step step, int cpu)
+{
+	if (!pr_stale.x || buf != pr_stale.x->buf)
+		return;
+	if (pr_stale.stage == 0 && step == ST_STEP_SNAP_PENDED) {
+		pr_stale.stage = 1;
+		pr_stale.nested = snaptrace_snapshot(buf);
+		pr_stale.me = raw_smp_processor_id();
+		pr_stale.wrote = pr_write_after(buf);
+		pr_stale.stage = 2;
+	} else if (pr_stale.stage == 2 && step == ST_STEP_SNAP_MARKED) {
+		pr_stale.stage = 3;
+		pr_stale.ret = snaptrace_snapshot_panic(buf, &pr_stale.past,
+							NULL);
+	}
+}
+
+static void persist_panic_after_stale_marker(struct kunit *test)
+{
+	struct pr_ctx *x = pr_setup(test, PR_SIZE);
+
+	pr_write(test, x);
+	pr_stale.stage = 0;
+	pr_stale.ret = 1;
+	pr_stale.past = true;
+	st_hook_install(test, pr_stale_hook);
+	WRITE_ONCE(pr_stale.x, x);
+	KUNIT_EXPECT_EQ(test, snaptrace_snapshot(x->buf), 0);
+	WRITE_ONCE(pr_stale.x, NULL);
+	KUNIT_ASSERT_EQ(test, pr_stale.stage, 3);
+	KUNIT_EXPECT_EQ(test, pr_stale.nested, 0);
+	KUNIT_EXPECT_EQ(test, pr_stale.wrote, PR_AFTER);
+	KUNIT_EXPECT_EQ(test, pr_stale.ret, 0);
+	KUNIT_EXPECT_FALSE(test, pr_stale.past);
+	pr_expect_after(test, x, pr_stale.me, "stale marker");
+}
+
+/*
  * A record open at the cut and committed between the capture's two walks
  * (its writer on another CPU, in an oops): the second walk sees it and the
  * ones after it, which the first did not measure. They are torn, as the
@@ -2884,6 +2938,7 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_panic_completes_snapshot_nested_in_reset),
 	KUNIT_CASE(persist_panic_completing_own_holder_says_so),
 	KUNIT_CASE(persist_panic_never_waits_for_lock_taken_late),
+	KUNIT_CASE(persist_panic_after_stale_marker),
 	KUNIT_CASE(persist_late_commit_not_kept),
 	KUNIT_CASE_PARAM(persist_snapshot_replaced_in_capture, pr_repl_gen_params),
 	KUNIT_CASE_PARAM(persist_walk_pinned, pr_pin_gen_params),

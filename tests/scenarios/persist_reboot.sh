@@ -28,7 +28,8 @@
 #     workload, then a plain panic with a message of ours.
 #  6  that capture is shown (and so the region was armed again); not
 #     released; reboot -f.
-#  7  "two boots ago": the load says the previous boot did not panic and
+#  7  "two boots ago": the load says the region was armed and never
+#     captured (the previous boot did not panic) and
 #     shows nothing; a load without the parameters says nothing about
 #     persistence. Ends normally (st_end).
 #
@@ -159,7 +160,7 @@ st_check_capture() {
 # st_load: snaptrace with the region; what it said is in st_said_*.
 st_load() {
 	local none=$(st_count "no previous capture: the region is not ours yet")
-	local nopanic=$(st_count "no previous capture: the previous boot did not panic")
+	local nopanic=$(st_count "no previous capture: armed by an earlier load (of this boot, or of a boot that did not panic), never captured")
 	local shown=$(st_count "snaptrace: persist: the previous boot's capture")
 	local refused=$(st_count "previous capture is refused")
 	local armed=$(st_count "snaptrace: persist: armed: $st_addr")
@@ -167,7 +168,7 @@ st_load() {
 		persist_on_oops=1
 	st_load_rc=$?
 	st_said_none=$(($(st_count "no previous capture: the region is not ours yet") - none))
-	st_said_nopanic=$(($(st_count "no previous capture: the previous boot did not panic") - nopanic))
+	st_said_nopanic=$(($(st_count "no previous capture: armed by an earlier load (of this boot, or of a boot that did not panic), never captured") - nopanic))
 	st_said_shown=$(($(st_count "snaptrace: persist: the previous boot's capture") - shown))
 	st_said_refused=$(($(st_count "previous capture is refused") - refused))
 	st_said_armed=$(($(st_count "snaptrace: persist: armed: $st_addr") - armed))
@@ -177,7 +178,7 @@ st_load() {
 st_load_checks() {
 	st_expect_eq "insmod with the region" 0 "$st_load_rc"
 	st_expect_eq "said: not ours yet (first use, or garbage)" "$1" "$st_said_none"
-	st_expect_eq "said: the previous boot did not panic" "$2" "$st_said_nopanic"
+	st_expect_eq "said: armed by an earlier load, never captured" "$2" "$st_said_nopanic"
 	st_expect_eq "said: the previous boot's capture, see last_boot/" "$3" "$st_said_shown"
 	st_expect_eq "said: nothing refused otherwise" 0 "$st_said_refused"
 	st_expect_eq "said: armed, once" 1 "$st_said_armed"
