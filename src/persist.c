@@ -1231,17 +1231,23 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_last_free);
  * snaptrace_persist_times_show() - last_boot/info's lines on the wall clock
  * @m: the seq_file
  * @l: a capture from snaptrace_persist_parse()
+ * @boot_real_ns: this boot's start on the wall clock (ns), or 0: unknown
  *
  * When the region was armed and when the capture was taken, by the
  * previous boot's wall clock ("armed: 1796241581.956795362 (wall clock,
  * s)", "captured: ..."); then, if the capture's time is not between its
  * arming and this load's (time_doubtful), a line that says so and which
- * side it is on: "time: doubtful: ...".
+ * side it is on: "time: doubtful: ...". With @boot_real_ns, how long
+ * before this boot began the capture was taken ("captured before this
+ * boot began: 37 s"), or that it was taken in this boot, by an earlier
+ * load: a region from two boots ago, when the boot between did not load
+ * the module, or this boot's own, is told by that, not by its checks.
  *
  * Context: process context; the caller keeps @l alive.
  */
 void snaptrace_persist_times_show(struct seq_file *m,
-				  const struct snaptrace_persist_last *l)
+				  const struct snaptrace_persist_last *l,
+				  u64 boot_real_ns)
 {
 	u32 ns;
 	u64 s;
@@ -1250,6 +1256,12 @@ void snaptrace_persist_times_show(struct seq_file *m,
 	seq_printf(m, "armed: %llu.%09u (wall clock, s)\n", s, ns);
 	s = div_u64_rem(l->cap.real_ns, NSEC_PER_SEC, &ns);
 	seq_printf(m, "captured: %llu.%09u (wall clock, s)\n", s, ns);
+	if (boot_real_ns && l->cap.real_ns <= boot_real_ns)
+		seq_printf(m, "captured before this boot began: %llu s\n",
+			   div_u64(boot_real_ns - l->cap.real_ns, NSEC_PER_SEC));
+	else if (boot_real_ns)
+		seq_printf(m, "captured after this boot began (%llu s after): by an earlier load of this boot, or the clocks disagree\n",
+			   div_u64(l->cap.real_ns - boot_real_ns, NSEC_PER_SEC));
 	if (!l->time_doubtful)
 		return;
 	if (l->cap.real_ns < l->hdr.armed_real_ns)

@@ -322,7 +322,8 @@ void snaptrace_persist_source_remove(struct snaptrace_persist_source *src);
 void snaptrace_persist_snapshot_show(struct seq_file *m,
 				     const struct snaptrace_persist_last *l);
 void snaptrace_persist_times_show(struct seq_file *m,
-				  const struct snaptrace_persist_last *l);
+				  const struct snaptrace_persist_last *l,
+				  u64 boot_real_ns);
 void snaptrace_persist_remotes_show(struct seq_file *m,
 				    const struct snaptrace_persist_last *l);
 void snaptrace_persist_ent_record(const struct st_pr_ent *e,

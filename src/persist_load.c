@@ -259,7 +259,9 @@ static int st_pr_info_show(struct seq_file *m, void *unused)
 	for (i = 0; i < l->nr_cpus; i++)
 		left += l->per_cpu[i].left_out;
 	seq_printf(m, "boot id: %016llx\n", l->hdr.boot_id);
-	snaptrace_persist_times_show(m, l);
+	/* This boot's start on the wall clock, as this boot's clock says. */
+	snaptrace_persist_times_show(m, l, ktime_get_real_ns() -
+					   ktime_get_boottime_ns());
 	s = div_u64_rem(l->cap.clock_ns, NSEC_PER_SEC, &ns);
 	seq_printf(m, "captured at trace clock: %llu.%06u\n", s, ns / 1000);
 	seq_printf(m, "reason: %s\n", st_pr_reason(l->cap.reason));

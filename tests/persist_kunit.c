@@ -491,9 +491,37 @@ static char *pr_times_info(struct kunit *test,
 
 	m.buf = kunit_kzalloc(test, m.size + 1, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, m.buf);
-	snaptrace_persist_times_show(&m, last);
+	snaptrace_persist_times_show(&m, last, 0);
 	KUNIT_ASSERT_LT(test, m.count, m.size);
 	return m.buf;
+}
+
+/*
+ * info says how long before this boot began the capture was taken (a
+ * region from two boots ago, when the boot between did not load the
+ * module, passes every check: this line tells), or that this boot took
+ * it, by an earlier load.
+ */
+static void persist_times_since_boot(struct kunit *test)
+{
+	struct pr_ctx *x = pr_captured(test);
+	struct st_pr_cap *cap = x->p.base + sizeof(struct st_pr_hdr);
+	struct snaptrace_persist_last *last;
+	struct seq_file m = { .size = 1024 };
+
+	cap->real_ns = PR_CAP_NS;
+	pr_reseal_cap(x->p.base);
+	last = pr_parse_at(test, x, PR_CAP_NS + 100 * NSEC_PER_SEC);
+	m.buf = kunit_kzalloc(test, m.size + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m.buf);
+	snaptrace_persist_times_show(&m, last, PR_CAP_NS + 37 * NSEC_PER_SEC + 1);
+	KUNIT_EXPECT_STREQ(test, m.buf,
+			   "armed: 0.000001000 (wall clock, s)\ncaptured: 5.000000000 (wall clock, s)\ncaptured before this boot began: 37 s\n");
+	memset(m.buf, 0, m.size + 1);
+	m.count = 0;
+	snaptrace_persist_times_show(&m, last, PR_CAP_NS - 2 * NSEC_PER_SEC);
+	KUNIT_EXPECT_STREQ(test, m.buf,
+			   "armed: 0.000001000 (wall clock, s)\ncaptured: 5.000000000 (wall clock, s)\ncaptured after this boot began (2 s after): by an earlier load of this boot, or the clocks disagree\n");
 }
 
 /*
@@ -2914,6 +2942,7 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_refuses_truncated_region),
 	KUNIT_CASE(persist_refuses_other_address),
 	KUNIT_CASE(persist_refuses_same_boot),
+	KUNIT_CASE(persist_times_since_boot),
 	KUNIT_CASE(persist_doubtful_time_shown),
 	KUNIT_CASE(persist_refuses_no_capture),
 	KUNIT_CASE(persist_unfinished_capture_shown),
