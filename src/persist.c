@@ -886,6 +886,30 @@ static bool st_pr_preamble_ok(const struct st_pr_hdr *h,
 	       st_pr_preamble_sealed(h, cap);
 }
 
+/**
+ * snaptrace_persist_geometry_ok() - whether a header's geometry fits a region
+ * @h: the region's header, as found
+ * @size: the region's bytes, as this load maps it
+ *
+ * The header's size is @size, and its offsets are those of a region of
+ * @size for its CPUs. snaptrace_persist_parse() refuses a header that
+ * fails this with -ERANGE (armed with another size or layout); a capture
+ * refused with -ERANGE whose header passes it has a length (data_bytes)
+ * that runs past the region's end. No upstream twin.
+ *
+ * Context: any.
+ * Return: true if the geometry fits.
+ */
+bool snaptrace_persist_geometry_ok(const struct st_pr_hdr *h, size_t size)
+{
+	u64 table_off, data_off;
+
+	return h->size == size && h->cap_off == sizeof(*h) &&
+	       !st_pr_geometry(size, h->nr_cpus, &table_off, &data_off) &&
+	       h->table_off == table_off && h->data_off == data_off;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_geometry_ok);
+
 /*
  * Check the headers of the region at @base; 0 or why it is refused. A
  * capture whose wall-clock time is not between its arming and @now_real_ns
@@ -915,10 +939,10 @@ static int st_pr_check(const void *base, size_t size, u64 phys, u64 boot_id,
 		return -EPROTONOSUPPORT;
 	if (st_pr_hdr_crc(h) != h->hdr_crc)
 		return -EBADMSG;
-	if (h->size != size || h->cap_off != sizeof(*h) ||
-	    st_pr_geometry(size, h->nr_cpus, &table_off, &data_off) ||
-	    h->table_off != table_off || h->data_off != data_off)
+	if (!snaptrace_persist_geometry_ok(h, size))
 		return -ERANGE;
+	table_off = h->table_off;
+	data_off = h->data_off;
 	if (h->phys != phys)
 		return -EXDEV;
 	memcpy(cap, base + h->cap_off, sizeof(*cap));

@@ -74,6 +74,8 @@ static bool st_pr_claimed;
 static DEFINE_MUTEX(st_pr_lock);
 static struct snaptrace_persist_last *st_pr_last;
 static int st_pr_kept;
+/* Kept for -ERANGE, its geometry right: its length runs past the end. */
+static bool st_pr_kept_past_end;
 
 static int st_pr_panic(struct notifier_block *nb, unsigned long ev, void *data)
 {
@@ -214,6 +216,8 @@ static const char *st_pr_why(int err)
 	case -EPROTONOSUPPORT:
 		return "another version of snaptrace's region: that version can read it";
 	case -ERANGE:
+		if (st_pr_kept_past_end)
+			return "a capture whose length runs past the region's end: damaged";
 		return "armed with another size or layout: load with the size it was armed with";
 	case -EBADMSG:
 		return "a capture whose header or per-CPU table is damaged";
@@ -222,6 +226,28 @@ static const char *st_pr_why(int err)
 	default:
 		return "refused";
 	}
+}
+
+/*
+ * The log's word on a capture kept for -ERANGE: the size and CPUs it was
+ * armed with if its geometry is not this region's, and they are not this
+ * load's; else what is out of range. The header's CRC is right by then:
+ * its fields are as the region was armed.
+ */
+static void st_pr_say_range(int err, const struct st_pr_hdr *hdr, size_t size)
+{
+	const struct st_pr_cap *cap = (const void *)(hdr + 1);
+
+	if (err != -ERANGE)
+		return;
+	if (st_pr_kept_past_end)
+		pr_warn("its capture's length is out of range: %llu bytes of records from offset %llu, past the region's %zu bytes\n",
+			cap->data_bytes, hdr->data_off, size);
+	else if (hdr->size != size || hdr->nr_cpus != nr_cpu_ids)
+		pr_warn("it was armed with persist_size=%llu for %u CPUs (this load: %zu bytes, %u CPUs)\n",
+			hdr->size, hdr->nr_cpus, size, nr_cpu_ids);
+	else
+		pr_warn("its header's offsets are not those of its size and CPUs (another layout)\n");
 }
 
 /* For the log line of a capture shown: whether its time is doubtful. */
@@ -662,9 +688,14 @@ static int st_pr_region(phys_addr_t *start, phys_addr_t *size)
 		return -EOPNOTSUPP;
 #endif
 	}
-	if (!persist_address || !persist_size) {
-		pr_err("persist_address=0x%llx persist_size=%lu: both are needed\n",
-		       persist_address, persist_size);
+	if (!persist_size) {
+		pr_err("persist_address=0x%llx persist_size=0: both are needed, a size of 0 bytes is none\n",
+		       persist_address);
+		return -EINVAL;
+	}
+	if (!persist_address) {
+		pr_err("persist_address=0 persist_size=%lu: both are needed, and 0 is no address\n",
+		       persist_size);
 		return -EINVAL;
 	}
 	*start = persist_address;
@@ -810,12 +841,11 @@ int snaptrace_persist_init(struct dentry *root)
 	if (ret) {
 		/* Evidence: kept as found, not armed, until released. */
 		st_pr_kept = ret;
+		st_pr_kept_past_end = ret == -ERANGE &&
+				      snaptrace_persist_geometry_ok(hdr, st_pr.size);
 		pr_warn("the region's previous capture cannot be shown (%pe: %s): kept as found, not armed: this boot is not captured until it is released (echo 0 > last_boot/release, or load with persist_discard=1)\n",
 			ERR_PTR(ret), st_pr_why(ret));
-		/* -ERANGE comes after the header's CRC: its geometry is right. */
-		if (ret == -ERANGE)
-			pr_warn("it was armed with persist_size=%llu for %u CPUs (this load: %llu bytes, %u CPUs)\n",
-				hdr->size, hdr->nr_cpus, (u64)size, nr_cpu_ids);
+		st_pr_say_range(ret, hdr, st_pr.size);
 		ret = st_pr_debugfs(root);
 		if (ret)
 			goto fail;
@@ -896,6 +926,7 @@ void snaptrace_persist_exit(void)
 	snaptrace_persist_last_free(st_pr_last);
 	st_pr_last = NULL;
 	st_pr_kept = 0;
+	st_pr_kept_past_end = false;
 	mutex_unlock(&st_pr_lock);
 	if (st_pr_buf)
 		snaptrace_put(st_pr_buf);

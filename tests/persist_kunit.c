@@ -404,7 +404,12 @@ static void persist_refuses_bad_header_crc(struct kunit *test)
 	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -EBADMSG);
 }
 
-/* Geometries that overflow or do not fit, each with a right CRC. */
+/*
+ * Geometries that overflow or do not fit, each with a right CRC; and a
+ * capture's length past the region's end, its geometry right: the load
+ * tells them apart (snaptrace_persist_geometry_ok(): it used to say "armed
+ * with persist_size=" of the region's own size for the latter).
+ */
 static void persist_refuses_bad_geometry(struct kunit *test)
 {
 	struct pr_ctx *x = pr_captured(test);
@@ -412,28 +417,35 @@ static void persist_refuses_bad_geometry(struct kunit *test)
 	struct st_pr_cap *cap = x->p.base + sizeof(*h);
 	u64 bytes = cap->data_bytes;
 
+	KUNIT_EXPECT_TRUE(test, snaptrace_persist_geometry_ok(h, PR_SIZE));
 	h->nr_cpus = U32_MAX;
 	pr_reseal_hdr(h);
 	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -ERANGE);
+	KUNIT_EXPECT_FALSE(test, snaptrace_persist_geometry_ok(h, PR_SIZE));
 	*h = saved;
 	h->table_off += ST_PR_ALIGN;
 	pr_reseal_hdr(h);
 	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -ERANGE);
+	KUNIT_EXPECT_FALSE(test, snaptrace_persist_geometry_ok(h, PR_SIZE));
 	*h = saved;
 	h->data_off = U64_MAX - 7;
 	pr_reseal_hdr(h);
 	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -ERANGE);
+	KUNIT_EXPECT_FALSE(test, snaptrace_persist_geometry_ok(h, PR_SIZE));
 	*h = saved;
 	h->size = U64_MAX;
 	pr_reseal_hdr(h);
 	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -ERANGE);
+	KUNIT_EXPECT_FALSE(test, snaptrace_persist_geometry_ok(h, PR_SIZE));
 	*h = saved;
 	cap->data_bytes = U64_MAX - h->data_off + 1;
 	pr_reseal_cap(x->p.base);
 	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -ERANGE);
+	KUNIT_EXPECT_TRUE(test, snaptrace_persist_geometry_ok(h, PR_SIZE));
 	cap->data_bytes = PR_SIZE - h->data_off + 8;
 	pr_reseal_cap(x->p.base);
 	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -ERANGE);
+	KUNIT_EXPECT_TRUE(test, snaptrace_persist_geometry_ok(h, PR_SIZE));
 	cap->data_bytes = bytes;
 	pr_reseal_cap(x->p.base);
 	KUNIT_EXPECT_FALSE(test, IS_ERR(pr_parse(test, x)));
@@ -447,6 +459,7 @@ static void persist_refuses_truncated_region(struct kunit *test)
 	struct st_pr_cap *cap = x->p.base + sizeof(*h);
 
 	pr_expect_refused(test, x, PR_SIZE - 8, PR_PHYS, PR_BOOT + 1, PR_NOW, -ERANGE);
+	KUNIT_EXPECT_FALSE(test, snaptrace_persist_geometry_ok(h, PR_SIZE - 8));
 	pr_expect_refused(test, x, h->data_off + cap->data_bytes - 1, PR_PHYS,
 			  PR_BOOT + 1, PR_NOW, -ERANGE);
 	pr_expect_refused(test, x, sizeof(*h), PR_PHYS, PR_BOOT + 1, PR_NOW, -ENOSPC);

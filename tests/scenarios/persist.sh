@@ -251,8 +251,15 @@ st_check "and says why" \
 	test $(($(st_count "0xfed00000..0xfed0ffff is neither RAM nor reserved memory") - st_before)) -ge 1
 st_check_fails "not loaded" test -e /sys/module/snaptrace
 st_check_fails "nothing claimed" grep -qF snaptrace /proc/iomem
+st_msg="persist_address=$st_addr persist_size=0: both are needed, a size of 0 bytes is none"
+st_before=$(st_count "$st_msg")
 st_check_fails "insmod with persist_address alone is refused" \
 	insmod $ST_MOD/snaptrace.ko persist_address=$st_addr
+st_check "and says a size is needed" test $(($(st_count "$st_msg") - st_before)) -ge 1
+st_before=$(st_count "$st_msg")
+st_check_fails "insmod with persist_size=0 is refused" \
+	insmod $ST_MOD/snaptrace.ko persist_address=$st_addr persist_size=0
+st_check "and says a size is needed" test $(($(st_count "$st_msg") - st_before)) -ge 1
 st_check_fails "insmod with an unknown reserve_mem= name is refused" \
 	insmod $ST_MOD/snaptrace.ko persist_name=nosuchregion
 st_check_fails "nothing left loaded" test -e /sys/module/snaptrace
