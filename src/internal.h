@@ -68,6 +68,7 @@ ssize_t snaptrace_ring_bytes(struct snaptrace_buffer *buf,
 
 /* persist_load.c */
 int snaptrace_persist_init(struct dentry *root);
+void snaptrace_persist_start(void);
 void snaptrace_persist_exit(void);
 
 /* ring_snapshot.c */

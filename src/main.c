@@ -164,6 +164,8 @@ static int __init snaptrace_init(void)
 	if (ret)
 		goto exit_ivshmem;
 
+	/* Last: nothing may fail after the region is armed over its capture. */
+	snaptrace_persist_start();
 	pr_info("version %s loaded\n", SNAPTRACE_VERSION);
 	return 0;
 

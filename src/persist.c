@@ -1174,34 +1174,40 @@ bool snaptrace_persist_keeps(int err)
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_keeps);
 
 /**
- * snaptrace_persist_take() - take a region's previous capture, then arm it
+ * snaptrace_persist_take() - take a region's previous capture, not arming it
  * @p: the region, mapped, with this load's boot id
  * @now_real_ns: the wall-clock time now
  * @discard: arm even over a capture that snaptrace_persist_keeps() keeps
  * @last: set to the previous capture, or NULL if there is none
  * @err_out: if not NULL, set to the refusal's error (0 if none), for the
- *	log, whether the region was armed over it or kept
+ *	log, whether the region is to be armed over it or kept
  *
- * Sets @p->found_state to the capture's state word as found, before
- * anything is written: the log of a refusal armed over reads it there,
- * not in the region, which then says armed.
+ * Sets @p->found_state to the capture's state word as found: the log of a
+ * refusal armed over reads it there, not in the region, which says armed
+ * once it is.
  *
- * snaptrace_persist_parse() of the region, then snaptrace_persist_arm(),
- * unless the region was refused for a reason that keeps it
- * (snaptrace_persist_keeps()) and not @discard: the region is then left
- * as found and not armed. A capture whose time is doubtful (its
- * time_doubtful set) is taken, and the region armed, as any other.
+ * snaptrace_persist_parse() of the region, whose capture is copied out
+ * into *@last; then the check that the region can be armed for
+ * nr_cpu_ids CPUs. Writes nothing: the caller arms the region with
+ * snaptrace_persist_arm() once nothing that follows can fail, so that a
+ * load that fails after this leaves the capture in the region, for the
+ * next load. Until then a capture gets -EBUSY: the region's boot id
+ * is not this load's. Not to be armed if the region was refused for a
+ * reason that keeps it (snaptrace_persist_keeps()) and not @discard: it is
+ * left as found. A capture whose time is doubtful (its time_doubtful set)
+ * is taken, and the region to be armed, as any other.
  *
  * Context: process context, may sleep (allocates).
- * Return: 0 (armed; *@last the capture, or NULL); the refusal's error if
- * the region is kept, not armed; -ENOMEM; -ENOSPC if the region is too
- * small for the headers.
+ * Return: 0 (to be armed: snaptrace_persist_arm() will not fail; *@last
+ * the capture, or NULL); the refusal's error if the region is kept, not to
+ * be armed; -ENOMEM; -ENOSPC if the region is too small for the headers.
  */
 int snaptrace_persist_take(struct snaptrace_persist *p, u64 now_real_ns,
 			   bool discard, struct snaptrace_persist_last **last,
 			   int *err_out)
 {
 	struct snaptrace_persist_last *l;
+	u64 table_off, data_off;
 	int err = 0;
 
 	*last = NULL;
@@ -1221,7 +1227,9 @@ int snaptrace_persist_take(struct snaptrace_persist *p, u64 now_real_ns,
 		*err_out = err;
 	if (snaptrace_persist_keeps(err) && !discard)
 		return err;
-	if (snaptrace_persist_arm(p, now_real_ns)) {
+	/* What snaptrace_persist_arm() checks: it then cannot fail. */
+	if (p->size < sizeof(struct st_pr_hdr) ||
+	    st_pr_geometry(p->size, nr_cpu_ids, &table_off, &data_off)) {
 		snaptrace_persist_last_free(l);
 		return -ENOSPC;
 	}

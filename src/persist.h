@@ -210,7 +210,7 @@ struct st_pr_need {
  * @table_off: the per-CPU table's offset in the region, as armed
  * @data_off: the entries' offset in the region, as armed
  * @found_state: the capture's state word as snaptrace_persist_take() found
- *	it, before it armed the region (for the log: the CPU of an
+ *	it, before the region was armed (for the log: the CPU of an
  *	unfinished capture); 0 if the region is too small to hold one
  *
  * The capture takes the geometry from @nr_cpus, @table_off and

@@ -62,6 +62,8 @@ static struct snaptrace_persist st_pr;
 static struct snaptrace_buffer *st_pr_buf;
 static struct dentry *st_pr_dir;
 static bool st_pr_armed;
+/* snaptrace_persist_init() took the region: to be armed at the end. */
+static bool st_pr_to_arm;
 static bool st_pr_panic_registered;
 static bool st_pr_die_registered;
 static bool st_pr_mapped;
@@ -165,8 +167,10 @@ static int st_pr_register_die(void)
 }
 
 /*
- * The region is armed: captures may run from now on (the test hook's
- * check, the notifiers). Under st_pr_lock when called from release.
+ * Captures may run from now on (the test hook's check, the notifiers):
+ * into the region once this load armed it; until then (at load, before
+ * snaptrace_persist_start()) they get -EBUSY. Under st_pr_lock when
+ * called from release.
  * Idempotent: a release retried after a failure here registers only what
  * is not registered yet (a notifier registered twice would be called
  * twice, and the kernel warns).
@@ -759,21 +763,50 @@ static void st_pr_add_module(struct module *mod)
 	strscpy(m->name, module_name(mod), sizeof(m->name));
 }
 
+/*
+ * Whether the region keeps what is written: a hole beyond the machine's
+ * RAM that memmap= reserved all the same does not. The header's first
+ * word is written inverted, read back and restored, before anything else
+ * reads or writes the region and before a notifier could capture into it:
+ * the region is left as found, a capture in it too.
+ */
+static bool st_pr_keeps_writes(void *base, size_t size)
+{
+	u64 *w = base, v;
+	bool ok;
+
+	if (size < sizeof(*w))
+		return true;	/* too small for the headers: said later */
+	v = READ_ONCE(*w);
+	WRITE_ONCE(*w, ~v);
+	ok = READ_ONCE(*w) == ~v;
+	WRITE_ONCE(*w, v);
+	return ok;
+}
+
 /**
- * snaptrace_persist_init() - take the previous capture, arm the region
+ * snaptrace_persist_init() - take the previous capture, get ready to arm
  * @root: snaptrace's debugfs directory, for last_boot/
  *
  * Without persist_address/persist_size or persist_name, does nothing and
- * says nothing. Otherwise maps the region, allocates the spare of the
- * instance recorded, validates the region and keeps its capture
- * (last_boot/), arms it for this boot and registers the panic notifier
- * (and the die notifier with persist_on_oops). A region refused but kept
+ * says nothing. Otherwise maps the region, checks that it keeps what is
+ * written, allocates the spare of the instance recorded, validates the
+ * region and copies its capture out (last_boot/), and registers the panic
+ * notifier (and the die notifier with persist_on_oops). It does not arm
+ * the region: snaptrace_persist_start() does, at the very end of module
+ * init, when nothing can fail any more. A load that fails before (here,
+ * or later in module init, which then calls snaptrace_persist_exit())
+ * has written nothing to the region: the previous boot's capture is still
+ * there for the next load, which shows it. Until armed, a capture gets
+ * -EBUSY (the region's boot id is not this load's): a panic during module
+ * init is not captured. A region refused but kept
  * (snaptrace_persist_keeps(): another version's capture, a damaged one)
  * is left as found and not armed, until "echo 0 > last_boot/release";
- * persist_discard=1 arms over it at load.
+ * persist_discard=1 arms over it at snaptrace_persist_start().
  *
  * Context: module init, after snaptrace_instances_init(). Sleeps.
- * Return: 0, or a negative errno (said in the log), nothing left behind.
+ * Return: 0, or a negative errno (said in the log), nothing left behind
+ * and the region as found.
  */
 int snaptrace_persist_init(struct dentry *root)
 {
@@ -809,6 +842,16 @@ int snaptrace_persist_init(struct dentry *root)
 		goto fail;
 	}
 	st_pr_mapped = true;
+	/*
+	 * A range that does not keep what is written is no memory: a hole
+	 * beyond the machine's RAM that memmap= reserved all the same.
+	 */
+	if (!st_pr_keeps_writes(st_pr.base, size)) {
+		pr_err("0x%llx..0x%llx does not keep what is written: no memory there (is the machine's RAM that large? see \"System RAM\" in /proc/iomem)\n",
+		       (u64)start, (u64)(start + size - 1));
+		ret = -EIO;
+		goto fail;
+	}
 	hdr = st_pr.base;
 	st_pr.boot_id = get_random_u64();
 	st_pr.remotes = true;	/* the remotes' last traces too */
@@ -830,6 +873,7 @@ int snaptrace_persist_init(struct dentry *root)
 	if (ret)
 		goto fail;
 
+	/* Copied out; the region is not written until it is armed. */
 	ret = snaptrace_persist_take(&st_pr, ktime_get_real_ns(), persist_discard,
 				     &last, &err);
 	if (ret == -ENOMEM)
@@ -851,17 +895,6 @@ int snaptrace_persist_init(struct dentry *root)
 			goto fail;
 		return 0;
 	}
-	/*
-	 * A range that does not keep what is written is no memory: a hole
-	 * beyond the machine's RAM that memmap= reserved all the same.
-	 */
-	if (READ_ONCE(hdr->magic) != ST_PR_MAGIC) {
-		pr_err("0x%llx..0x%llx does not keep what is written: no memory there (is the machine's RAM that large? see \"System RAM\" in /proc/iomem)\n",
-		       (u64)start, (u64)(start + size - 1));
-		snaptrace_persist_last_free(last);
-		ret = -EIO;
-		goto fail;
-	}
 	if (err)
 		st_pr_say(err);
 	if (last) {
@@ -880,14 +913,42 @@ int snaptrace_persist_init(struct dentry *root)
 			goto fail;
 	}
 	ret = st_pr_arm_notifiers();
-	if (ret)
+	if (ret) {
+		pr_err("cannot register the die notifier (persist_on_oops=1): %pe: not loaded, the region left as found\n",
+		       ERR_PTR(ret));
 		goto fail;
-	pr_info("armed: 0x%llx, %llu bytes, boot id %016llx\n", (u64)start,
-		(u64)size, st_pr.boot_id);
+	}
+	st_pr_to_arm = true;	/* by snaptrace_persist_start() */
 	return 0;
 fail:
 	snaptrace_persist_exit();
 	return ret;
+}
+
+/**
+ * snaptrace_persist_start() - arm the region, at the end of module init
+ *
+ * Arms the region that snaptrace_persist_init() took the previous capture
+ * out of (snaptrace_persist_arm(), which cannot fail by then: the size was
+ * checked), and says so in the log; from now on a panic (or an oops, with
+ * persist_on_oops) captures into it. Does nothing if
+ * snaptrace_persist_init() did nothing, or kept the region as found
+ * (last_boot/release arms that one). Called last, when module init cannot
+ * fail any more: a load that fails leaves the previous capture in the
+ * region, for the next load. No upstream twin.
+ *
+ * Context: module init, after every step that may fail. Sleeps (takes
+ * st_pr_lock, against last_boot/release).
+ */
+void snaptrace_persist_start(void)
+{
+	mutex_lock(&st_pr_lock);
+	if (st_pr_to_arm &&
+	    !WARN_ON_ONCE(snaptrace_persist_arm(&st_pr, ktime_get_real_ns())))
+		pr_info("armed: 0x%llx, %zu bytes, boot id %016llx\n", st_pr.phys,
+			st_pr.size, st_pr.boot_id);
+	st_pr_to_arm = false;
+	mutex_unlock(&st_pr_lock);
 }
 
 /**
@@ -897,7 +958,10 @@ fail:
  * before), unregisters the notifiers (the region stays armed: a capture
  * of a later load of this boot finds its boot id differ and is shown),
  * frees the capture, unmaps the region and drops the instance. Safe to
- * call when snaptrace_persist_init() did nothing or failed halfway.
+ * call when snaptrace_persist_init() did nothing or failed halfway, or
+ * succeeded and module init failed after it: snaptrace_persist_start()
+ * has not armed the region then, which holds the previous capture still,
+ * for the next load.
  *
  * Context: module exit, or init failing. Sleeps.
  */
@@ -927,6 +991,7 @@ void snaptrace_persist_exit(void)
 	st_pr_last = NULL;
 	st_pr_kept = 0;
 	st_pr_kept_past_end = false;
+	st_pr_to_arm = false;
 	mutex_unlock(&st_pr_lock);
 	if (st_pr_buf)
 		snaptrace_put(st_pr_buf);

@@ -765,6 +765,7 @@ static void pr_expect_take(struct kunit *test, struct pr_ctx *x, int err,
 						     &found), 0);
 	KUNIT_EXPECT_EQ(test, found, err);
 	KUNIT_EXPECT_NULL(test, last);
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_arm(&x->p, PR_NOW), 0);
 	KUNIT_EXPECT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_TEST,
 							"x", false), 0);
 }
@@ -911,6 +912,7 @@ static void persist_doubtful_time_armed(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, last->kept, (u64)num_online_cpus() * PR_PER_CPU);
 		KUNIT_EXPECT_EQ(test, last->corrupt, 0);
 		/* Armed for this load, and a capture is taken. */
+		KUNIT_EXPECT_EQ(test, snaptrace_persist_arm(&x->p, now), 0);
 		KUNIT_EXPECT_EQ(test, h->boot_id, PR_BOOT + 1);
 		KUNIT_EXPECT_EQ(test, h->armed_real_ns, now);
 		KUNIT_EXPECT_EQ(test, cap->state, ST_PR_ARMED);
@@ -952,6 +954,7 @@ static void persist_discard_keeps_found_state(struct kunit *test)
 						     &found), 0);
 	KUNIT_EXPECT_EQ(test, found, -EINPROGRESS);
 	KUNIT_EXPECT_NULL(test, last);
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_arm(&x->p, PR_NOW), 0);
 	KUNIT_EXPECT_EQ(test, cap->state, ST_PR_ARMED);
 	KUNIT_EXPECT_EQ(test, x->p.found_state, ST_PR_CAPTURING | cpu);
 	KUNIT_EXPECT_EQ(test, ST_PR_CAPTURING_CPU(x->p.found_state), (u32)cpu);
@@ -1014,8 +1017,53 @@ static void persist_other_refusals_armed_over(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, last->hdr.boot_id, PR_BOOT);
 	KUNIT_EXPECT_EQ(test, last->kept, (u64)num_online_cpus() * PR_PER_CPU);
 	snaptrace_persist_last_free(last);
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_arm(&x->p, PR_NOW), 0);
 	KUNIT_EXPECT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_TEST,
 							"x", false), 0);
+}
+
+/*
+ * Taking a capture out writes nothing: the load arms the region last,
+ * once nothing that follows can fail. A load that fails after the take
+ * (its die notifier not registered, a later step of module init) leaves
+ * the capture in the region, and the next load takes it again (take()
+ * used to arm at once: the next load found the region armed, never
+ * captured, and the capture was lost). Before the arming a capture is
+ * refused, the region unchanged: its boot id is not this load's.
+ */
+static void persist_take_writes_nothing(struct kunit *test)
+{
+	struct snaptrace_persist_last *last = NULL;
+	struct pr_ctx *x = pr_captured(test);
+	struct st_pr_cap *cap = x->p.base + sizeof(struct st_pr_hdr);
+	int found = 1, load;
+
+	memcpy(x->copy, x->p.base, PR_SIZE);
+	for (load = 1; load <= 2; load++) {
+		x->p.boot_id = PR_BOOT + load;
+		KUNIT_EXPECT_EQ(test, snaptrace_persist_take(&x->p, PR_NOW, false,
+							     &last, &found), 0);
+		KUNIT_EXPECT_EQ(test, found, 0);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, last);
+		KUNIT_EXPECT_EQ(test, last->hdr.boot_id, PR_BOOT);
+		KUNIT_EXPECT_EQ(test, last->kept,
+				(u64)num_online_cpus() * PR_PER_CPU);
+		snaptrace_persist_last_free(last);
+		KUNIT_EXPECT_TRUE_MSG(test, !memcmp(x->p.base, x->copy, PR_SIZE),
+				      "load %d: the region changed", load);
+		KUNIT_EXPECT_EQ(test, snaptrace_persist_capture(&x->p, x->buf,
+								ST_PR_TEST, "x",
+								false),
+				-EBUSY);
+		KUNIT_EXPECT_TRUE_MSG(test, !memcmp(x->p.base, x->copy, PR_SIZE),
+				      "load %d: the region changed", load);
+	}
+	/* The load that does not fail arms it: a capture is taken. */
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_arm(&x->p, PR_NOW), 0);
+	KUNIT_EXPECT_EQ(test, cap->state, ST_PR_ARMED);
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_TEST,
+							"x", false), 0);
+	KUNIT_EXPECT_EQ(test, cap->state, ST_PR_CAPTURED);
 }
 
 /* ---- corrupt entries ---- */
@@ -2965,6 +3013,7 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_doubtful_time_armed),
 	KUNIT_CASE(persist_discard_keeps_found_state),
 	KUNIT_CASE(persist_other_refusals_armed_over),
+	KUNIT_CASE(persist_take_writes_nothing),
 	KUNIT_CASE(persist_refuses_bad_capture_crc),
 	KUNIT_CASE(persist_refuses_garbage),
 	KUNIT_CASE(persist_corrupt_payload_dropped),

@@ -69,6 +69,24 @@ if grep -qF "memmap=1M\$$st_addr" /proc/cmdline; then
 		st_check "capture" sh -c "echo 1 > $st_hook"
 		st_check_fails "a second capture is refused" sh -c "echo 1 > $st_hook"
 		st_check "rmmod" rmmod snaptrace
+		# A load that fails after it took the capture out (its die
+		# notifier's registration made to fail; a later step of module
+		# init: a remote's bad layout) has not armed the region: the
+		# capture is still there, and the next load below shows it.
+		st_msg="cannot register the die notifier (persist_on_oops=1): "
+		st_before=$(st_count "$st_msg")
+		st_armed=$(st_count "snaptrace: persist: armed: $st_addr")
+		st_check_fails "a load whose die notifier fails" \
+			insmod $ST_MOD/snaptrace.ko persist_address=$st_addr \
+			persist_size=$st_size persist_on_oops=1 persist_test_fail_die=1
+		st_check "says so" test $(($(st_count "$st_msg") - st_before)) -ge 1
+		st_check_fails "not loaded" test -e /sys/module/snaptrace
+		st_check_fails "a load whose remote fails" \
+			insmod $ST_MOD/snaptrace.ko persist_address=$st_addr \
+			persist_size=$st_size layout=sram:0x0
+		st_check_fails "not loaded" test -e /sys/module/snaptrace
+		st_expect_eq "neither armed the region" 0 \
+			$(($(st_count "snaptrace: persist: armed: $st_addr") - st_armed))
 		# This load's wall clock a day behind the capture's, as on a
 		# machine with no battery-backed clock: the capture is shown,
 		# its time said to be doubtful, and the region armed.
