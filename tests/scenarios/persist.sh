@@ -202,13 +202,29 @@ if grep -qF "memmap=1M\$$st_addr" /proc/cmdline; then
 		st_want="released part way: armed, a notifier not registered"
 		st_expect_eq "info: released part way" \
 			"$st_want (echo 0 > release again)" "$(cat $st_lb/info)"
+		# Armed by then: a capture taken before the retry is not
+		# armed over by it.
+		st_check "record four" sh -c "echo persist four > $ST_DIR/trace_marker"
+		st_check "armed: a capture is taken" sh -c "echo 1 > $st_hook"
 		st_before=$(st_count "the kept region is released: armed: $st_addr")
 		st_check "release" sh -c "echo 0 > $st_lb/release"
 		st_expect_eq "released and armed, said once" 1 \
 			$(($(st_count "the kept region is released: armed: $st_addr") - st_before))
 		st_expect_eq "release: nothing left" 0 "$(cat $st_lb/release)"
 		st_expect_eq "info: released" "released" "$(cat $st_lb/info)"
-		st_check "armed: a capture is taken" sh -c "echo 1 > $st_hook"
+		st_check_fails "not armed again: a second capture is refused" \
+			sh -c "echo 1 > $st_hook"
+		st_check "rmmod" rmmod snaptrace
+		st_check "insmod after the capture before the retry" \
+			insmod $ST_MOD/snaptrace.ko persist_address=$st_addr \
+			persist_size=$st_size
+		st_expect_eq "info: reason" "reason: test" "$(grep '^reason:' $st_lb/info)"
+		st_expect_eq "info: records kept" "records kept: 1" \
+			"$(grep '^records kept:' $st_lb/info)"
+		st_expect_eq "trace: the record written before it" "persist four" \
+			"$(grep -v '^#' $st_lb/trace | sed 's/.*: //')"
+		# A capture of the whole region again, for the load below.
+		st_check "capture" sh -c "echo 1 > $st_hook"
 		st_check "rmmod" rmmod snaptrace
 		# persist_discard=1 arms over a kept capture at load.
 		st_before=$(st_count "previous capture is refused: ")
