@@ -86,6 +86,29 @@ int snaptrace_persist_source_add(struct snaptrace_persist_source *src)
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_source_add);
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * snaptrace_persist_sources_free() - the registry's free rows
+ *
+ * KUnit builds only: how many sources snaptrace_persist_source_add() would
+ * take now, for a test that takes them all. No upstream twin.
+ *
+ * Context: process context, may sleep (a mutex).
+ * Return: the rows free, 0..%ST_PR_SRCS.
+ */
+unsigned int snaptrace_persist_sources_free(void)
+{
+	unsigned int s, n = 0;
+
+	mutex_lock(&st_pr_src_lock);
+	for (s = 0; s < ST_PR_SRCS; s++)
+		n += !rcu_access_pointer(st_pr_sources[s]);
+	mutex_unlock(&st_pr_src_lock);
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_sources_free);
+#endif
+
 /**
  * snaptrace_persist_source_clear() - take a source out of the registry
  * @src: a source given to snaptrace_persist_source_add(), registered or

@@ -313,6 +313,9 @@ snaptrace_persist_parse(const void *base, size_t size, u64 phys, u64 boot_id,
 			u64 now_real_ns);
 void snaptrace_persist_last_free(struct snaptrace_persist_last *last);
 bool snaptrace_persist_keeps(int err);
+#if IS_ENABLED(CONFIG_KUNIT)
+unsigned int snaptrace_persist_sources_free(void);
+#endif
 bool snaptrace_persist_geometry_ok(const struct st_pr_hdr *h, size_t size);
 int snaptrace_persist_take(struct snaptrace_persist *p, u64 now_real_ns,
 			   bool discard, struct snaptrace_persist_last **last,

@@ -2718,8 +2718,14 @@ static void persist_remote_replaced_between_walks(struct kunit *test)
  * are taken, one more source gets -ENOSPC and slot -1 (its trace works,
  * a panic does not keep it), and removing it is harmless; a row given
  * back is taken again. Cleared, a source says whether a grace period is
- * needed before its buffer is freed, once.
+ * needed before its buffer is freed, once. The test takes exactly the
+ * rows free at its start (another suite's remote may hold some): counted
+ * first, not guessed. Its sources hold no last trace (has_last points to
+ * false): a capture that reads the registry meanwhile (a panic) skips
+ * them, and never walks their NULL buffer.
  */
+static const bool pr_no_last;
+
 static void pr_srcs_remove(void *arg)
 {
 	struct snaptrace_persist_source *srcs = arg;
@@ -2732,20 +2738,26 @@ static void pr_srcs_remove(void *arg)
 static void persist_remote_registry_full(struct kunit *test)
 {
 	struct snaptrace_persist_source *srcs;
-	unsigned int s, added = 0;
+	unsigned int s, added = 0, free;
 	int slot;
 
 	srcs = kunit_kcalloc(test, ST_PR_SRCS + 1, sizeof(*srcs), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, srcs);
-	for (s = 0; s <= ST_PR_SRCS; s++)
+	for (s = 0; s <= ST_PR_SRCS; s++) {
 		srcs[s].slot = -1;
+		srcs[s].has_last = &pr_no_last;
+		snprintf(srcs[s].name, sizeof(srcs[s].name),
+			 "remoteproc9/trace%u_last", s);
+	}
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pr_srcs_remove,
 							srcs), 0);
-	/* Every free row (another suite's remote may hold some). */
+	free = snaptrace_persist_sources_free();
+	KUNIT_ASSERT_GT(test, free, 0);
+	/* Every free row, and no more. */
 	while (added <= ST_PR_SRCS && !snaptrace_persist_source_add(&srcs[added]))
 		added++;
-	KUNIT_ASSERT_GT(test, added, 0);
-	KUNIT_ASSERT_LE(test, added, ST_PR_SRCS);
+	KUNIT_ASSERT_EQ(test, added, free);
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_sources_free(), 0);
 	s = added;
 	KUNIT_EXPECT_EQ(test, srcs[s].slot, -1);
 	KUNIT_EXPECT_FALSE(test, snaptrace_persist_source_clear(&srcs[s]));
@@ -2756,6 +2768,7 @@ static void persist_remote_registry_full(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, snaptrace_persist_source_clear(&srcs[0]));
 	KUNIT_EXPECT_EQ(test, srcs[0].slot, -1);
 	KUNIT_EXPECT_FALSE(test, snaptrace_persist_source_clear(&srcs[0]));
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_sources_free(), 1);
 	synchronize_rcu();
 	KUNIT_EXPECT_EQ(test, snaptrace_persist_source_add(&srcs[s]), 0);
 	KUNIT_EXPECT_EQ(test, srcs[s].slot, slot);
