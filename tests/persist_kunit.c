@@ -2607,6 +2607,25 @@ static void persist_remote_left_out_whole(struct kunit *test)
 }
 
 /*
+ * @last holds every CPU's record and no remote's: no row, no text, no
+ * corrupt entry, and info says none held a record.
+ */
+static void pr_expect_no_remote(struct kunit *test, struct pr_ctx *x,
+				const struct snaptrace_persist_last *last)
+{
+	unsigned int i;
+
+	pr_expect_same(test, x, last, -1, -1);
+	for (i = 0; i < ST_PR_SRCS; i++) {
+		KUNIT_EXPECT_FALSE_MSG(test, last->remotes[i], "row %u", i);
+		KUNIT_EXPECT_NULL_MSG(test, last->remote_text[i], "row %u", i);
+	}
+	KUNIT_EXPECT_EQ(test, last->corrupt, 0);
+	KUNIT_EXPECT_STREQ(test, pr_remotes_info(test, last),
+			   "remote traces: none (no remote's last trace held a record at the capture)\n");
+}
+
+/*
  * No remote had a last trace (one has a trace, never crashed): nothing
  * kept, and info says none had one.
  */
@@ -2614,18 +2633,9 @@ static void persist_remote_none(struct kunit *test)
 {
 	struct pr_remote *r = pr_remote_new(test, false);
 	struct pr_ctx *x = pr_setup(test, PR_SIZE);
-	struct snaptrace_persist_last *last;
-	unsigned int i;
 
 	KUNIT_EXPECT_FALSE(test, r->t->has_last);
-	last = pr_capture_remotes(test, x);
-	pr_expect_same(test, x, last, -1, -1);
-	for (i = 0; i < ST_PR_SRCS; i++) {
-		KUNIT_EXPECT_FALSE_MSG(test, last->remotes[i], "row %u", i);
-		KUNIT_EXPECT_NULL_MSG(test, last->remote_text[i], "row %u", i);
-	}
-	KUNIT_EXPECT_STREQ(test, pr_remotes_info(test, last),
-			   "remote traces: none (no remote's last trace held a record at the capture)\n");
+	pr_expect_no_remote(test, x, pr_capture_remotes(test, x));
 }
 
 /*
@@ -2637,20 +2647,10 @@ static void persist_remote_last_trace_empty(struct kunit *test)
 {
 	struct pr_remote *r = pr_remote_new(test, true);
 	struct pr_ctx *x = pr_setup(test, PR_SIZE);
-	struct snaptrace_persist_last *last;
-	unsigned int i;
 
 	KUNIT_ASSERT_EQ(test, snaptrace_clear_snapshot(r->t->last), 0);
 	KUNIT_EXPECT_TRUE(test, r->t->has_last);
-	last = pr_capture_remotes(test, x);
-	pr_expect_same(test, x, last, -1, -1);
-	for (i = 0; i < ST_PR_SRCS; i++) {
-		KUNIT_EXPECT_FALSE_MSG(test, last->remotes[i], "row %u", i);
-		KUNIT_EXPECT_NULL_MSG(test, last->remote_text[i], "row %u", i);
-	}
-	KUNIT_EXPECT_EQ(test, last->corrupt, 0);
-	KUNIT_EXPECT_STREQ(test, pr_remotes_info(test, last),
-			   "remote traces: none (no remote's last trace held a record at the capture)\n");
+	pr_expect_no_remote(test, x, pr_capture_remotes(test, x));
 }
 
 /*
@@ -2662,18 +2662,10 @@ static void persist_remote_removed_not_read(struct kunit *test)
 {
 	struct pr_remote *r = pr_remote_new(test, true);
 	struct pr_ctx *x = pr_setup(test, PR_SIZE);
-	struct snaptrace_persist_last *last;
-	unsigned int i;
 
 	pr_remote_free(r->rproc);
 	KUNIT_EXPECT_TRUE(test, list_empty(&r->rproc->traces));
-	last = pr_capture_remotes(test, x);
-	pr_expect_same(test, x, last, -1, -1);
-	for (i = 0; i < ST_PR_SRCS; i++)
-		KUNIT_EXPECT_FALSE_MSG(test, last->remotes[i], "row %u", i);
-	KUNIT_EXPECT_EQ(test, last->corrupt, 0);
-	KUNIT_EXPECT_STREQ(test, pr_remotes_info(test, last),
-			   "remote traces: none (no remote's last trace held a record at the capture)\n");
+	pr_expect_no_remote(test, x, pr_capture_remotes(test, x));
 }
 
 /*
