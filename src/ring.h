@@ -617,6 +617,12 @@ enum st_lock_ret {
  * the lock returns as soon as a snapshot that began after @gen0 (the
  * generation it saw on entry) has finished: that one's cut is its own.
  */
+/* The CPU holding the lock, from a value of lock_cpu; -1 if free. */
+static inline int st_lock_cpu_of(int o)
+{
+	return (o & (BIT(ST_LOCK_KIND_SHIFT) - 1)) - 1;
+}
+
 /* st_lock()'s @gen0 for a round that must be its own: never coalesced. */
 #define ST_GEN_NEVER	(-1L)
 
@@ -636,8 +642,7 @@ static inline enum st_lock_ret st_lock(struct snaptrace_buffer *buf, int kind,
 		if (kind == ST_LOCK_ROUND && gen0 != ST_GEN_NEVER &&
 		    (long)(atomic_long_read(&buf->done) - gen0) > 0)
 			return ST_COALESCED;
-		st_hook(buf, ST_STEP_LOCK_WAIT,
-			(o & (BIT(ST_LOCK_KIND_SHIFT) - 1)) - 1);
+		st_hook(buf, ST_STEP_LOCK_WAIT, st_lock_cpu_of(o));
 		cpu_relax();
 	}
 }

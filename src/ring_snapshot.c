@@ -337,6 +337,40 @@ static int st_snapshot_end(struct snaptrace_buffer *buf, int ret)
 	return 0;
 }
 
+/*
+ * A snapshot's round once st_lock() (or the panic's one try) returned @l,
+ * IRQs off: its own (ST_LOCKED: the lock released after it, unless @hold
+ * keeps it: @hold->held), nested in what holds the lock on this CPU
+ * (never across a change of halves), or another CPU's that finished after
+ * this one began (ST_COALESCED: nothing to do). With @hold, the state
+ * word once it is taken.
+ */
+static int st_snapshot_locked(struct snaptrace_buffer *buf,
+			      enum st_lock_ret l,
+			      struct snaptrace_snap_hold *hold)
+{
+	int ret = 0;
+
+	switch (l) {
+	case ST_LOCKED:
+		ret = st_round(buf);
+		if (hold && !ret)
+			hold->held = true;
+		else
+			st_unlock(buf);
+		break;
+	case ST_NESTED:
+		ret = st_lock_holder_kind(buf) == ST_LOCK_HALVES ? -EBUSY :
+		      st_round(buf);
+		break;
+	default:
+		break;
+	}
+	if (hold)
+		hold->state = st_state(buf);
+	return ret;
+}
+
 /**
  * snaptrace_snapshot() - freeze the recent past into the spare half
  * @buf: the buffer
@@ -375,24 +409,12 @@ static int st_snapshot_end(struct snaptrace_buffer *buf, int ret)
 int snaptrace_snapshot(struct snaptrace_buffer *buf)
 {
 	unsigned long flags;
-	long gen0;
 	int ret;
 
 	local_irq_save(flags);
-	gen0 = atomic_long_read(&buf->gen);
-	switch (st_lock(buf, ST_LOCK_ROUND, gen0)) {
-	case ST_LOCKED:
-		ret = st_round(buf);
-		st_unlock(buf);
-		break;
-	case ST_NESTED:
-		ret = st_lock_holder_kind(buf) == ST_LOCK_HALVES ? -EBUSY :
-		      st_round(buf);
-		break;
-	default:
-		ret = 0;
-		break;
-	}
+	ret = st_snapshot_locked(buf, st_lock(buf, ST_LOCK_ROUND,
+					      atomic_long_read(&buf->gen)),
+				 NULL);
 	local_irq_restore(flags);
 	return st_snapshot_end(buf, ret);
 }
@@ -463,24 +485,20 @@ int snaptrace_snapshot_panic(struct snaptrace_buffer *buf, bool *past,
 		hold->held = false;
 	local_irq_save(flags);
 	o = atomic_read(&buf->lock_cpu);
-	st_hook(buf, ST_STEP_PANIC_LOCK,
-		(o & (BIT(ST_LOCK_KIND_SHIFT) - 1)) - 1);
+	st_hook(buf, ST_STEP_PANIC_LOCK, st_lock_cpu_of(o));
 	/* One try, never st_lock()'s wait: the taker may be stopped since. */
 	if (!o)
 		o = atomic_cmpxchg_acquire(&buf->lock_cpu, 0, (me + 1) |
 					   ST_LOCK_ROUND << ST_LOCK_KIND_SHIFT);
-	holder = (o & (BIT(ST_LOCK_KIND_SHIFT) - 1)) - 1;
+	holder = st_lock_cpu_of(o);
 	kind = o >> ST_LOCK_KIND_SHIFT;
 	if (!o) {
-		ret = st_round(buf);
-		if (hold && !ret) {
+		ret = st_snapshot_locked(buf, ST_LOCKED, hold);
+		if (hold && hold->held) {
 			/* Kept, IRQs off, until snaptrace_snapshot_unhold(). */
-			hold->state = st_state(buf);
-			hold->held = true;
 			hold->flags = flags;
 			return 0;
 		}
-		st_unlock(buf);
 	} else if (holder == me) {
 		/*
 		 * The panic interrupted the holder (an NMI, or from inside
@@ -488,10 +506,7 @@ int snaptrace_snapshot_panic(struct snaptrace_buffer *buf, bool *past,
 		 * had sealed were cut before.
 		 */
 		*past = st_round_finish(buf);
-		if (*past)
-			ret = 0;
-		else
-			ret = kind == ST_LOCK_HALVES ? -EBUSY : st_round(buf);
+		ret = *past ? 0 : st_snapshot_locked(buf, ST_NESTED, NULL);
 	} else if (holder >= nr_cpu_ids || cpu_online(holder)) {
 		ret = -EDEADLK;
 	} else if (kind == ST_LOCK_HALVES) {
@@ -540,22 +555,11 @@ int snaptrace_snapshot_hold(struct snaptrace_buffer *buf,
 
 	hold->held = false;
 	local_irq_save(hold->flags);
-	switch (st_lock(buf, ST_LOCK_ROUND, ST_GEN_NEVER)) {
-	case ST_LOCKED:
-		ret = st_round(buf);
-		if (!ret) {
-			hold->state = st_state(buf);
-			hold->held = true;
-			return 0;
-		}
-		st_unlock(buf);
-		break;
-	default: /* ST_NESTED: never coalesced */
-		ret = st_lock_holder_kind(buf) == ST_LOCK_HALVES ? -EBUSY :
-		      st_round(buf);
-		hold->state = st_state(buf);
-		break;
-	}
+	/* ST_LOCKED or ST_NESTED: never coalesced. */
+	ret = st_snapshot_locked(buf, st_lock(buf, ST_LOCK_ROUND, ST_GEN_NEVER),
+				 hold);
+	if (hold->held)
+		return 0;
 	local_irq_restore(hold->flags);
 	return st_snapshot_end(buf, ret);
 }
