@@ -18,6 +18,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/notifier.h>
+#include <linux/overflow.h>
 #include <linux/panic_notifier.h>
 #include <linux/random.h>
 #include <linux/seq_buf.h>
@@ -676,6 +677,7 @@ static void st_pr_refuse_region(int ram)
 /* The region the parameters name: its physical address and size. */
 static int st_pr_region(phys_addr_t *start, phys_addr_t *size)
 {
+	u64 end;
 	int ram;
 
 	if (persist_name) {
@@ -704,7 +706,7 @@ static int st_pr_region(phys_addr_t *start, phys_addr_t *size)
 	}
 	*start = persist_address;
 	*size = persist_size;
-	if (persist_address + persist_size - 1 < persist_address) {
+	if (check_add_overflow(persist_address, (u64)persist_size - 1, &end)) {
 		pr_err("persist_address=0x%llx persist_size=%lu: past the end of the address space\n",
 		       persist_address, persist_size);
 		return -EINVAL;

@@ -285,6 +285,14 @@ st_check "and says why" \
 	test $(($(st_count "0xfed00000..0xfed0ffff is neither RAM nor reserved memory") - st_before)) -ge 1
 st_check_fails "not loaded" test -e /sys/module/snaptrace
 st_check_fails "nothing claimed" grep -qF snaptrace /proc/iomem
+# A range past the end of the address space: refused, -EINVAL, said why.
+st_msg="persist_address=0xfffffffffffff000 persist_size=65536: past the end of the address space"
+st_before=$(st_count "$st_msg")
+st_rc=0
+insmod $ST_MOD/snaptrace.ko persist_address=0xfffffffffffff000 persist_size=65536 \
+	2>/dev/null || st_rc=$?
+st_expect_eq "insmod with a range that wraps is refused with -EINVAL" 22 $st_rc
+st_check "and says why" test $(($(st_count "$st_msg") - st_before)) -ge 1
 st_msg="persist_address=$st_addr persist_size=0: both are needed, a size of 0 bytes is none"
 st_before=$(st_count "$st_msg")
 st_check_fails "insmod with persist_address alone is refused" \
