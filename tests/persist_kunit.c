@@ -499,17 +499,38 @@ static struct snaptrace_persist_last *pr_parse_at(struct kunit *test,
 	return last;
 }
 
+/* A seq_file of 1 KiB, for the lines of info's show functions. */
+static struct seq_file *pr_seq(struct kunit *test)
+{
+	struct seq_file *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	m->size = 1024;
+	m->buf = kunit_kzalloc(test, m->size + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m->buf);
+	return m;
+}
+
+/* What was shown into @m (it must have fit); @m emptied for the next. */
+static char *pr_seq_take(struct kunit *test, struct seq_file *m)
+{
+	char *text = kunit_kzalloc(test, m->count + 1, GFP_KERNEL);
+
+	KUNIT_ASSERT_LT(test, m->count, m->size);
+	KUNIT_ASSERT_NOT_NULL(test, text);
+	memcpy(text, m->buf, m->count);
+	m->count = 0;
+	return text;
+}
+
 /* last_boot/info's lines on the wall clock, for @last. */
 static char *pr_times_info(struct kunit *test,
 			   const struct snaptrace_persist_last *last)
 {
-	struct seq_file m = { .size = 1024 };
+	struct seq_file *m = pr_seq(test);
 
-	m.buf = kunit_kzalloc(test, m.size + 1, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, m.buf);
-	snaptrace_persist_times_show(&m, last, 0);
-	KUNIT_ASSERT_LT(test, m.count, m.size);
-	return m.buf;
+	snaptrace_persist_times_show(m, last, 0);
+	return pr_seq_take(test, m);
 }
 
 /*
@@ -523,20 +544,16 @@ static void persist_times_since_boot(struct kunit *test)
 	struct pr_ctx *x = pr_captured(test);
 	struct st_pr_cap *cap = x->p.base + sizeof(struct st_pr_hdr);
 	struct snaptrace_persist_last *last;
-	struct seq_file m = { .size = 1024 };
+	struct seq_file *m = pr_seq(test);
 
 	cap->real_ns = PR_CAP_NS;
 	pr_reseal_cap(x->p.base);
 	last = pr_parse_at(test, x, PR_CAP_NS + 100 * NSEC_PER_SEC);
-	m.buf = kunit_kzalloc(test, m.size + 1, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, m.buf);
-	snaptrace_persist_times_show(&m, last, PR_CAP_NS + 37 * NSEC_PER_SEC + 1);
-	KUNIT_EXPECT_STREQ(test, m.buf,
+	snaptrace_persist_times_show(m, last, PR_CAP_NS + 37 * NSEC_PER_SEC + 1);
+	KUNIT_EXPECT_STREQ(test, pr_seq_take(test, m),
 			   "armed: 0.000001000 (wall clock, s)\ncaptured: 5.000000000 (wall clock, s)\ncaptured before this boot began: 37 s\n");
-	memset(m.buf, 0, m.size + 1);
-	m.count = 0;
-	snaptrace_persist_times_show(&m, last, PR_CAP_NS - 2 * NSEC_PER_SEC);
-	KUNIT_EXPECT_STREQ(test, m.buf,
+	snaptrace_persist_times_show(m, last, PR_CAP_NS - 2 * NSEC_PER_SEC);
+	KUNIT_EXPECT_STREQ(test, pr_seq_take(test, m),
 			   "armed: 0.000001000 (wall clock, s)\ncaptured: 5.000000000 (wall clock, s)\ncaptured after this boot began (2 s after): by an earlier load of this boot, or the clocks disagree\n");
 }
 
@@ -2227,8 +2244,8 @@ static void persist_snapshot_replaced_in_capture(struct kunit *test)
 	const struct pr_repl_case *rc = test->param_value;
 	struct pr_ctx *x = pr_setup(test, PR_SIZE);
 	struct snaptrace_persist_last *last;
-	struct seq_file m = { .size = 2048 };
 	bool clear = rc->how == PR_REPL_CLEAR;
+	struct seq_file *m = pr_seq(test);
 	unsigned int c;
 	int ret;
 
@@ -2265,10 +2282,8 @@ static void persist_snapshot_replaced_in_capture(struct kunit *test)
 				    "cpu %u", c);
 		KUNIT_EXPECT_EQ_MSG(test, last->per_cpu[c].entries, 0, "cpu %u", c);
 	}
-	m.buf = kunit_kzalloc(test, m.size + 1, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, m.buf);
-	snaptrace_persist_snapshot_show(&m, last);
-	KUNIT_EXPECT_STREQ(test, m.buf,
+	snaptrace_persist_snapshot_show(m, last);
+	KUNIT_EXPECT_STREQ(test, pr_seq_take(test, m),
 			   "snapshot: taken; replaced during the capture (by a snapshot nested in it, an NMI's): the CPUs said replaced in stats kept none, or the older part of their records\n");
 }
 
@@ -2293,19 +2308,16 @@ static void persist_snapshot_line(struct kunit *test)
 		{ ST_PR_F_FULL, "snapshot: taken\n" },
 	};
 	struct snaptrace_persist_last *last;
-	struct seq_file m = { .size = 1024 };
+	struct seq_file *m = pr_seq(test);
 	unsigned int i;
 
 	last = kunit_kzalloc(test, sizeof(*last), GFP_KERNEL);
-	m.buf = kunit_kzalloc(test, m.size + 1, GFP_KERNEL);
-	KUNIT_ASSERT_TRUE(test, last && m.buf);
+	KUNIT_ASSERT_NOT_NULL(test, last);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		memset(m.buf, 0, m.size + 1);
-		m.count = 0;
 		last->cap.flags = cases[i].flags;
-		snaptrace_persist_snapshot_show(&m, last);
-		KUNIT_EXPECT_STREQ_MSG(test, m.buf, cases[i].line, "flags %#x",
-				       cases[i].flags);
+		snaptrace_persist_snapshot_show(m, last);
+		KUNIT_EXPECT_STREQ_MSG(test, pr_seq_take(test, m), cases[i].line,
+				       "flags %#x", cases[i].flags);
 	}
 }
 
@@ -2490,13 +2502,10 @@ static struct pr_remote *pr_remote_new(struct kunit *test, bool crash)
 static char *pr_remotes_info(struct kunit *test,
 			     const struct snaptrace_persist_last *last)
 {
-	struct seq_file m = { .size = 1024 };
+	struct seq_file *m = pr_seq(test);
 
-	m.buf = kunit_kzalloc(test, m.size + 1, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, m.buf);
-	snaptrace_persist_remotes_show(&m, last);
-	KUNIT_ASSERT_LT(test, m.count, m.size);
-	return m.buf;
+	snaptrace_persist_remotes_show(m, last);
+	return pr_seq_take(test, m);
 }
 
 /* A capture of pr_write()'s records with the remotes' last traces. */
