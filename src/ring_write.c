@@ -253,6 +253,7 @@ void snaptrace_ring_push_tail(struct st_ring *r, unsigned long min,
 			return;
 		if (unlikely(!st_parse(r, st_off(r, p), &v))) {
 			/* Only someone moving tail under us explains this. */
+			smp_rmb(); /* the header before the re-read of tail (I4) */
 			if (atomic_long_read(&r->tail) == t) {
 				WARN_ON_ONCE(1);
 				return;
