@@ -167,6 +167,12 @@ int snaptrace_snapshot_walk(struct snaptrace_buffer *buf, int cpu,
  *	turn of its wait)
  * @ST_STEP_PANIC_LOCK: snaptrace_snapshot_panic() read the buffer's lock
  *	word, before it acts on what it read (@cpu: the holder it read, or -1)
+ * @ST_STEP_OPEN_BEGIN: a writer read its ring's reservation word and found
+ *	it pending, before it reads what the new epoch's start is made of
+ *	(tail, commit): the window of an interrupt that opens the ring first
+ * @ST_STEP_SNAP_CLOSE: a snapshot, reset or clear checked the roles before
+ *	closing @cpu's ring, before its cmpxchgs of tail and head (which fail
+ *	if the ring changed meanwhile)
  * @ST_STEP_NR: number of steps
  *
  * Writer steps run on the writer's CPU with preemption disabled (@cpu is
@@ -193,6 +199,8 @@ enum snaptrace_test_step {
 	ST_STEP_WRITE_ANCHOR,
 	ST_STEP_LOCK_WAIT,
 	ST_STEP_PANIC_LOCK,
+	ST_STEP_OPEN_BEGIN,
+	ST_STEP_SNAP_CLOSE,
 	ST_STEP_NR
 };
 

@@ -41,7 +41,12 @@
  *     baselines its opening took (see st_open()).
  * R1: a ring's state changes only by cmpxchg on head; a reservation is a
  *     cmpxchg on head from an open state: it succeeds before the change
- *     or fails after it, with no side effect.
+ *     or fails after it, with no side effect. No value of head repeats:
+ *     every change either moves its position up (a reservation, an
+ *     opening, the emptying of a snapshot) or goes one way in
+ *     open -> {snapshot, live-pending} -> empty spare, next -> {live-pending,
+ *     empty spare}, snapshot -> empty spare; so a cmpxchg that expects a
+ *     value read long ago fails (no ABA).
  * R2: on each CPU at most one ring is open: a ring is opened only while
  *     its twin is a snapshot (ST_SPARE).
  */
@@ -254,6 +259,7 @@ struct st_ring {
 	atomic_long_t tail;	/* position | ST_SEAL */
 	atomic_long_t read;	/* records consumed (any CPU) */
 	atomic_long_t overrun_x; /* records overwritten, pushed out by a snapshot */
+	atomic_long_t last;	/* head's position when it was last closed */
 	unsigned long start;	/* first position of the current epoch */
 	struct st_base base;	/* the counters when the epoch began */
 	struct st_ring *twin;	/* this CPU's ring of the other half, or NULL */
@@ -510,40 +516,43 @@ static inline unsigned long st_ring_size(int home, unsigned long size, int cpu)
 }
 
 /*
- * Whether no record of @r (head @v) is still being written: commit at or
- * above head's position.
+ * Whether no record of @r is still being written: commit at or above the
+ * last position reserved before the ring was last closed (@r->last: the
+ * closer raised it to head's position before its cmpxchg, st_close()).
+ * Head's own position says nothing once the ring is pending: every
+ * emptying of a snapshot moves it on (st_unspare(), R1), while commit
+ * stays where the last writer left it.
  *
- * Every opener of @r at head's position computes a start at or above
- * that of any opener before it: other CPUs change only head's state bits,
- * never its position, and "no record still being written" (commit at or
- * above that position) once true stays true. Commit moves only when the
- * outermost writer on this CPU ends (to head's position), or when an
- * opener raises it to the start before its last step, which may then
- * fail because another CPU changed the state bits: commit is then above
- * head's position, which an equality test would take for a record still
- * open.
+ * Commit moves only when the outermost writer on this CPU ends (to head's
+ * position), or when an opener raises it to the start before its last
+ * step, which may then fail because another CPU changed the state bits:
+ * commit is then above every position reserved, which is right (no
+ * record is open). "No record still being written", once true, stays
+ * true until the ring is opened.
  */
-static inline bool st_ring_settled(struct st_ring *r, unsigned long v)
+static inline bool st_ring_settled(struct st_ring *r)
 {
-	return (long)(local_read(&r->commit) - st_pos(v)) >= 0;
+	return (long)(local_read(&r->commit) -
+		      atomic_long_read(&r->last)) >= 0;
 }
 
 /*
- * Where the next epoch of @r (head @v) starts: above everything reserved
- * so far, so that no reservation word of an older epoch can compare equal
- * (R1 without ABA). With no record of @r still being written
- * (st_ring_settled()), at the ring's next multiple of its size:
- * the new epoch's records fill the ring from its start, as in a new
- * buffer. With one still open (a writer this opener interrupted, which
- * reserved it two snapshots ago), that record's bytes stay pinned until
- * it commits (I2): start just above the last position reserved, so that
- * the new epoch has the room up to that record, a whole ring less what
- * its epoch reserved after it, rather than only what lies before it.
+ * Where the next epoch of @r (head @v, pending; tail @t, read after @v)
+ * starts: above every position head, tail or start ever held, so that no
+ * value of head repeats (R1 without ABA). With no record of @r still being
+ * written (@settled: st_ring_settled()), at the ring's next multiple of
+ * its size: the new epoch's records fill the ring from its start, as in a
+ * new buffer. With one still open (a writer this opener interrupted, which
+ * reserved it two snapshots ago), that record's bytes stay pinned until it
+ * commits (I2): start just above the highest position, so that the new
+ * epoch has the room up to that record, a whole ring less what its epoch
+ * reserved after it (and less 4 bytes for each emptying of the snapshot
+ * meanwhile: st_unspare()), rather than only what lies before it.
  */
-static inline unsigned long st_epoch_start(struct st_ring *r, unsigned long v)
+static inline unsigned long __st_epoch_start(struct st_ring *r, unsigned long v,
+					     unsigned long t, bool settled)
 {
 	unsigned long p = st_pos(v);
-	unsigned long t = st_pos(atomic_long_read(&r->tail));
 
 	/*
 	 * An opening that failed (a snapshot closed the ring before its
@@ -551,16 +560,24 @@ static inline unsigned long st_epoch_start(struct st_ring *r, unsigned long v)
 	 * again by the close: start above it, so that tail is rewritten,
 	 * unsealed, for the new epoch.
 	 */
-	if ((long)(t - p) > 0)
-		p = t;
+	if ((long)(st_pos(t) - p) > 0)
+		p = st_pos(t);
 	/*
 	 * A ring of size 0 (a one-CPU buffer's other CPUs) has no multiple
 	 * of its size to go to (ALIGN() by 0 gives 0): it moves on by
 	 * st_p(ST_ALIGN), so that its positions still only grow (R1).
 	 */
-	if (r->size && st_ring_settled(r, v))
+	if (r->size && settled)
 		return ALIGN(p + 1, st_p(r->size));
 	return p + st_p(ST_ALIGN);
+}
+
+/* __st_epoch_start() of @r as it is now (a reader's guess of the next epoch). */
+static inline unsigned long st_epoch_start(struct st_ring *r, unsigned long v)
+{
+	unsigned long t = atomic_long_read(&r->tail);
+
+	return __st_epoch_start(r, v, t, st_ring_settled(r));
 }
 
 /*

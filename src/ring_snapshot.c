@@ -21,6 +21,16 @@
 #include "internal.h"
 #include "ring.h"
 
+/* Raise @r->last to @pos (st_close()); from any CPU. */
+static void st_last_raise(struct st_ring *r, unsigned long pos)
+{
+	long l = atomic_long_read(&r->last);
+
+	while ((long)(pos - l) > 0 &&
+	       !atomic_long_try_cmpxchg(&r->last, &l, pos))
+		;
+}
+
 /*
  * Close the open or live-pending ring @r: seal it as the snapshot of its
  * CPU (@flag %ST_SPARE: the cut for that CPU), or empty it (@flag
@@ -45,6 +55,16 @@ static bool st_close(struct snaptrace_buffer *buf, struct st_ring *r,
 		smp_rmb(); /* head and tail before the roles */
 		if (st_state(buf) != state)
 			return false;
+		st_hook(buf, ST_STEP_SNAP_CLOSE, cpu);
+		/*
+		 * The last position reserved, for the opener that will tell
+		 * whether a record of this epoch is still being written
+		 * (st_ring_settled()): before the cmpxchg that closes, which
+		 * orders it for the opener that reads head pending. Only
+		 * raised: an attempt that fails read a lower position.
+		 */
+		if (!(h & ST_FLAGS))
+			st_last_raise(r, st_pos(h));
 		if (!(t & ST_SEAL) &&
 		    !atomic_long_try_cmpxchg(&r->tail, &t, t | ST_SEAL))
 			continue;
@@ -67,7 +87,16 @@ static bool st_close(struct snaptrace_buffer *buf, struct st_ring *r,
 	return true;
 }
 
-/* Empty the snapshot @r and make it the next live ring (a snapshot's first step). */
+/*
+ * Empty the snapshot @r and make it the next live ring (a snapshot's first
+ * step). Its position moves on by st_p(ST_ALIGN): this is the one change
+ * of state that leads back to one the ring had (next), and without the
+ * move head would take a value it held before (next, sealed, emptied,
+ * next again: R1), which a cmpxchg that read it then would take for
+ * "unchanged": an opener stalled across two snapshots, or a round stalled
+ * between its check of the roles and its seal while rounds nested in it
+ * made the ring live again.
+ */
 static bool st_unspare(struct snaptrace_buffer *buf, struct st_ring *r,
 		       long state)
 {
@@ -80,7 +109,8 @@ static bool st_unspare(struct snaptrace_buffer *buf, struct st_ring *r,
 		smp_rmb(); /* head before the roles */
 		if (st_state(buf) != state)
 			return false;
-		if (atomic_long_try_cmpxchg(&r->head, &h, st_pos(h) | ST_PENDING))
+		if (atomic_long_try_cmpxchg(&r->head, &h,
+					    (st_pos(h) + st_p(ST_ALIGN)) | ST_PENDING))
 			return true;
 	}
 }

@@ -114,11 +114,21 @@ static void st_unmark_atomic(atomic_long_t *cnt, unsigned long mark,
 
 /*
  * Open the live-pending or next ring @r (head @v) for this CPU's writers: a
- * new epoch starts (st_epoch_start()), emptied, with baselines for its
+ * new epoch starts (__st_epoch_start()), emptied, with baselines for its
  * counters. Runs on @r's CPU, as a writer (or as the one writer of
  * snaptrace_reserve_on(), @cpu the ring's CPU, -1 otherwise); an
- * interrupt or NMI may open it too in the middle: every step only raises a
- * value, and the last one is a cmpxchg on head.
+ * interrupt or NMI may open it too in the middle, and runs to its end
+ * before this one resumes.
+ *
+ * What the start is made of (tail, and whether a record is still being
+ * written) is read first, then head again: if it still holds @v, no
+ * opening happened before those reads (values of head never repeat, R1).
+ * Start is then set by a cmpxchg from the value read with them: an
+ * opening nested after the reads changed it (every opening raises it), so
+ * that cmpxchg fails and this one gives up, rather than move start and
+ * tail above the records of the epoch that opening began. From there on
+ * every step only raises a value to this start or above, and the last
+ * one is a cmpxchg on head.
  *
  * The baselines: a writer of an older epoch may be about to count its
  * record (st_count_local()); raising each counter by one (the marker)
@@ -128,11 +138,21 @@ static void st_unmark_atomic(atomic_long_t *cnt, unsigned long mark,
 static void st_open(struct snaptrace_buffer *buf, struct st_ring *r,
 		    unsigned long v, int cpu)
 {
-	unsigned long s = st_epoch_start(r, v);
-	unsigned long mc, md, mo, mx, mr, t, flags;
+	unsigned long mc, md, mo, mx, mr, t, s, start, flags;
+	bool settled;
 
+	st_hook(buf, ST_STEP_OPEN_BEGIN, st_ring_cpu(cpu));
+	smp_rmb(); /* head pending before what its closer wrote (st_close()) */
+	start = READ_ONCE(r->start);
+	t = atomic_long_read(&r->tail);
+	settled = st_ring_settled(r);
+	smp_rmb(); /* those before head's re-check */
+	if (atomic_long_read(&r->head) != v)
+		return;
+	s = __st_epoch_start(r, v, t, settled);
 	st_hook(buf, ST_STEP_OPEN, st_ring_cpu(cpu));
-	st_base_raise(&r->start, s);
+	if (cmpxchg(&r->start, start, s) != start)
+		return;	/* an opening nested since our reads: its epoch */
 	smp_mb(); /* start before the markers (pairs with st_count_atomic()) */
 
 	t = atomic_long_read(&r->tail);
@@ -180,7 +200,7 @@ static void st_open(struct snaptrace_buffer *buf, struct st_ring *r,
 	 * we interrupted, reserved two snapshots ago) keeps commit behind its
 	 * record until it commits.
 	 */
-	if (st_ring_settled(r, v))
+	if (settled)
 		st_local_raise(&r->commit, s);
 	smp_wmb(); /* the epoch before the open state (pairs with readers) */
 	st_hook(buf, ST_STEP_OPEN_LAST, st_ring_cpu(cpu));
