@@ -30,6 +30,7 @@
 
 #include <snaptrace/snaptrace.h>
 #include "../src/internal.h"
+#include "../src/ring.h"
 #include "st_kunit.h"
 
 #define CUT_RING	16384
@@ -967,6 +968,210 @@ static void cut_push_keeps_the_seal(struct kunit *test)
 	cut_consume_expect(test, c->buf, SNAPTRACE_LIVE, c->cpu, k + 1, c->n - 1, 0);
 }
 
+/*
+ * An interrupt opens the ring first. Record 0 is the first write on its
+ * CPU after a snapshot: its writer found its ring pending (next) and is
+ * held before it reads what the new epoch's start is made of. An
+ * interrupt on that CPU (an IPI) writes record 1000: it opens the ring
+ * and commits. The held opening must then leave that epoch alone: had it
+ * read tail after the interrupt, it would find a settled ring with tail
+ * above head's position and move start and tail a whole ring up, hiding
+ * record 1000 and every record after it from readers, iterators and the
+ * next snapshot.
+ */
+static void cut_open_interrupted_by_an_opener(struct kunit *test)
+{
+	struct cut_ipi_write w = { .seq = 1000, .cpu = -1, .rc = -EINPROGRESS };
+	struct snaptrace_record *recs;
+	const struct cut_payload *p;
+	struct snaptrace_stats st;
+	struct task_struct *t;
+	struct cut_ctl *c;
+	unsigned int n, i;
+	int end;
+
+	c = cut_ctl_new(test, SNAPTRACE_OVERWRITE, ST_STEP_OPEN_BEGIN, 0, 10);
+	/* Record 0 then opens the writer's CPU's new ring. */
+	KUNIT_ASSERT_EQ(test, snaptrace_snapshot(c->buf), 0);
+	t = cut_writer_start_held(test, c, "st_cut_opener");
+	if (!t)
+		return;
+	w.buf = c->buf;
+	KUNIT_EXPECT_EQ(test, smp_call_function_single(c->cpu, cut_ipi_write_fn, &w, 1), 0);
+	KUNIT_EXPECT_EQ(test, w.cpu, c->cpu);
+	KUNIT_EXPECT_EQ(test, w.rc, 0);
+	cut_writer_release(c, t);
+	cut_unhook(NULL);
+	KUNIT_EXPECT_FALSE(test, c->timed_out);
+	KUNIT_EXPECT_EQ_MSG(test, c->refused, 0U, "writes refused");
+
+	/* Live: the interrupt's record, then 0 .. 9. */
+	recs = kunit_kcalloc(test, CUT_FIT + 1, sizeof(*recs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, recs);
+	n = st_collect(test, c->buf, SNAPTRACE_LIVE, c->cpu, recs, CUT_FIT + 1, &end);
+	KUNIT_EXPECT_EQ(test, end, -ENODATA);
+	KUNIT_ASSERT_EQ(test, n, c->n + 1);
+	for (i = 0; i < n; i++) {
+		p = (const struct cut_payload *)recs[i].data;
+		KUNIT_EXPECT_EQ(test, p->magic, CUT_MAGIC);
+		KUNIT_EXPECT_EQ_MSG(test, p->seq, i ? i - 1 : w.seq, "record %u", i);
+	}
+	cut_expect_stats(test, c->buf, SNAPTRACE_LIVE, c->cpu, n, 0, 0, "after");
+	cut_expect(test, c->buf, SNAPTRACE_SNAPSHOT, c->cpu, 1, 0, "after");
+
+	/* The next snapshot takes all of them, and a consumer finds them. */
+	KUNIT_EXPECT_EQ(test, snaptrace_snapshot(c->buf), 0);
+	n = st_collect(test, c->buf, SNAPTRACE_SNAPSHOT, c->cpu, recs, CUT_FIT + 1, &end);
+	KUNIT_EXPECT_EQ(test, n, c->n + 1);
+	cut_expect_stats(test, c->buf, SNAPTRACE_SNAPSHOT, c->cpu, c->n + 1, 0, 0,
+			 "snapshot after");
+	for (i = 0; i <= c->n; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, snaptrace_consume(c->buf, SNAPTRACE_SNAPSHOT,
+							    c->cpu, &recs[0]), 0,
+				    "consuming read %u", i);
+		p = (const struct cut_payload *)recs[0].data;
+		KUNIT_EXPECT_EQ_MSG(test, p->seq, i ? i - 1 : w.seq, "consumed %u", i);
+	}
+	KUNIT_EXPECT_EQ(test, snaptrace_consume(c->buf, SNAPTRACE_SNAPSHOT, c->cpu,
+						&recs[0]), -ENODATA);
+	KUNIT_ASSERT_EQ(test, snaptrace_cpu_stats(c->buf, SNAPTRACE_SNAPSHOT, c->cpu, &st), 0);
+	KUNIT_EXPECT_EQ(test, st.read, (u64)c->n + 1);
+	KUNIT_EXPECT_EQ(test, st.entries, 0ULL);
+}
+
+/*
+ * An opening stalled across two snapshots. Record 0's writer opens its
+ * CPU's new ring (next) and is held before its last step, the cmpxchg of
+ * head from the pending value it read. Meanwhile two snapshots seal that
+ * ring empty (its tail sealed too), empty it and make it next again. Its
+ * head must not hold the value the opening read: else that cmpxchg
+ * succeeds, and the ring is open with a sealed tail: consuming reads
+ * find nothing (-ENODATA) while statistics count the records, and the
+ * next snapshot takes them from under the consumers.
+ */
+static void cut_open_stalled_across_two_snapshots(struct kunit *test)
+{
+	struct cut_ctl *c;
+	struct task_struct *t;
+
+	c = cut_ctl_new(test, SNAPTRACE_OVERWRITE, ST_STEP_OPEN_LAST, 0, 10);
+	KUNIT_ASSERT_EQ(test, snaptrace_snapshot(c->buf), 0);
+	t = cut_writer_start_held(test, c, "st_cut_stall");
+	if (!t)
+		return;
+	KUNIT_EXPECT_EQ(test, snaptrace_snapshot(c->buf), 0);
+	KUNIT_EXPECT_EQ(test, snaptrace_snapshot(c->buf), 0);
+	cut_writer_release(c, t);
+	cut_unhook(NULL);
+	KUNIT_EXPECT_FALSE(test, c->timed_out);
+	KUNIT_EXPECT_EQ_MSG(test, c->refused, 0U, "writes refused");
+
+	/* Record 0 was reserved after the last cut. */
+	cut_expect(test, c->buf, SNAPTRACE_SNAPSHOT, c->cpu, 1, 0, "after");
+	cut_expect_stats(test, c->buf, SNAPTRACE_SNAPSHOT, c->cpu, 0, 0, 0, "after");
+	cut_expect(test, c->buf, SNAPTRACE_LIVE, c->cpu, 0, c->n - 1, "after");
+	cut_expect_stats(test, c->buf, SNAPTRACE_LIVE, c->cpu, c->n, 0, 0, "after");
+	cut_consume_expect(test, c->buf, SNAPTRACE_LIVE, c->cpu, 0, c->n - 1, 0);
+}
+
+/*
+ * A round stalled between its check of the roles and its seal. Snapshot
+ * R0 has emptied the spare's rings (next) and not yet published; a
+ * snapshot nested in it (R1, as an NMI's) completes it: its step 1 seals
+ * those rings, and is held on the first CPU's after its check, while
+ * three more rounds nested in it (R2 .. R4) run to their end: they seal
+ * that ring, empty it, make it live, cut it, and make it next again, live.
+ * R1's seal, expecting the value it read, must then fail: else it seals
+ * the live next ring as an empty spare, both rings of that CPU are
+ * spares, and its next writer bounces between them for ever (a lockup in
+ * NMI). Afterwards each ring of each CPU has its role, and writes on the
+ * first CPU land in the live half, then in the next snapshot.
+ */
+struct cut_stale {
+	struct snaptrace_buffer *buf;
+	int cpu;		/* the first CPU: whose ring R1 is held at */
+	bool r1, held;
+	int rc[4];
+};
+
+static struct cut_stale *cut_stale;
+
+static void cut_stale_hook(struct snaptrace_buffer *buf,
+			   enum snaptrace_test_step step, int cpu)
+{
+	struct cut_stale *x = READ_ONCE(cut_stale);
+	int i;
+
+	if (!x || buf != x->buf)
+		return;
+	if (step == ST_STEP_SNAP_PENDED && !x->r1) {
+		x->r1 = true;
+		x->rc[0] = snaptrace_snapshot(buf);
+	} else if (step == ST_STEP_SNAP_CLOSE && x->r1 && !x->held &&
+		   cpu == x->cpu) {
+		x->held = true;
+		for (i = 1; i < ARRAY_SIZE(x->rc); i++)
+			x->rc[i] = snaptrace_snapshot(buf);
+	}
+}
+
+static void cut_stale_unhook(void *unused)
+{
+	WRITE_ONCE(snaptrace_test_hook, NULL);
+	WRITE_ONCE(cut_stale, NULL);
+	synchronize_rcu();
+}
+
+static void cut_round_stalled_before_its_seal(struct kunit *test)
+{
+	struct cut_stale *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+	struct st_half *h[2];
+	struct st_ring *r[2];
+	long state, a, b;
+	unsigned int i;
+	int cpu;
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	x->buf = st_buf_new(test, CUT_RING, SNAPTRACE_OVERWRITE);
+	KUNIT_ASSERT_EQ(test, snaptrace_alloc_snapshot(x->buf), 0);
+	x->cpu = cpumask_first(cpu_possible_mask);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cut_stale_unhook, NULL), 0);
+	WRITE_ONCE(cut_stale, x);
+	WRITE_ONCE(snaptrace_test_hook, cut_stale_hook);
+	KUNIT_EXPECT_EQ(test, snaptrace_snapshot(x->buf), 0);
+	cut_stale_unhook(NULL);
+	KUNIT_ASSERT_TRUE(test, x->held);
+	for (i = 0; i < ARRAY_SIZE(x->rc); i++)
+		KUNIT_EXPECT_EQ_MSG(test, x->rc[i], 0, "nested round %u", i + 1);
+
+	/* Each CPU: one ring a snapshot (spare half), the other not. */
+	state = st_state(x->buf);
+	h[0] = st_half_in(x->buf, state, SNAPTRACE_LIVE);
+	h[1] = st_half_in(x->buf, state, SNAPTRACE_SNAPSHOT);
+	for_each_possible_cpu(cpu) {
+		r[0] = per_cpu_ptr(h[0]->rings, cpu);
+		r[1] = per_cpu_ptr(h[1]->rings, cpu);
+		a = atomic_long_read(&r[0]->head);
+		b = atomic_long_read(&r[1]->head);
+		KUNIT_EXPECT_EQ_MSG(test, a & ST_SPARE, 0L,
+				    "CPU %d: live ring's state %#lx", cpu, a & ST_FLAGS);
+		KUNIT_EXPECT_EQ_MSG(test, b & ST_SPARE, (long)ST_SPARE,
+				    "CPU %d: spare ring's state %#lx", cpu, b & ST_FLAGS);
+		if ((a & ST_SPARE) || !(b & ST_SPARE))
+			return;	/* a write could bounce between them for ever */
+	}
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cut_unpin, NULL), 0);
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(x->cpu)), 0);
+	for (i = 0; i < 3; i++)
+		cut_write_here(test, x->buf, i);
+	cut_expect(test, x->buf, SNAPTRACE_LIVE, x->cpu, 0, 2, "after");
+	cut_expect_stats(test, x->buf, SNAPTRACE_LIVE, x->cpu, 3, 0, 0, "after");
+	KUNIT_EXPECT_EQ(test, snaptrace_snapshot(x->buf), 0);
+	cut_expect(test, x->buf, SNAPTRACE_SNAPSHOT, x->cpu, 0, 2, "snapshot after");
+	cut_expect(test, x->buf, SNAPTRACE_LIVE, x->cpu, 1, 0, "snapshot after");
+}
+
 static struct kunit_case cut_cases[] = {
 	KUNIT_CASE_PARAM(cut_held_writer, cut_gen_params),
 	KUNIT_CASE_PARAM(cut_held_snapshot, cut_snap_gen_params),
@@ -975,6 +1180,9 @@ static struct kunit_case cut_cases[] = {
 	KUNIT_CASE(cut_drop_counted_in_a_gone_epoch),
 	KUNIT_CASE(cut_write_while_both_rings_alike),
 	KUNIT_CASE_PARAM(cut_push_keeps_the_seal, cut_seal_gen_params),
+	KUNIT_CASE(cut_open_interrupted_by_an_opener),
+	KUNIT_CASE(cut_open_stalled_across_two_snapshots),
+	KUNIT_CASE(cut_round_stalled_before_its_seal),
 	{}
 };
 
