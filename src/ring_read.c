@@ -45,8 +45,10 @@ static long st_read_begin(struct snaptrace_buffer *buf)
 	for (;;) {
 		g = atomic_long_read(&buf->gen);
 		smp_rmb(); /* gen before busy (st_change_begin() writes them in reverse) */
-		if (!atomic_read(&buf->busy))
+		if (!atomic_read(&buf->busy)) {
+			smp_rmb(); /* busy before the rings (st_change_end()) */
 			return g;
+		}
 		cpu_relax();
 	}
 }
