@@ -80,12 +80,12 @@ lkmm_dir() {
 	echo "$d"
 }
 
-# herd_run OUTDIR FILE...: herd7 on each FILE with the LKMM, in the chroot;
-# OUTDIR/NAME.out and OUTDIR/NAME.rc for each.
+# herd_run OUTDIR MODEL FILE...: herd7 on each FILE with the LKMM of
+# MODEL (a tools/memory-model directory), in the chroot; OUTDIR/NAME.out
+# and OUTDIR/NAME.rc for each.
 herd_run() {
-	local out=$1 model f n w
-	shift
-	model=$(lkmm_dir)
+	local out=$1 model=$2 f n w
+	shift 2
 	w=$root/tmp/snaptrace-lkmm
 	rm -rf "$w"
 	mkdir -p "$w/in" "$w/out"
@@ -122,12 +122,13 @@ case ${1:-} in
 esac
 [ $# -gt 0 ] || die "usage: herd.sh [-o OUTDIR] FILE.litmus... | --chroot"
 herd_chroot >&2
+model=$(lkmm_dir)
 if [ -n "$out" ]; then
-	herd_run "$out" "$@"
+	stage "herd: herd7 on $# litmus tests" "$logs/herd.log" herd_run "$out" "$model" "$@"
 else
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
-	herd_run "$tmp" "$@"
+	herd_run "$tmp" "$model" "$@"
 	rc=0
 	for f in "$@"; do
 		n=$(basename "$f" .litmus)

@@ -31,7 +31,10 @@ fi
 all=0
 if [ $# -eq 0 ]; then
 	all=1
-	set -- $(cd "$here" && ls -- *.litmus | sed 's/\.litmus$//')
+	for f in "$here"/*.litmus; do
+		f=${f##*/}
+		set -- "$@" "${f%.litmus}"
+	done
 fi
 rm -rf "$out"
 mkdir -p "$out/in" "$out/herd"
