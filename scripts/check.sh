@@ -6,8 +6,10 @@
 #  2. build or find the cached test kernels (KUnit debug kernel with fault
 #     injection, PREEMPT_RT, KCSAN, clang-built) and the stock Debian kernel images; build
 #     the example firmware
-#  3. static checks (checkpatch --strict, sparse, kernel-doc); build the
-#     module with W=1 against each kernel, no warnings allowed, and with DKMS
+#  3. static checks (checkpatch --strict, sparse, kernel-doc); the ring's
+#     orderings under the Linux-kernel memory model (herd7 on tests/litmus/,
+#     each test and twin counted); build the module with W=1 against each
+#     kernel, no warnings allowed, and with DKMS
 #  4. boot each kernel in QEMU and run the scenarios, SNAPTRACE_JOBS (2) at a
 #     time, as the table MATRIX below says (tests/qemu/, its README.md):
 #     KUnit suites on the test kernels; the ARM remote over ivshmem beside
@@ -15,7 +17,8 @@
 #     meanwhile libFuzzer on the parsers for SNAPTRACE_FUZZ_SECONDS (60)
 #
 # SNAPTRACE_QUICK=1 (make check-quick): the edit loop's subset, the debug
-# kernel only: firmware, static checks, its build, KUnit and its scenarios;
+# kernel only: firmware, static checks, the litmus tests, its build, KUnit
+# and its scenarios;
 # no other kernel, no stock kernel, no DKMS, no fuzzing.
 #
 # Last line: "N passed, N failed" (KUnit cases + scenario steps + builds +
@@ -259,6 +262,24 @@ for c in checkpatch sparse kernel-doc; do
 		count 1 "static $c"
 	fi
 done
+# The ring's orderings under the Linux-kernel memory model: herd7 (in a
+# sid chroot, scripts/herd.sh) on tests/litmus/, each test and each twin
+# counted, and its line shown: what it expects (Never, Sometimes), what
+# herd7 said.
+litmus_log=$SNAPTRACE_OUT/logs/litmus.log
+rm -f "$SNAPTRACE_OUT/litmus/results"
+"$SNAPTRACE_TOP/tests/litmus/run.sh" -o "$SNAPTRACE_OUT/litmus" >"$litmus_log" 2>&1 &&
+	litmus_rc=0 || litmus_rc=$?
+sed -n '/ expected /s/^/litmus: /p' "$litmus_log"
+litmus_fails=0
+while read -r n w g res; do
+	[ "$res" = PASS ] && count 0 "litmus $n" ||
+		{ count 1 "litmus $n (expected $w, got $g)"; litmus_fails=1; }
+done < <(cat "$SNAPTRACE_OUT/litmus/results" 2>/dev/null)
+if [ "$litmus_rc" -ne 0 ] && [ "$litmus_fails" = 0 ]; then
+	tail -n 20 "$litmus_log" | sed 's/^/    | /' >&2
+	count 1 "litmus (herd7 did not run: $litmus_log)"
+fi
 
 # One run of the matrix: its kernel (made ready on first use), then its
 # boot, in the background when a slot is free.
