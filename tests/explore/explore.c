@@ -27,7 +27,7 @@
 #define EX_STACK	(256 * 1024)
 #define EX_MAX_RECS	1024
 #define EX_MAX_EVENTS	8192
-#define EX_MAX_SCHED	256
+#define EX_MAX_SCHED	8192
 #define EX_MAX_DEPTH	3
 #define EX_MAGIC	0x5eedc0deu
 
@@ -86,6 +86,9 @@ struct ex_scen {
 	int mode;
 	bool nospare;
 	int bound;		/* systematic: non-default choices per schedule */
+	int focus;		/* 1 + the op of CPU 0's task during which alone
+				 * choices are offered; 0: always */
+	bool inject_only;	/* no switches of CPU, injections only */
 	long max_runs;		/* systematic: 0, or a cap on the schedules */
 	struct ex_op task[EX_MAX_CPUS][EX_MAX_OPS];
 	struct ex_op irq[EX_MAX_CPUS][EX_MAX_POOL];
@@ -105,7 +108,7 @@ struct ex_ctx {
 	char *stack;
 	int id, cpu, kind;
 	const struct ex_op *ops;
-	int nops;
+	int nops, pc;
 	int preempt, rcu;
 	bool irqs_were_on;
 	u64 last_ts;		/* the test clock's last value it read */
@@ -197,6 +200,7 @@ static struct {
 	int failn;
 	bool aborted;
 	bool trace;
+	bool lenient;		/* replay: skip a choice not possible */
 } ex;
 
 static char *ex_stacks[EX_MAX_CTX];
@@ -350,8 +354,12 @@ static void ex_record(char code, int arg)
 		ex.sched[ex.nsched++] = (struct ex_choice){ ex.points, code, arg };
 }
 
-/* A scheduling point of the running context (before its access). */
-static void ex_step(void)
+/*
+ * One choice at a scheduling point of the running context: returns false
+ * to go on with its access, true after it ran something else in between
+ * (then the point offers its choices again: another NMI may come at once).
+ */
+static bool ex_choose(void)
 {
 	struct ex_choice opt[EX_MAX_CPUS + 2];
 	int n = 0, k = 0, me = ex.cur->cpu, j;
@@ -361,14 +369,17 @@ static void ex_step(void)
 		ex_abort();
 	}
 	opt[n++] = (struct ex_choice){ ex.points, 0, 0 };
-	for (j = 0; j < ex.sc->ncpu; j++)
+	if (ex.sc->focus && (!ex.cpus[0].depth || ex.cpus[0].stk[0]->kind != EX_TASK ||
+			     ex.cpus[0].stk[0]->pc != ex.sc->focus - 1))
+		goto decide;
+	for (j = 0; j < ex.sc->ncpu && !ex.sc->inject_only; j++)
 		if (j != me && ex_runnable(j))
 			opt[n++] = (struct ex_choice){ ex.points, 'c', j };
 	if (ex_can_irq(me))
 		opt[n++] = (struct ex_choice){ ex.points, 'i', 0 };
 	if (ex_can_nmi(me))
 		opt[n++] = (struct ex_choice){ ex.points, 'n', 0 };
-
+decide:
 	switch (ex.mode) {
 	case EX_REPLAY:
 		if (ex.iwant < ex.nwant && ex.want[ex.iwant].point == ex.points) {
@@ -377,7 +388,9 @@ static void ex_step(void)
 			for (k = 1; k < n; k++)
 				if (opt[k].code == w->code && opt[k].arg == w->arg)
 					break;
-			if (k == n) {
+			if (k == n && ex.lenient) {
+				k = 0;
+			} else if (k == n) {
 				ex_failf("replay: choice %c%d not possible at point %ld",
 					 w->code, w->arg, ex.points);
 				ex_abort();
@@ -388,12 +401,17 @@ static void ex_step(void)
 		if (n > 1) {
 			u64 r = ex_rand();
 
-			if (ex_can_nmi(me) && r % ex.p_nmi == 0)
+			int nsw = 0;
+
+			while (nsw + 1 < n && opt[nsw + 1].code == 'c')
+				nsw++;
+			if (opt[n - 1].code == 'n' && r % ex.p_nmi == 0)
 				k = n - 1;
-			else if (ex_can_irq(me) && (r >> 16) % ex.p_irq == 0)
-				k = n - 1 - ex_can_nmi(me);
-			else if ((r >> 32) % ex.p_sw == 0 && opt[1].code == 'c')
-				k = 1 + (r >> 48) % (n - 1 - ex_can_irq(me) - ex_can_nmi(me));
+			else if (nsw + 1 < n && opt[nsw + 1].code == 'i' &&
+				 (r >> 16) % ex.p_irq == 0)
+				k = nsw + 1;
+			else if (nsw && (r >> 32) % ex.p_sw == 0)
+				k = 1 + (r >> 48) % nsw;
 		}
 		break;
 	case EX_DFS:
@@ -410,7 +428,7 @@ static void ex_step(void)
 		break;
 	}
 	if (!k)
-		return;
+		return false;
 	ex_record(opt[k].code, opt[k].arg);
 	switch (opt[k].code) {
 	case 'c':
@@ -430,6 +448,14 @@ static void ex_step(void)
 		break;
 	}
 	}
+	return true;
+}
+
+/* A scheduling point of the running context (before its access). */
+static void ex_step(void)
+{
+	while (ex_choose())
+		;
 }
 
 /* The next CPU that can run, after @cpu in turn; -1 if none. */
@@ -529,6 +555,7 @@ void ex_irq_restore(unsigned long flags)
 {
 	if (ex.cur)
 		ex.cpus[ex.cur->cpu].irqs_on = flags;
+	ex_tracef("irqs %s", flags ? "on" : "off");
 }
 
 void ex_preempt(int d)
@@ -730,7 +757,9 @@ static void ex_op_write(const struct ex_op *op)
 	r->committed = true;
 }
 
-static struct snaptrace_record ex_recbuf[8];
+/* Records for the readers, one set per context (they nest). */
+static struct snaptrace_record ex_recbufs[EX_MAX_CTX + 1][8];
+#define ex_recbuf (ex_recbufs[ex.cur ? ex.cur->id : EX_MAX_CTX])
 
 static int ex_walk_fn(void *arg, const struct snaptrace_record *rec)
 {
@@ -745,18 +774,19 @@ static int ex_walk_fn(void *arg, const struct snaptrace_record *rec)
 
 static void ex_walk_all(long state)
 {
-	static int seen[EX_MAX_RECS];
+	int *seen = calloc(EX_MAX_RECS, sizeof(int));
 	struct snaptrace_walk_pin pin;
 	bool open;
 	int c;
 
 	for (c = 0; c < ex.sc->ncpu; c++) {
-		memset(seen, 0, sizeof(seen));
+		memset(seen, 0, EX_MAX_RECS * sizeof(int));
 		memset(&pin, 0, sizeof(pin));
 		pin.state = state;
 		snaptrace_snapshot_walk(ex.buf, c, &ex_recbuf[0], ex_walk_fn,
 					seen, &open, &pin);
 	}
+	free(seen);
 }
 
 static void ex_op_consume(const struct ex_op *op)
@@ -781,14 +811,13 @@ static void ex_op_consume(const struct ex_op *op)
 
 static void ex_op_iter(const struct ex_op *op)
 {
-	static int seen[EX_MAX_RECS];
 	struct snaptrace_iter *it;
-	int i, id;
+	int i, id, *seen;
 
 	it = snaptrace_iter_start(ex.buf, op->which, op->cpu);
 	if (IS_ERR(it))
 		return;
-	memset(seen, 0, sizeof(seen));
+	seen = calloc(EX_MAX_RECS, sizeof(int));
 	for (i = 0; i < 64; i++) {
 		if (snaptrace_iter_next(it, &ex_recbuf[0]))
 			break;
@@ -796,6 +825,7 @@ static void ex_op_iter(const struct ex_op *op)
 		if (id >= 0 && seen[id]++)
 			ex_failf("iterator: record #%d twice", id);
 	}
+	free(seen);
 	snaptrace_iter_stop(it);
 }
 
@@ -877,6 +907,7 @@ static void ex_entry(void)
 	int i, n;
 
 	for (i = 0; i < x->nops && x->ops[i].kind != OP_END; i++) {
+		x->pc = i;
 		ex_tracef("op %d begins", i);
 		ex_run_op(&x->ops[i]);
 	}
@@ -1407,13 +1438,58 @@ static const char *ex_prog;
 static long ex_failures, ex_runs;
 static int ex_max_reports = 3;
 
+/*
+ * Make the failing schedule just taken shorter: drop each choice in turn
+ * while the run still fails (replayed leniently: a choice no longer
+ * possible is skipped), then take the result strictly once more.
+ */
+static void ex_minimise(const struct ex_scen *sc)
+{
+	static struct ex_choice cur[EX_MAX_SCHED], try[EX_MAX_SCHED];
+	static struct ex_choice orig[EX_MAX_SCHED];
+	static char fail[sizeof(ex.fail)];
+	int n = ex.nsched, i, j, m, norig = ex.nsched;
+	enum ex_sched_mode mode = ex.mode;
+
+	memcpy(cur, ex.sched, n * sizeof(cur[0]));
+	memcpy(orig, ex.sched, n * sizeof(cur[0]));
+	memcpy(fail, ex.fail, sizeof(fail));
+	ex.mode = EX_REPLAY;
+	ex.lenient = true;
+	for (i = n - 1; i >= 0; i--) {
+		for (j = 0, m = 0; j < n; j++)
+			if (j != i)
+				try[m++] = cur[j];
+		ex.want = try;
+		ex.nwant = m;
+		if (ex_run(sc)) {
+			memcpy(cur, ex.sched, ex.nsched * sizeof(cur[0]));
+			n = ex.nsched;
+			if (i > n)
+				i = n;
+		}
+	}
+	ex.lenient = false;
+	ex.want = cur;
+	ex.nwant = n;
+	if (!ex_run(sc)) {
+		/* Not reproducible strictly: keep the original. */
+		memcpy(ex.fail, fail, sizeof(fail));
+		memcpy(ex.sched, orig, norig * sizeof(orig[0]));
+		ex.nsched = norig;
+	}
+	ex.mode = mode;
+}
+
 static void ex_report(const struct ex_scen *sc)
 {
-	char s[EX_MAX_SCHED * 12];
+	static char s[EX_MAX_SCHED * 16];
 
 	ex_failures++;
 	if (ex_failures > ex_max_reports)
 		return;
+	if (ex.mode == EX_RANDOM)
+		ex_minimise(sc);
 	ex_sched_str(s, sizeof(s));
 	printf("FAIL %s (%s)\n", sc->name, sc->about);
 	printf("%s", ex.fail);
@@ -1581,7 +1657,9 @@ int main(int argc, char **argv)
 		for (i = 0; i < random_runs; i++) {
 			u64 s = seed + i;
 
-			ex_random_one(ex_gen(s), s);
+			/* Named scenarios given: random schedules of those. */
+			ex_random_one(nnames && !systematic ?
+				      ex_find(names[i % nnames]) : ex_gen(s), s);
 		}
 		printf("random: %ld runs from seed %llu, %ld failing\n", random_runs,
 		       (unsigned long long)seed, ex_failures - f0);
