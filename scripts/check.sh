@@ -6,7 +6,8 @@
 #  2. build or find the cached test kernels (KUnit debug kernel with fault
 #     injection, PREEMPT_RT, KCSAN, clang-built) and the stock Debian kernel images; build
 #     the example firmware
-#  3. static checks (checkpatch --strict, sparse, kernel-doc); the ring's
+#  3. the ring's interleaving explorer (tests/explore/run.sh --check);
+#     static checks (checkpatch --strict, sparse, kernel-doc); the ring's
 #     orderings under the Linux-kernel memory model (herd7 on tests/litmus/,
 #     each test and twin counted); build the module with W=1 against each
 #     kernel, no warnings allowed, and with DKMS
@@ -254,6 +255,13 @@ if "$SNAPTRACE_TOP/tests/qemu/runner-selftest.sh" >"$SNAPTRACE_OUT/logs/runner-s
 else
 	cat "$SNAPTRACE_OUT/logs/runner-selftest.log"
 	count 1 "runner self-test"
+fi
+# The ring's interleaving explorer (tests/explore/): its systematic bound
+# and random budget, in user space, a few minutes on one core.
+if "$SNAPTRACE_TOP/tests/explore/run.sh" --check; then
+	count 0 "explore"
+else
+	count 1 "explore"
 fi
 for c in checkpatch sparse kernel-doc; do
 	if "$SNAPTRACE_TOP/scripts/static-checks.sh" "$c"; then
