@@ -647,6 +647,8 @@ static const char *const ex_step_name[] = {
 	[ST_STEP_WRITE_ANCHOR] = "WRITE_ANCHOR",
 	[ST_STEP_LOCK_WAIT] = "LOCK_WAIT",
 	[ST_STEP_PANIC_LOCK] = "PANIC_LOCK",
+	[ST_STEP_OPEN_BEGIN] = "OPEN_BEGIN",
+	[ST_STEP_SNAP_CLOSE] = "SNAP_CLOSE",
 };
 
 static void ex_hook(struct snaptrace_buffer *buf, enum snaptrace_test_step step,
