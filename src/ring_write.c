@@ -225,7 +225,18 @@ again:
 	commits = local_read(&r->commits);
 	barrier();
 	if (local_read(&r->committing) == 1) {
-		unsigned long h = st_pos(atomic_long_read(&r->head));
+		unsigned long h = atomic_long_read(&r->head);
+
+		/*
+		 * Closed: the last position reserved is the one its closer
+		 * recorded; head's own may have moved on since (st_unspare()),
+		 * over bytes no record of this epoch holds, which readers
+		 * would parse.
+		 */
+		if (unlikely(h & ST_FLAGS)) {
+			smp_rmb(); /* head before last (st_close()) */
+			h = atomic_long_read(&r->last);
+		}
 
 		/*
 		 * Every record below h is complete, nested ones included: the
