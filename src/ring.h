@@ -256,6 +256,8 @@ struct st_ring {
 	local_t committed;	/* records committed (this CPU) */
 	local_t dropped;	/* records refused (this CPU) */
 	local_t overrun;	/* records overwritten unread, by this CPU's writers */
+	local_t marking;	/* openings that began taking their markers (I5) */
+	local_t marked;		/* ... and that ended with their baselines */
 	atomic_long_t tail;	/* position | ST_SEAL */
 	atomic_long_t read;	/* records consumed (any CPU) */
 	atomic_long_t overrun_x; /* records overwritten, pushed out by a snapshot */

@@ -941,14 +941,26 @@ EXPORT_SYMBOL_GPL(snaptrace_poll);
 /*
  * One epoch's counters of @r. The consumers' and pushers' counts are read
  * before the writers': a record is counted committed before it can be
- * read or overwritten, so entries comes out negative only for the
- * instant of an NMI's opening inside another (clamped below).
+ * read or overwritten, so entries never comes out negative. Returns false,
+ * to be called again, while an opening on @r's CPU is taking its markers.
  */
-static void st_ring_stats(struct st_ring *r, struct snaptrace_stats *st)
+static bool st_ring_stats(struct st_ring *r, struct snaptrace_stats *st)
 {
-	unsigned long read, ovx, ov, committed, t, c, pos;
+	unsigned long read, ovx, ov, committed, t, c, pos, marked, marking;
 	u64 ts = 0;
 
+	/*
+	 * Not while an opening on @r's CPU has markers above its baselines
+	 * (st_open(): IRQs off there, so this is brief; an NMI that opens
+	 * @r meanwhile nests in it): its counts would be one too high, or
+	 * below a baseline already raised.
+	 */
+	marked = local_read(&r->marked);
+	smp_rmb(); /* marked before marking (st_open() writes them in reverse) */
+	marking = local_read(&r->marking);
+	if (marking != marked)
+		return false;
+	smp_rmb(); /* marking before the counters */
 	read = atomic_long_read(&r->read) - READ_ONCE(r->base.read);
 	ovx = atomic_long_read(&r->overrun_x) - READ_ONCE(r->base.overrun_x);
 	ov = local_read(&r->overrun) - READ_ONCE(r->base.overrun);
@@ -958,13 +970,10 @@ static void st_ring_stats(struct st_ring *r, struct snaptrace_stats *st)
 	st->written = committed + st->dropped;
 	st->overrun = ov + ovx;
 	st->read = read;
-	/*
-	 * Clamped: for the instant an NMI opens @r inside an opening it
-	 * interrupted, the interrupted one's markers count two above the
-	 * baselines (ring-buffer.rst, Known limits).
-	 */
-	st->entries = (long)(committed - st->overrun - read) > 0 ?
-		      committed - st->overrun - read : 0;
+	smp_rmb(); /* the counters before marking's re-check */
+	if (local_read(&r->marking) != marking)
+		return false;
+	st->entries = committed - st->overrun - read;
 	/*
 	 * Commit before tail: every record below commit had its writer push
 	 * tail past its end less the ring's size first, so a later tail is
@@ -978,6 +987,7 @@ static void st_ring_stats(struct st_ring *r, struct snaptrace_stats *st)
 	pos = t;
 	if (st_peek(r, &pos, ST_PEEK_ONLY, &ts) == ST_READ_OK)
 		st->oldest_ts = ts;
+	return true;
 }
 
 /**
@@ -1021,8 +1031,10 @@ int snaptrace_cpu_stats(struct snaptrace_buffer *buf, enum snaptrace_which which
 		memset(stats, 0, sizeof(*stats));
 		h = atomic_long_read(&r->head);
 		smp_rmb(); /* the state before the epoch (pairs with st_open()) */
-		if (!(h & ST_PENDING))
-			st_ring_stats(r, stats);
+		if (!(h & ST_PENDING) && !st_ring_stats(r, stats)) {
+			cpu_relax();
+			continue;
+		}
 		stats->snapshot_misses = atomic64_read(&buf->snapshot_misses);
 		smp_rmb(); /* the counters before the re-check */
 		if (st_read_retry(buf, g) ||

@@ -97,19 +97,39 @@ static void st_local_raise(local_t *l, unsigned long v)
 	}
 }
 
-/* Undo an opening's marker that no baseline took in. */
+/*
+ * Undo an opening's marker that no baseline took in. The look at the
+ * baseline and the decrement are one cmpxchg of the counter apart: an NMI
+ * that opens the ring in between raises the counter (its marker) before
+ * its baseline, so the cmpxchg fails and the next look finds that
+ * baseline at or above @mark; anything else in between only counts (the
+ * counter moves: look again). A plain check and decrement would take the
+ * NMI's marker back instead of ours: the counter one below its baseline.
+ */
 static void st_unmark_local(local_t *cnt, unsigned long mark,
 			    unsigned long *base)
 {
-	if ((long)(READ_ONCE(*base) - mark) < 0)
-		local_dec(cnt);
+	long c;
+
+	do {
+		c = local_read(cnt);
+		barrier(); /* the counter, then the baseline (st_open()) */
+		if ((long)(READ_ONCE(*base) - mark) >= 0)
+			return;
+	} while (local_cmpxchg(cnt, c, c - 1) != c);
 }
 
 static void st_unmark_atomic(atomic_long_t *cnt, unsigned long mark,
 			     unsigned long *base)
 {
-	if ((long)(READ_ONCE(*base) - mark) < 0)
-		atomic_long_dec(cnt);
+	long c;
+
+	do {
+		c = atomic_long_read(cnt);
+		barrier(); /* as in st_unmark_local() */
+		if ((long)(READ_ONCE(*base) - mark) >= 0)
+			return;
+	} while (!atomic_long_try_cmpxchg(cnt, &c, c - 1));
 }
 
 /*
@@ -171,6 +191,9 @@ static void st_open(struct snaptrace_buffer *buf, struct st_ring *r,
 		local_irq_restore(flags);
 		return;
 	}
+	/* Statistics wait while markers are above baselines (st_ring_stats()). */
+	local_inc(&r->marking);
+	smp_wmb(); /* marking before the markers */
 	mc = local_inc_return(&r->committed);
 	md = local_inc_return(&r->dropped);
 	mo = local_inc_return(&r->overrun);
@@ -184,6 +207,8 @@ static void st_open(struct snaptrace_buffer *buf, struct st_ring *r,
 		st_unmark_local(&r->overrun, mo, &r->base.overrun);
 		st_unmark_atomic(&r->overrun_x, mx, &r->base.overrun_x);
 		st_unmark_atomic(&r->read, mr, &r->base.read);
+		smp_wmb(); /* the counters before marked */
+		local_inc(&r->marked);
 		local_irq_restore(flags);
 		return;
 	}
@@ -192,6 +217,8 @@ static void st_open(struct snaptrace_buffer *buf, struct st_ring *r,
 	st_base_raise(&r->base.overrun, mo);
 	st_base_raise(&r->base.overrun_x, mx);
 	st_base_raise(&r->base.read, mr);
+	smp_wmb(); /* the baselines before marked */
+	local_inc(&r->marked);
 	local_irq_restore(flags);
 	/*
 	 * With commit at (or above) the last position reserved, no record
@@ -237,7 +264,6 @@ again:
 			smp_rmb(); /* head before last (st_close()) */
 			h = atomic_long_read(&r->last);
 		}
-
 		/*
 		 * Every record below h is complete, nested ones included: the
 		 * barrier after the read of head orders their stores too
