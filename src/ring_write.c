@@ -304,7 +304,13 @@ void snaptrace_ring_push_tail(struct st_ring *r, unsigned long min,
 	unsigned long t, p;
 
 	for (;;) {
-		t = atomic_long_read(&r->tail);
+		/*
+		 * Acquire: when tail is already past @min (a consumer or a
+		 * snapshot moved it), a writer calling us writes over the
+		 * bytes below @min next, after whoever moved it read them
+		 * (tail-lb).
+		 */
+		t = atomic_long_read_acquire(&r->tail);
 		p = st_pos(t);
 		if ((long)(p - min) >= 0)
 			return;
@@ -698,7 +704,9 @@ st_reserve_slow(struct snaptrace_buffer *buf, size_t len, u16 type,
 	}
 	st_hook(buf, ST_STEP_WRITE_RESERVED, st_ring_cpu(cpu));
 
-	if ((long)(end - st_p(r->size) - st_pos(atomic_long_read(&r->tail))) > 0) {
+	/* Acquire: no push needed, the bytes below tail are ours (tail-lb). */
+	if ((long)(end - st_p(r->size) -
+		   st_pos(atomic_long_read_acquire(&r->tail))) > 0) {
 		snaptrace_ring_push_tail(r, end - st_p(r->size), &r->overrun);
 		st_hook(buf, ST_STEP_WRITE_PUSHED, st_ring_cpu(cpu));
 	}
@@ -779,16 +787,22 @@ st_reserve(struct snaptrace_buffer *buf, size_t len, u16 type,
 				       0, false);
 	st_hook(buf, ST_STEP_WRITE_RESERVED, st_ring_cpu(cpu));
 
-	/* Tail past the one record at tail, if that is enough (overwrite). */
+	/*
+	 * Tail past the one record at tail, if that is enough (overwrite).
+	 * Each read of tail that finds it past min is acquire: a consumer
+	 * (or a snapshot) that moved it read the bytes we now write over,
+	 * and our stores must come after its reads (tail-lb; in stop-when-full
+	 * mode too, whose room check read tail first). A plain load on x86.
+	 */
 	min = end - st_p(r->size);
-	t = atomic_long_read(&r->tail);
+	t = atomic_long_read_acquire(&r->tail);
 	if ((long)(min - st_pos(t)) > 0) {
 		off = st_off(r, st_pos(t));
 		rl = st_rec_len_fast(r, off);
 		if (rl && atomic_long_try_cmpxchg(&r->tail, (long *)&t,
 						  (st_pos(t) + st_p(rl)) | (t & ST_SEAL)))
 			st_count_local(r, &r->overrun, st_pos(t));
-		if ((long)(min - st_pos(atomic_long_read(&r->tail))) > 0)
+		if ((long)(min - st_pos(atomic_long_read_acquire(&r->tail))) > 0)
 			snaptrace_ring_push_tail(r, min, &r->overrun);
 		st_hook(buf, ST_STEP_WRITE_PUSHED, st_ring_cpu(cpu));
 	}
