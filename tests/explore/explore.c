@@ -1502,14 +1502,16 @@ static void ex_report(const struct ex_scen *sc)
 static int ex_replay(const char *arg)
 {
 	static struct ex_choice want[EX_MAX_SCHED];
-	char name[128], *colon;
+	const char *colon = strchr(arg, ':');
 	const struct ex_scen *sc;
+	char name[128];
 	int n;
 
-	snprintf(name, sizeof(name), "%s", arg);
-	colon = strchr(name, ':');
+	/* The name only: a schedule is far longer than any name. */
+	snprintf(name, sizeof(name), "%.*s",
+		 colon ? (int)(colon - arg) : (int)strlen(arg), arg);
 	if (colon)
-		*colon++ = 0;
+		colon++;
 	sc = ex_find(name);
 	if (!sc) {
 		fprintf(stderr, "no scenario %s\n", name);

@@ -23,7 +23,7 @@ bin=$dir/explore
 mkdir -p "$dir"
 
 build() {
-	gcc -std=gnu11 -O1 -g -Wall -Wno-maybe-uninitialized \
+	gcc -std=gnu11 -O1 -g -Wall -Werror=implicit-function-declaration -Wno-maybe-uninitialized \
 		-I"$SNAPTRACE_TOP/tests/explore/shim" -I"$SNAPTRACE_TOP/include" \
 		-I"$src" -I"$SNAPTRACE_TOP/tests/explore" \
 		-o "$bin" "$SNAPTRACE_TOP/tests/explore/explore.c" \

@@ -171,6 +171,9 @@ static inline long atomic_long_read(const atomic_long_t *v)
 	return v->counter;
 }
 
+/* Sequentially consistent here: the orderings are the litmus tests' job. */
+#define atomic_long_read_acquire atomic_long_read
+
 static inline void atomic_long_set(atomic_long_t *v, long i)
 {
 	ex_access(v);
