@@ -315,9 +315,17 @@ void snaptrace_ring_push_tail(struct st_ring *r, unsigned long min,
 		if ((long)(p - min) >= 0)
 			return;
 		if (unlikely(!st_parse(r, st_off(r, p), &v))) {
-			/* Only someone moving tail under us explains this. */
-			smp_rmb(); /* the header before the re-read of tail (I4) */
-			if (atomic_long_read(&r->tail) == t) {
+			/*
+			 * Only someone moving tail under us explains this.
+			 * The re-read is a fully ordered cmpxchg that changes
+			 * nothing: a writer that overwrote the header without
+			 * pushing (a consumer on a third CPU had moved tail)
+			 * read that consumer's tail first, and a plain re-read,
+			 * even after smp_rmb(), may still miss it where stores
+			 * are not multi-copy atomic
+			 * (tests/litmus/push-reread-wrc.litmus).
+			 */
+			if (atomic_long_cmpxchg(&r->tail, t, t) == t) {
 				WARN_ON_ONCE(1);
 				return;
 			}
