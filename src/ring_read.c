@@ -831,26 +831,35 @@ void snaptrace_ring_wait_sync(struct snaptrace_buffer *buf)
 	cancel_delayed_work_sync(&buf->poll_work);
 }
 
-/* Whether @which has a record for @cpu (or any CPU); lockless. */
+/*
+ * Whether @which has a record for @cpu (or any CPU); lockless. Reads no
+ * record: a ring not pending with committed bytes at tail has one (padding
+ * is written with the record after it). A header read here, without the
+ * reader mutex that orders a consumer's tail move before the copies of
+ * others (tests/litmus/tail-wrc.litmus), could be torn by a writer that
+ * found tail moved and did not push.
+ */
 static bool st_has_data(struct snaptrace_buffer *buf, enum snaptrace_which which,
 			int cpu)
 {
 	struct st_half *half;
-	unsigned long pos;
+	struct st_ring *r;
+	unsigned long c;
 	bool ret = false;
-	int c;
-	u64 ts;
+	int i;
 
 	rcu_read_lock(); /* halves are freed after synchronize_rcu() */
 	half = st_half_in(buf, st_state(buf), which);
-	for_each_possible_cpu(c) {
+	for_each_possible_cpu(i) {
 		if (!half || ret)
 			break;
-		if (cpu != SNAPTRACE_ALL_CPUS && c != cpu)
+		if (cpu != SNAPTRACE_ALL_CPUS && i != cpu)
 			continue;
-		pos = 0;
-		ret = st_peek(per_cpu_ptr(half->rings, c), &pos, ST_PEEK_ONLY,
-			      &ts) == ST_READ_OK;
+		r = per_cpu_ptr(half->rings, i);
+		if (atomic_long_read(&r->head) & ST_PENDING)
+			continue;
+		c = local_read(&r->commit);
+		ret = (long)(c - st_pos(atomic_long_read(&r->tail))) > 0;
 	}
 	rcu_read_unlock();
 	return ret;
