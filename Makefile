@@ -22,6 +22,8 @@
 #   make explore [EXPLORE_RUNS=4000000] [EXPLORE_SRC=dir]
 #                                   soak of the ring's interleaving explorer
 #                                   (tests/explore/: about 30 minutes)
+#   make explore-mutants            each guard of the ring removed in turn:
+#                                   the explorer must find every one
 #   make bench [BENCH_ACCEL=kvm|icount] snaptrace vs ftrace in one QEMU boot (out/bench/)
 #   make bench-here                 the same on the running kernel, as root (dev box)
 #   make install                    snaptrace.ko, its Module.symvers and headers
@@ -96,6 +98,9 @@ fuzz: deps
 explore:
 	tests/explore/run.sh --soak
 
+explore-mutants:
+	tests/explore/mutants.sh
+
 # make install: snaptrace.ko and what a module built against it needs,
 # where a kernel developer looks (INSTALL_MOD_PATH and INSTALL_HDR_PATH
 # stage it elsewhere, as the kernel's modules_install and headers_install):
@@ -126,4 +131,4 @@ install: module
 	install -m 644 include/snaptrace/*.h "$(INSTALL_HDR_PATH)/include/snaptrace/"
 	$(if $(INSTALL_MOD_PATH),,depmod -a $(krelease))
 
-.PHONY: all module clean deps demo demo-remote shell shell-persist check check-quick firmware static-check fuzz explore bench bench-here install kunit-kernel
+.PHONY: all module clean deps demo demo-remote shell shell-persist check check-quick firmware static-check fuzz explore explore-mutants bench bench-here install kunit-kernel

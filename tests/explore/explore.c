@@ -183,6 +183,7 @@ static struct {
 	struct ex_event ev[EX_MAX_EVENTS];
 	int nev;
 	struct ex_ring_id rings[4 * EX_MAX_CPUS];
+	long head0[4 * EX_MAX_CPUS];	/* each ring's head when registered */
 	int nrings;
 	const void *state_addr;
 	/* schedule */
@@ -498,6 +499,46 @@ void ex_relax(void)
 		ex_switch_to(ex_top(c));
 }
 
+/*
+ * The invariants ring-buffer.rst names that one change of a head can
+ * break, checked at that change (the contract checks the rest after the
+ * run):
+ * - R1: no value of a ring's head repeats (this run's earlier values);
+ * - R2: at most one ring of a CPU is open;
+ * - I2: a reservation ends at most one ring above commit.
+ */
+static void ex_check_head(int ring, const struct ex_event *e, long old, long new)
+{
+	const struct ex_ring_id *id = &ex.rings[ring];
+	struct st_ring *r = container_of((atomic_long_t *)id->head, struct st_ring, head);
+	int i, open = 0;
+
+	for (i = 0; i < ex.nev - 1; i++)
+		if (ex.ev[i].ring == ring && ex.ev[i].new == new) {
+			ex_failf("R1: half%d/cpu%d's head took %#lx again (events %d and %d)",
+				 id->half, id->cpu, new, i, ex.nev - 1);
+			return;
+		}
+	if (new == ex.head0[ring]) {
+		ex_failf("R1: half%d/cpu%d's head took its first value %#lx again",
+			 id->half, id->cpu, new);
+		return;
+	}
+	for (i = 0; i < ex.nrings; i++) {
+		long h = ((const atomic_long_t *)ex.rings[i].head)->counter;
+
+		if (ex.rings[i].cpu == id->cpu && !(h & ST_FLAGS))
+			open++;
+	}
+	if (open > 1)
+		ex_failf("R2: two rings of cpu%d open", id->cpu);
+	if (!(old & ST_FLAGS) && !(new & ST_FLAGS) && r->size &&
+	    (long)(st_pos(new) - r->commit.a.counter) > (long)st_p(r->size))
+		ex_failf("I2: half%d/cpu%d reserved up to %#lx, commit %#lx",
+			 id->half, id->cpu, st_pos(new), r->commit.a.counter);
+	(void)e;
+}
+
 void ex_cas_ok(const volatile void *p, long old, long new)
 {
 	struct ex_event *e;
@@ -528,6 +569,8 @@ void ex_cas_ok(const volatile void *p, long old, long new)
 		ex_tracef("head of half%d/cpu%d: %#lx %s -> %#lx %s",
 			  ex.rings[ring].half, ex.rings[ring].cpu,
 			  st_pos(old), ex_flags(old), st_pos(new), ex_flags(new));
+	if (ring >= 0)
+		ex_check_head(ring, e, old, new);
 	else
 		ex_tracef("state word %#lx -> %#lx (snapshot %ld published)",
 			  old, new, new >> 1);
@@ -1220,9 +1263,11 @@ static void ex_register_rings(void)
 
 		if (!half)
 			continue;
-		for (c = 0; c < ex.sc->ncpu; c++)
+		for (c = 0; c < ex.sc->ncpu; c++) {
+			ex.head0[ex.nrings] = per_cpu_ptr(half->rings, c)->head.counter;
 			ex.rings[ex.nrings++] = (struct ex_ring_id){
 				&per_cpu_ptr(half->rings, c)->head, h, c };
+		}
 	}
 	ex.state_addr = &ex.buf->state;
 }
