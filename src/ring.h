@@ -574,14 +574,6 @@ static inline unsigned long __st_epoch_start(struct st_ring *r, unsigned long v,
 	return p + st_p(ST_ALIGN);
 }
 
-/* __st_epoch_start() of @r as it is now (a reader's guess of the next epoch). */
-static inline unsigned long st_epoch_start(struct st_ring *r, unsigned long v)
-{
-	unsigned long t = atomic_long_read(&r->tail);
-
-	return __st_epoch_start(r, v, t, st_ring_settled(r));
-}
-
 /*
  * Count @n events of the records from @pos on in a counter that other
  * CPUs update too (read, overrun_x), unless they belong to an epoch that

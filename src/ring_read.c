@@ -128,13 +128,22 @@ static enum st_read_ret st_read_at(struct st_ring *r, unsigned long pos,
 	return ST_READ_OK;
 }
 
-/* Where a reader of @r starts: tail, or the next epoch's start if pending. */
+/*
+ * Where a reader of @r starts: tail, or if @r is pending, head's position.
+ * That is below the start of the epoch its opening will begin (every
+ * opening starts above it: __st_epoch_start()), and once the ring is open
+ * its tail is at that start or above: the reader's first look finds tail
+ * past its position and jumps there (st_peek()), as past records
+ * overwritten. Not a guess of the start itself: an opening under way may
+ * already have raised tail to the start it computed, from which the same
+ * computation gives a start above it, inside that epoch's first records.
+ */
 static unsigned long st_ring_first(struct st_ring *r)
 {
 	unsigned long h = atomic_long_read(&r->head);
 
 	if (h & ST_PENDING)
-		return st_epoch_start(r, h);
+		return st_pos(h);
 	return st_pos(atomic_long_read(&r->tail));
 }
 

@@ -379,7 +379,7 @@ static __always_inline struct st_ring *
 __st_writer_ring(struct snaptrace_buffer *buf, struct st_ring *r, long h,
 		 int cpu)
 {
-	struct st_ring *tw = READ_ONCE(r->twin);
+	struct st_ring *tw = READ_ONCE(r->twin), *live;
 	long th;
 
 	if (h & ST_SPARE) {
@@ -433,10 +433,22 @@ __st_writer_ring(struct snaptrace_buffer *buf, struct st_ring *r, long h,
 	}
 	/*
 	 * Both alike: a snapshot from an NMI is completing one it
-	 * interrupted, and will seal the spare half's: open the live one.
+	 * interrupted, which had published the roles. Its step 1 settled
+	 * the new live ring, and is to seal the spare half's, the former
+	 * live ring: the interrupted snapshot's cut for this CPU. Take that
+	 * cut here first, by sealing the former, empty, as above: a record
+	 * reserved in the live ring before it would be neither in the
+	 * interrupted snapshot, though reserved before its cut, nor rightly
+	 * in the NMI's, which cuts the live ring in turn. The cmpxchg fails
+	 * if that snapshot sealed it meanwhile (R1). Then open the live one.
 	 */
-	if (r != st_live_ring_on(buf, cpu))
-		return st_live_ring_on(buf, cpu);
+	live = st_live_ring_on(buf, cpu);
+	if ((h & ST_SEAL) && r == live)
+		atomic_long_cmpxchg(&tw->head, th, th | ST_SPARE);
+	else if ((h & ST_SEAL) && tw == live)
+		atomic_long_cmpxchg(&r->head, h, h | ST_SPARE);
+	if (r != live)
+		return live;
 	st_open(buf, r, h, cpu);
 	return r;
 }

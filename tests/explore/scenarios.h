@@ -112,4 +112,20 @@ static const struct ex_scen ex_scens[] = {
 	.irq = { { SNAP } },
 	.nmi = { { SNAP, SNAP, SNAP, W(24) } },
 },
+/*
+ * Both rings of a CPU live-pending: a snapshot from an NMI settled the
+ * new live ring before sealing the former one, the cut of the snapshot
+ * it interrupted. A writer that comes then takes that cut before it
+ * reserves in the live ring.
+ */
+{
+	.name = "write_while_both_rings_alike",
+	.about = "a writer while a nested round has settled the live ring, before its older cut",
+	.ncpu = 2, .home = -1, .bound = 3, .focus = 2,
+	.task = {
+		{ SNAP, W(16) },
+		{ SNAP },
+	},
+	.nmi = { { }, { SNAP } },
+},
 };
