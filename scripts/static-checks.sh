@@ -30,12 +30,13 @@ ksrc() {
 }
 
 # c_files DIR SUBDIR...: the C files under DIR/SUBDIR..., relative to DIR, so
-# findings read src/ring.c:12. tests/fuzz is user-space C (the libFuzzer
-# target and its shim), not kernel code.
+# findings read src/ring.c:12. tests/fuzz and tests/explore are user-space
+# C (the libFuzzer target, the interleaving explorer, and their shims of
+# kernel headers), not kernel code.
 c_files() {
 	local dir=$1
 	shift
-	(cd "$dir" && find "$@" -path tests/fuzz -prune -o -name '*.[ch]' -type f -print | sort)
+	(cd "$dir" && find "$@" \( -path tests/fuzz -o -path tests/explore \) -prune -o -name '*.[ch]' -type f -print | sort)
 }
 
 checkpatch() {
