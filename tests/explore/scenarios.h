@@ -10,6 +10,15 @@
 
 static const struct ex_scen ex_scens[] = {
 {
+	.name = "push_after_seal",
+	.about = "a writer reserved before the cut pushes tail after the seal: the snapshot's consumer",
+	.ncpu = 2, .home = -1, .bound = 2, .focus = 5,
+	.task = {
+		{ W(2048), W(2048), W(2048), W(2048), W(2048), W(2048) },
+		{ SNAP, CONS(SNAPS, 0, 8) },
+	},
+},
+{
 	.name = "basic",
 	.about = "writes of every size on two CPUs, a snapshot, a live consumer",
 	.ncpu = 2, .home = -1, .bound = 2,
