@@ -526,11 +526,11 @@ static inline unsigned long st_ring_size(int home, unsigned long size, int cpu)
  * stays where the last writer left it.
  *
  * Commit moves only when the outermost writer on this CPU ends (to head's
- * position), or when an opener raises it to the start before its last
- * step, which may then fail because another CPU changed the state bits:
- * commit is then above every position reserved, which is right (no
- * record is open). "No record still being written", once true, stays
- * true until the ring is opened.
+ * position, or to @r->last if the ring is closed), or when an opener
+ * raises it to the start before its last step, which may then fail
+ * because another CPU changed the state bits: commit is then above every
+ * position reserved, which is right (no record is open). "No record
+ * still being written", once true, stays true until the ring is opened.
  */
 static inline bool st_ring_settled(struct st_ring *r)
 {
@@ -540,16 +540,19 @@ static inline bool st_ring_settled(struct st_ring *r)
 
 /*
  * Where the next epoch of @r (head @v, pending; tail @t, read after @v)
- * starts: above every position head, tail or start ever held, so that no
- * value of head repeats (R1 without ABA). With no record of @r still being
- * written (@settled: st_ring_settled()), at the ring's next multiple of
- * its size: the new epoch's records fill the ring from its start, as in a
- * new buffer. With one still open (a writer this opener interrupted, which
- * reserved it two snapshots ago), that record's bytes stay pinned until it
- * commits (I2): start just above the highest position, so that the new
- * epoch has the room up to that record, a whole ring less what its epoch
- * reserved after it (and less 4 bytes for each emptying of the snapshot
- * meanwhile: st_unspare()), rather than only what lies before it.
+ * starts: above every position head and tail held before the opening, so
+ * that no value of head repeats (R1 without ABA); an opening nested in
+ * another after its reads computes the same start, or a higher one.
+ *
+ * With no record of @r still being written (@settled: st_ring_settled()),
+ * at the ring's next multiple of its size: the new epoch's records fill
+ * the ring from its start, as in a new buffer. With one still open (a
+ * writer this opener interrupted, which reserved it two snapshots ago),
+ * that record's bytes stay pinned until it commits (I2): start just above
+ * the highest position, so that the new epoch has the room up to that
+ * record, a whole ring less what its epoch reserved after it (and less
+ * ST_ALIGN bytes for each emptying of the snapshot meanwhile:
+ * st_unspare()), rather than only what lies before it.
  */
 static inline unsigned long __st_epoch_start(struct st_ring *r, unsigned long v,
 					     unsigned long t, bool settled)
