@@ -256,12 +256,9 @@ struct st_ring {
 	local_t committed;	/* records committed (this CPU) */
 	local_t dropped;	/* records refused (this CPU) */
 	local_t overrun;	/* records overwritten unread, by this CPU's writers */
-	local_t marking;	/* openings that began taking their markers (I5) */
-	local_t marked;		/* ... and that ended with their baselines */
 	atomic_long_t tail;	/* position | ST_SEAL */
 	atomic_long_t read;	/* records consumed (any CPU) */
 	atomic_long_t overrun_x; /* records overwritten, pushed out by a snapshot */
-	atomic_long_t last;	/* head's position when it was last closed */
 	unsigned long start;	/* first position of the current epoch */
 	struct st_base base;	/* the counters when the epoch began */
 	struct st_ring *twin;	/* this CPU's ring of the other half, or NULL */
@@ -270,6 +267,10 @@ struct st_ring {
 	u8 *data;		/* NULL if size is 0 */
 	struct st_anchor *anchors; /* after data, ST_ANCHORS(size) */
 	unsigned long amask;	/* number of anchors - 1 */
+	/* Openings and closes only: after what every write reads. */
+	local_t marking;	/* openings that began taking their markers (I5) */
+	local_t marked;		/* ... and that ended with their baselines */
+	atomic_long_t last;	/* head's position when it was last closed */
 };
 
 /* The byte offset in @r's data of position @pos. */
@@ -554,8 +555,8 @@ static inline bool st_ring_settled(struct st_ring *r)
  * ST_ALIGN bytes for each emptying of the snapshot meanwhile:
  * st_unspare()), rather than only what lies before it.
  */
-static inline unsigned long __st_epoch_start(struct st_ring *r, unsigned long v,
-					     unsigned long t, bool settled)
+static inline unsigned long st_epoch_start(struct st_ring *r, unsigned long v,
+					   unsigned long t, bool settled)
 {
 	unsigned long p = st_pos(v);
 

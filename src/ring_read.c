@@ -131,7 +131,7 @@ static enum st_read_ret st_read_at(struct st_ring *r, unsigned long pos,
 /*
  * Where a reader of @r starts: tail, or if @r is pending, head's position.
  * That is below the start of the epoch its opening will begin (every
- * opening starts above it: __st_epoch_start()), and once the ring is open
+ * opening starts above it: st_epoch_start()), and once the ring is open
  * its tail is at that start or above: the reader's first look finds tail
  * past its position and jumps there (st_peek()), as past records
  * overwritten. Not a guess of the start itself: an opening under way may
@@ -867,6 +867,7 @@ static bool st_has_data(struct snaptrace_buffer *buf, enum snaptrace_which which
 		r = per_cpu_ptr(half->rings, i);
 		if (atomic_long_read(&r->head) & ST_PENDING)
 			continue;
+		smp_rmb(); /* head before commit and tail (st_open()) */
 		c = local_read(&r->commit);
 		ret = (long)(c - st_pos(atomic_long_read(&r->tail))) > 0;
 	}

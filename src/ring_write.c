@@ -134,7 +134,7 @@ static void st_unmark_atomic(atomic_long_t *cnt, unsigned long mark,
 
 /*
  * Open the live-pending or next ring @r (head @v) for this CPU's writers: a
- * new epoch starts (__st_epoch_start()), emptied, with baselines for its
+ * new epoch starts (st_epoch_start()), emptied, with baselines for its
  * counters. Runs on @r's CPU, as a writer (or as the one writer of
  * snaptrace_reserve_on(), @cpu the ring's CPU, -1 otherwise); an
  * interrupt or NMI may open it too in the middle, and runs to its end
@@ -169,7 +169,7 @@ static void st_open(struct snaptrace_buffer *buf, struct st_ring *r,
 	smp_rmb(); /* those before head's re-check */
 	if (atomic_long_read(&r->head) != v)
 		return;
-	s = __st_epoch_start(r, v, t, settled);
+	s = st_epoch_start(r, v, t, settled);
 	st_hook(buf, ST_STEP_OPEN, st_ring_cpu(cpu));
 	if (cmpxchg(&r->start, start, s) != start)
 		return;	/* an opening nested since our reads: its epoch */
