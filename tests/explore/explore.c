@@ -1484,6 +1484,7 @@ static const struct ex_scen *ex_find(const char *name)
 static const char *ex_prog;
 static long ex_failures, ex_runs;
 static int ex_max_reports = 3;
+static bool ex_first;	/* --first: stop at the first failing run */
 
 /*
  * Make the failing schedule just taken shorter: drop each choice in turn
@@ -1602,7 +1603,7 @@ static long ex_systematic(const struct ex_scen *sc, int bound, long cap)
 		ex_runs++;
 		if (ex.failn)
 			ex_report(sc);
-		if (cap && runs >= cap)
+		if ((cap && runs >= cap) || (ex_first && ex_failures))
 			break;
 		/* Backtrack: the deepest choice that may still go one further. */
 		used = 0;
@@ -1646,6 +1647,7 @@ static void ex_usage(void)
 
 	printf("usage: %s [--list] [--systematic [NAME...]] [--bound N]\n"
 	       "       [--random RUNS] [--seed S] [--replay NAME:SCHEDULE] [--reports N]\n"
+	       "       [--first]   (stop at the first failing run)\n"
 	       "scenarios:\n", ex_prog);
 	for (i = 0; i < sizeof(ex_scens) / sizeof(ex_scens[0]); i++)
 		printf("  %-32s %s\n", ex_scens[i].name, ex_scens[i].about);
@@ -1679,6 +1681,8 @@ int main(int argc, char **argv)
 			seed = strtoull(argv[++a], NULL, 10);
 		else if (!strcmp(argv[a], "--reports") && a + 1 < argc)
 			ex_max_reports = atoi(argv[++a]);
+		else if (!strcmp(argv[a], "--first"))
+			ex_first = true;
 		else if (argv[a][0] != '-' && nnames < 64)
 			names[nnames++] = argv[a];
 		else {
@@ -1698,19 +1702,21 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			ex_systematic(sc, bound >= 0 ? bound : sc->bound, sc->max_runs);
+			if (ex_first && ex_failures)
+				break;
 		}
 	}
 	if (random_runs) {
 		long f0 = ex_failures;
 
-		for (i = 0; i < random_runs; i++) {
+		for (i = 0; i < random_runs && !(ex_first && ex_failures); i++) {
 			u64 s = seed + i;
 
 			/* Named scenarios given: random schedules of those. */
 			ex_random_one(nnames && !systematic ?
 				      ex_find(names[i % nnames]) : ex_gen(s), s);
 		}
-		printf("random: %ld runs from seed %llu, %ld failing\n", random_runs,
+		printf("random: %ld runs from seed %llu, %ld failing\n", i,
 		       (unsigned long long)seed, ex_failures - f0);
 	}
 	printf("explore: %ld runs, %ld failing\n", ex_runs, ex_failures);

@@ -37,9 +37,9 @@ while read -r name file perl; do
 	fi
 	bin=$dir/out-$name/explore/explore
 	how=
-	if ! "$bin" --systematic --reports 1 >"$m.sys" 2>&1; then
+	if ! "$bin" --systematic --first --reports 1 >"$m.sys" 2>&1; then
 		how="systematic $(sed -n 's/^FAIL \([^ ]*\).*/\1/p' "$m.sys" | head -n 1): $(grep -A1 '^FAIL' "$m.sys" | sed -n 2p)"
-	elif ! "$bin" --random "${EXPLORE_RANDOM:-20000}" --seed 1 --reports 1 >"$m.rnd" 2>&1; then
+	elif ! "$bin" --random "${EXPLORE_RANDOM:-20000}" --seed 1 --first --reports 1 >"$m.rnd" 2>&1; then
 		how="random: $(grep -A1 '^FAIL' "$m.rnd" | sed -n 2p)"
 	fi
 	if [ -n "$how" ]; then
