@@ -256,6 +256,14 @@ else
 	cat "$SNAPTRACE_OUT/logs/runner-selftest.log"
 	count 1 "runner self-test"
 fi
+# The test kernels' cache across Debian's revisions of linux-source, in a
+# made-up cache.
+if "$SNAPTRACE_TOP/tests/qemu/kernel-cache-selftest.sh" >"$SNAPTRACE_OUT/logs/kernel-cache-selftest.log" 2>&1; then
+	count 0 "kernel cache self-test"
+else
+	cat "$SNAPTRACE_OUT/logs/kernel-cache-selftest.log"
+	count 1 "kernel cache self-test"
+fi
 # The ring's interleaving explorer (tests/explore/): its systematic bound
 # and random budget, in user space, a few minutes on one core.
 if "$SNAPTRACE_TOP/tests/explore/run.sh" --check; then

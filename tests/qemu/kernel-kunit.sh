@@ -3,24 +3,27 @@
 # Build a KUnit test kernel from Debian's linux-source-SERIES (6.12 from
 # Debian 12, newer ones fetched by lib.sh's private apt configuration) and
 # the config fragment(s) in kconfig/, cached outside the clone and keyed by
-# a hash of the source package version, the fragments and the recipe (the
-# configure, check and build steps below).
+# a hash of the series (6.12, 7.3), the compiler's version, the fragments
+# and the recipe (the configure, check and build steps below): not by
+# Debian's revision of the source package, so that a new upload of
+# linux-source-SERIES (a stable update, every few weeks) does not turn
+# every make check cold. A cached kernel keeps the source tree it was
+# built from (its O= tree points there) and says which it was;
+# SNAPTRACE_KERNEL_REFRESH=1 rebuilds from the current one.
 #
-# Usage: [SNAPTRACE_KSERIES=7.3] kernel-kunit.sh [FRAGMENT...]
+# Usage: [SNAPTRACE_KSERIES=7.3] kernel-kunit.sh [--key] [FRAGMENT...]
 #        (default series 6.12, fragment kconfig/kunit.config)
 # Prints the build directory (a kernel tree for `make -C ... M=`) on stdout's
-# last line.
+# last line; with --key, only the name it has in the cache, building nothing
+# (tests/qemu/kernel-cache-selftest.sh).
 set -euo pipefail
 . "$(dirname "$0")/../../scripts/lib.sh"
 
+key_only=0
+[ "${1:-}" != --key ] || { key_only=1; shift; }
 frags=("$@")
 [ ${#frags[@]} -gt 0 ] || frags=("$SNAPTRACE_TOP/kconfig/kunit.config")
 series=${SNAPTRACE_KSERIES:-6.12}
-
-src=$(kernel_source_series "$series" | tail -n 1)
-[ -f "$src/Makefile" ] || die "no linux-source-$series"
-srcver=$(basename "$src")
-srcver=${srcver#linux-source-}
 
 name=$(basename "${frags[-1]}" .config)
 # The 6.12 kernels keep their bare names; newer series say theirs.
@@ -29,6 +32,14 @@ name=$(basename "${frags[-1]}" .config)
 # "# snaptrace-make: VAR=VALUE" line.
 read -r -a mkvars <<<"$(sed -n 's/^# snaptrace-make: //p' "${frags[@]}" | tr '\n' ' ')"
 log=$SNAPTRACE_OUT/logs/kernel-$name.log
+# The compiler the kernel (and later the module) is built with, by its
+# upstream version: Debian's own revision of it changes no code we test.
+compiler() {
+	case " ${mkvars[*]} " in
+	*" LLVM=1 "*) echo "clang $(clang -dumpversion)" ;;
+	*) echo "gcc $(gcc -dumpfullversion)" ;;
+	esac
+}
 
 configure() {
 	make -C "$src" O="$obj" ARCH=x86_64 "${mkvars[@]}" tinyconfig &&
@@ -64,18 +75,50 @@ build() {
 		-j"${SNAPTRACE_KJOBS:-$(($(nproc) + 1))}" bzImage modules modules_prepare
 }
 
-key=$( { echo "$srcver"; cat "${frags[@]}"; declare -f configure check_config build; } |
-	hash_of -)
+recipe() {
+	cat "${frags[@]}"
+	declare -f configure check_config build
+}
+key=$( { echo "$series"; compiler; recipe; } | hash_of -)
 obj=$SNAPTRACE_CACHE/build/$name-$key
+[ "$key_only" = 0 ] || { echo "$name-$key"; exit 0; }
 
-if [ ! -f "$obj/.snaptrace-built" ]; then
+# What a kernel was built from: "linux-source-<Debian version>", in
+# $obj/.snaptrace-source. Before the key left the revision out it was in
+# the key; such a tree of the current revision is adopted, not rebuilt.
+built_from() {
+	[ -f "$obj/.snaptrace-built" ] && [ -f "$obj/.snaptrace-source" ] &&
+		[ -f "$SNAPTRACE_CACHE/src/$(cat "$obj/.snaptrace-source")/Makefile" ]
+}
+if ! built_from || [ "${SNAPTRACE_KERNEL_REFRESH:-0}" = 1 ]; then
+	src=$(kernel_source_series "$series" | tail -n 1)
+	[ -f "$src/Makefile" ] || die "no linux-source-$series"
+	srcver=$(basename "$src")
+	srcver=${srcver#linux-source-}
+	old=$SNAPTRACE_CACHE/build/$name-$( { echo "$srcver"; recipe; } | hash_of -)
+	if [ "${SNAPTRACE_KERNEL_REFRESH:-0}" != 1 ] && [ -f "$old/.snaptrace-built" ] &&
+		[ ! -e "$obj" ]; then
+		# Its O= tree names itself in generated files: link, not move.
+		ln -s "$(basename "$old")" "$obj"
+		echo "linux-source-$srcver" >"$obj/.snaptrace-source"
+		say "kernel: $name: adopted $(basename "$old") (linux-source $srcver) as $name-$key"
+	fi
+fi
+if ! built_from || [ "${SNAPTRACE_KERNEL_REFRESH:-0}" = 1 ]; then
 	rm -rf "$obj"
 	mkdir -p "$obj"
 	stage "kernel: configure $name ($key)" "$log.config" configure
 	stage "kernel: check $name config" "$log.check" check_config
 	stage "kernel: build $name bzImage+modules (a few minutes)" "$log" build
+	echo "linux-source-$srcver" >"$obj/.snaptrace-source"
 	touch "$obj/.snaptrace-built"
 else
-	say "kernel: $name ($key) cached in $obj"
+	if [ "$series" = 6.12 ]; then
+		now=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || true)
+	else
+		now=$(newer_version "linux-source-$series" 2>/dev/null || true)
+	fi
+	was=$(cat "$obj/.snaptrace-source")
+	say "kernel: $name ($key) cached in $obj, built from $was${now:+ (Debian has $now)}"
 fi
 echo "$obj"
