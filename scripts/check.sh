@@ -49,11 +49,12 @@ set -euo pipefail
 #         ARM remote beside the guest, scripts/remote-demo.sh), "shell"
 #         (make shell typed into, scripts/shell-check.sh), "shell-persist"
 #         (make shell-persist typed into, the same), "dkms" (the
-#         module as DKMS builds and installs it, booted), "readme" (README's
-#         "Building your own module against the API" as a new user follows
-#         it, scripts/readme-module.sh: make install into a staging tree,
-#         the README's module built against what it installed, both loaded
-#         by tests/scenarios/readme-module.sh).
+#         module as DKMS builds and installs it, booted), "readme" (the
+#         first module of one's own, from README.md to
+#         Documentation/api.rst's "Building a module against the API", as
+#         a new user follows it, scripts/readme-module.sh: make install
+#         into a staging tree, the page's module built against what it
+#         installed, both loaded by tests/scenarios/readme-module.sh).
 # OPTIONS for tests/qemu/qemu-run.sh (or remote-demo.sh, shell-check.sh).
 # A new boot is a new line; a new kind of run, a name for SCENARIOS and
 # its case in the loop at the end.

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# README.md's "Building your own module against the API" as a new user
-# follows it, so the section cannot drift: its Kbuild and mymod.c blocks
-# become a module directory, its `sudo make install` installs snaptrace
-# (built from a copy of the clone) and its `make -C ...` builds mymod.ko
+# The first module of one's own, as a new user follows it from README.md
+# ("Your own module") to Documentation/api.rst's "Building a module against
+# the API", so the section cannot drift: its Kbuild and mymod.c blocks
+# (".. code-block:: make" and "c") become a module directory, and its
+# ".. code-block:: sh" commands run: `sudo make install` installs snaptrace
+# (built from a copy of the clone) and `make -C ...` builds mymod.ko
 # against what was installed, for KDIR's kernel. Installed into a staging
-# tree (INSTALL_MOD_PATH), never the system: the README's /lib/modules/ and
+# tree (INSTALL_MOD_PATH), never the system: the page's /lib/modules/ and
 # /usr/src/snaptrace-<version>/ are rewritten to point into it. The build
-# without KBUILD_EXTRA_SYMBOLS must fail with the modpost error the README
+# without KBUILD_EXTRA_SYMBOLS must fail with the modpost error the page
 # quotes. The commands that load the modules and read the snapshot are
 # tests/scenarios/readme-module.sh's, which quotes them (checked here).
 #
@@ -22,7 +24,8 @@ set -euo pipefail
 kdir=${1:?usage: readme-module.sh KDIR OUTDIR}
 out=$(realpath -m "${2:?usage: readme-module.sh KDIR OUTDIR}")
 [ -f "$kdir/Makefile" ] || die "no kernel tree at $kdir"
-readme=$SNAPTRACE_TOP/README.md
+doc=$SNAPTRACE_TOP/Documentation/api.rst
+title="Building a module against the API"
 scen=$SNAPTRACE_TOP/tests/scenarios/readme-module.sh
 ver=$(sed -n 's/^#define SNAPTRACE_VERSION "\(.*\)"$/\1/p' \
 	"$SNAPTRACE_TOP/include/snaptrace/snaptrace.h")
@@ -36,20 +39,44 @@ rm -rf "$out"
 mkdir -p "$out"/{clone,stage,mymod}
 stage=$out/stage
 
-# The section, up to the next "## " heading; block TYPE: its ```TYPE blocks.
-section=$(awk '/^## /{f = /^## Building your own module/} f' "$readme")
-[ -n "$section" ] || die "README.md has no \"## Building your own module\" section"
+# The section: from its title to the next title (a line underlined with
+# "=" or "-" at least as long), its subsections' included.
+section=$(awk -v t="$title" '
+	{ line[NR] = $0 }
+	END {
+		for (i = 1; i <= NR; i++) {
+			if (i < NR && line[i] ~ /[^ ]/ && line[i + 1] ~ /^(=+|-+)$/ &&
+			    length(line[i + 1]) >= length(line[i]))
+				f = line[i] == t
+			if (f)
+				print line[i]
+		}
+	}' "$doc")
+[ -n "$section" ] || die "$doc has no \"$title\" section"
+# block TYPE: the section's ".. code-block:: TYPE" blocks, their
+# indentation (the first line's) taken off, blank lines between their
+# lines kept and none after; a block ends at a line that is not indented.
 block() {
-	awk -v t="$1" '$0 == "```" t {f = 1; next} /^```/ {f = 0} f' <<<"$section"
+	awk -v t="$1" '
+		$0 == ".. code-block:: " t { f = 1; ind = 0; nb = 0; next }
+		f && /^[^ \t]/ { f = 0 }
+		!f { next }
+		/^[ \t]*$/ { if (ind) nb++; next }
+		{
+			if (!ind) { match($0, /^[ \t]+/); ind = RLENGTH }
+			for (; nb > 0; nb--)
+				print ""
+			print substr($0, ind + 1)
+		}' <<<"$section"
 }
 block make >"$out/mymod/Kbuild"
 block c >"$out/mymod/mymod.c"
 if [ ! -s "$out/mymod/Kbuild" ] || [ ! -s "$out/mymod/mymod.c" ]; then
-	die "README.md: no \`\`\`make or \`\`\`c block in the section"
+	die "$doc: no code-block make or c in \"$title\""
 fi
 # The shell commands: continuation lines joined.
 mapfile -t cmds < <(block sh | sed -e ':a' -e '/\\$/{N;s/[[:space:]]*\\\n[[:space:]]*/ /;ba}')
-[ "${#cmds[@]}" -gt 0 ] || die "README.md: no \`\`\`sh block in the section"
+[ "${#cmds[@]}" -gt 0 ] || die "$doc: no code-block sh in \"$title\""
 
 # The guest's commands, as the scenario quotes them.
 quoted() { sed -n "s/^$1='\(.*\)'\$/\1/p" "$scen"; }
@@ -57,10 +84,10 @@ load=$(quoted README_LOAD) cat_cmd=$(quoted README_CAT)
 if [ -z "$load" ] || [ -z "$cat_cmd" ]; then
 	die "$scen: no README_LOAD or README_CAT"
 fi
-# As the README writes them: each command through sudo.
+# As the page writes them: each command through sudo.
 load="sudo ${load%% && *} && sudo ${load#* && }" cat_cmd="sudo $cat_cmd"
 
-# The README's paths, pointed at KDIR and the staging tree; any other
+# The page's paths, pointed at KDIR and the staging tree; any other
 # path of the system (another version, another directory) fails.
 staged() {
 	local c=$1 rest
@@ -72,7 +99,7 @@ staged() {
 	rest=${rest//$stage\/lib\/modules\//}
 	rest=${rest//$stage\/usr\/src\/snaptrace-$ver/}
 	case $rest in
-	*/lib/modules* | */usr/src/*) die "README.md: a path not under test: $1" ;;
+	*/lib/modules* | */usr/src/*) die "$doc: a path not under test: $1" ;;
 	esac
 	echo "$c"
 }
@@ -88,32 +115,32 @@ for c in "${cmds[@]}"; do
 		;;
 	"make -C "*)
 		c=$(staged "$c")
-		# What a user sees who forgets KBUILD_EXTRA_SYMBOLS: the README
-		# quotes modpost's first error.
+		# What a user sees who forgets KBUILD_EXTRA_SYMBOLS: the page
+		# quotes modpost's first error, as a literal on one line.
 		(cd "$out/mymod" && eval "${c% KBUILD_EXTRA_SYMBOLS=*}") >"$out/nosym.log" 2>&1 &&
 			die "mymod.ko built without KBUILD_EXTRA_SYMBOLS"
 		first=$(grep -m1 '^ERROR: modpost: ' "$out/nosym.log" |
 			sed "s|\[$out/mymod/|[.../|")
-		grep -qF "\`$first\`" "$readme" ||
-			die "README.md does not quote modpost's first error: $first"
+		grep -qF "\`\`$first\`\`" "$doc" ||
+			die "$doc does not quote modpost's first error: $first"
 		say "readme-module: without KBUILD_EXTRA_SYMBOLS: $first"
 		rm -f "$out/mymod/"*.ko
 		say "readme-module: $c"
 		(cd "$out/mymod" && eval "$c") >>"$log" 2>&1 ||
-			{ tail -n 30 "$log" >&2; die "the README's build of mymod.ko failed ($log)"; }
+			{ tail -n 30 "$log" >&2; die "the page's build of mymod.ko failed ($log)"; }
 		if grep -n 'warning:' "$log" >&2; then
-			die "the README's module builds with warnings ($log)"
+			die "the page's module builds with warnings ($log)"
 		fi
 		built=1
 		;;
 	"$load" | "$cat_cmd") ;;
-	*) die "README.md: a command no test runs: $c" ;;
+	*) die "$doc: a command no test runs: $c" ;;
 	esac
 done
-[ "$built" = 1 ] || die "the README builds no mymod.ko"
+[ "$built" = 1 ] || die "$doc builds no mymod.ko"
 for c in "$load" "$cat_cmd"; do
 	printf '%s\n' "${cmds[@]}" | grep -qxF "$c" ||
-		die "README.md lacks the scenario's command: $c"
+		die "$doc lacks the scenario's command: $c"
 done
 
 # The module as make install left it (modules_install compresses it on
@@ -128,4 +155,4 @@ case "$ko" in
 *) die "make install left no snaptrace.ko in updates/ (${ko:-none})" ;;
 esac
 cp "$out/mymod/mymod.ko" "$out/"
-say "readme-module: snaptrace.ko (installed) and mymod.ko (README) -> $out"
+say "readme-module: snaptrace.ko (installed) and mymod.ko (Documentation/api.rst) -> $out"

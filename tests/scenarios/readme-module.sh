@@ -1,11 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# readme-module: README.md's "Building your own module against the API",
+# readme-module: the first module of one's own (README.md's "Your own
+# module", Documentation/api.rst's "Building a module against the API"),
 # in the guest: snaptrace.ko as `make install` installed it and mymod.ko
-# built from the README's Kbuild and mymod.c against the installed headers
-# and snaptrace.symvers (scripts/readme-module.sh builds both). The README's
+# built from the page's Kbuild and mymod.c against the installed headers
+# and snaptrace.symvers (scripts/readme-module.sh builds both). The page's
 # commands are run as it writes them, without sudo; scripts/readme-module.sh
-# checks that the README has these two lines.
+# checks that the page has these two lines.
 . ./lib.sh
 st_begin readme-module
 
