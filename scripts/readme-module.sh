@@ -74,6 +74,16 @@ block c >"$out/mymod/mymod.c"
 if [ ! -s "$out/mymod/Kbuild" ] || [ ! -s "$out/mymod/mymod.c" ]; then
 	die "$doc: no code-block make or c in \"$title\""
 fi
+# README.md's "Your own module" shows lines of this mymod.c: each one must
+# be a line of it (indentation aside).
+readme=$SNAPTRACE_TOP/README.md
+shown=$(awk '/^## /{f = /^## Your own module/} f' "$readme" |
+	awk '$0 == "```c" {f = 1; next} /^```/ {f = 0} f')
+[ -n "$shown" ] || die "README.md: no \`\`\`c block in \"## Your own module\""
+while IFS= read -r l; do
+	[ -z "$l" ] || sed 's/^[[:space:]]*//' "$out/mymod/mymod.c" | grep -qxF -- "$l" ||
+		die "README.md shows a line that $doc's mymod.c does not have: $l"
+done <<<"$shown"
 # The shell commands: continuation lines joined.
 mapfile -t cmds < <(block sh | sed -e ':a' -e '/\\$/{N;s/[[:space:]]*\\\n[[:space:]]*/ /;ba}')
 [ "${#cmds[@]}" -gt 0 ] || die "$doc: no code-block sh in \"$title\""
