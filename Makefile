@@ -17,7 +17,8 @@
 #   make check                      the whole test suite (KUnit + scenarios)
 #   make check-quick                the debug kernel only (KUnit + its scenarios)
 #   make firmware                   build the example remote firmware (fw/)
-#   make static-check               checkpatch --strict, sparse, kernel-doc
+#   make static-check               checkpatch --strict, sparse, kernel-doc,
+#                                   the docs' map of src/
 #   make fuzz [FUZZ_SECONDS=600]    libFuzzer on the firmware parsers
 #   make explore [EXPLORE_RUNS=4000000] [EXPLORE_SRC=dir]
 #                                   soak of the ring's interleaving explorer

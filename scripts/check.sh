@@ -7,10 +7,11 @@
 #     injection, PREEMPT_RT, KCSAN, clang-built) and the stock Debian kernel images; build
 #     the example firmware
 #  3. the ring's interleaving explorer (tests/explore/run.sh --check);
-#     static checks (checkpatch --strict, sparse, kernel-doc); the ring's
-#     orderings under the Linux-kernel memory model (herd7 on tests/litmus/,
-#     each test and twin counted); build the module with W=1 against each
-#     kernel, no warnings allowed, and with DKMS
+#     static checks (checkpatch --strict, sparse, kernel-doc, the docs'
+#     map of src/); the ring's orderings under the Linux-kernel memory
+#     model (herd7 on tests/litmus/, each test and twin counted); build the
+#     module with W=1 against each kernel, no warnings allowed, and with
+#     DKMS
 #  4. boot each kernel in QEMU and run the scenarios, SNAPTRACE_JOBS (2) at a
 #     time, as the table MATRIX below says (tests/qemu/, its README.md):
 #     KUnit suites on the test kernels; the ARM remote over ivshmem beside
@@ -272,7 +273,7 @@ if "$SNAPTRACE_TOP/tests/explore/run.sh" --check; then
 else
 	count 1 "explore"
 fi
-for c in checkpatch sparse kernel-doc; do
+for c in checkpatch sparse kernel-doc docs; do
 	if "$SNAPTRACE_TOP/scripts/static-checks.sh" "$c"; then
 		count 0 "static $c"
 	else

@@ -10,14 +10,19 @@
 #               (the crash test module too): no sparse warning or error in
 #               our files
 #   kernel-doc  kernel-doc -Wall on src/ and include/snaptrace/: no output
-#   all         the three (the default); goes on past a failure
+#   docs        the pages against the tree: Documentation/index.rst's map
+#               of src/ names every src/*.c and src/*.h and nothing else,
+#               every Documentation/*.rst that README.md or index.rst
+#               names exists, README.md is at most 250 lines (needs no
+#               kernel source)
+#   all         the four (the default); goes on past a failure
 #   clang-format  advisory only, never fails and not part of all: how much
 #               of our code the kernel's .clang-format would change
 #
 # One stage line per check, its log in out/logs/static-<check>.log. Exit
 # status 1 when any check found something.
 #
-# Usage: static-checks.sh [checkpatch|sparse|kernel-doc|all|clang-format]
+# Usage: static-checks.sh [checkpatch|sparse|kernel-doc|docs|all|clang-format]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -89,6 +94,49 @@ kernel_doc() {
 	return 1
 }
 
+# The docs against the tree. The map is the list-table of "The map of
+# src/" in Documentation/index.rst, a row's first cell ``FILE``.
+docs() {
+	local index=Documentation/index.rst map files f bad=0 n
+	cd "$top" || return
+	map=$(awk '
+		{ line[NR] = $0 }
+		END {
+			for (i = 1; i < NR; i++) {
+				if (line[i] ~ /[^ ]/ && line[i + 1] ~ /^(=+|-+)$/ &&
+				    length(line[i + 1]) >= length(line[i]))
+					f = line[i] == "The map of src/"
+				if (f && line[i] ~ /^   \* - ``[^`]+``$/) {
+					sub(/^   \* - ``/, "", line[i])
+					sub(/``$/, "", line[i])
+					print line[i]
+				}
+			}
+		}' "$index" | sort)
+	[ -n "$map" ] || { echo "$index: no \"The map of src/\" table"; return 1; }
+	files=$(find src -maxdepth 1 -type f -name '*.[ch]' -printf '%f\n' | sort)
+	echo "map of src/: $(echo "$map" | wc -l) rows, $(echo "$files" | wc -l) files"
+	for f in $(comm -23 <(echo "$files") <(echo "$map")); do
+		echo "src/$f: not in $index's map of src/"
+		bad=1
+	done
+	for f in $(comm -13 <(echo "$files") <(echo "$map")); do
+		echo "$index: the map names $f, which src/ does not have"
+		bad=1
+	done
+	for f in $(echo "$map" | uniq -d); do
+		echo "$index: the map names $f twice"
+		bad=1
+	done
+	for f in $(grep -oh 'Documentation/[A-Za-z0-9_-]*\.rst' README.md "$index" | sort -u); do
+		[ -f "$f" ] || { echo "$f: named in README.md or $index, not there"; bad=1; }
+	done
+	n=$(wc -l <README.md)
+	echo "README.md: $n lines"
+	[ "$n" -le 250 ] || { echo "README.md: $n lines, more than 250"; bad=1; }
+	return $bad
+}
+
 # Advisory: lines clang-format would change, per directory. Always succeeds.
 clang_format() {
 	local copy=$SNAPTRACE_OUT/build/clang-format d f n lines total
@@ -110,7 +158,8 @@ clang_format() {
 	done
 }
 
-KSRC=$(ksrc)
+# The docs check needs no kernel source.
+[ "$what" = docs ] || KSRC=$(ksrc)
 failed=""
 run() { # run NAME FUNCTION
 	stage "static: $1" "$logs/static-$1.log" "$2" || failed="$failed $1"
@@ -119,16 +168,18 @@ case "$what" in
 checkpatch) run checkpatch checkpatch ;;
 sparse) run sparse sparse_check ;;
 kernel-doc) run kernel-doc kernel_doc ;;
+docs) run docs docs ;;
 all)
 	run checkpatch checkpatch
 	run sparse sparse_check
 	run kernel-doc kernel_doc
+	run docs docs
 	;;
 clang-format)
 	run clang-format clang_format
 	grep 'would change' "$logs/static-clang-format.log" | sed 's/^/    /' >&2
 	;;
-*) die "usage: static-checks.sh [checkpatch|sparse|kernel-doc|all|clang-format]" ;;
+*) die "usage: static-checks.sh [checkpatch|sparse|kernel-doc|docs|all|clang-format]" ;;
 esac
 if [ -n "$failed" ]; then
 	say "static: FAILED:$failed"
