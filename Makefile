@@ -46,8 +46,8 @@ module:
 		exit 1; }
 	$(MAKE) -C $(KDIR) M=$(PWD) W=1 modules
 
-# Build products of `make module` and of examples/ (README.md), and out/
-# (logs and results of check/demo).
+# Build products of `make module` and of examples/ (Documentation/api.rst),
+# and out/ (logs and results of check/demo).
 clean:
 	rm -rf *.o *.ko *.mod *.mod.c .*.cmd .*.d .module-common.o \
 		src/*.o src/.*.cmd src/.*.d tests/*.o tests/.*.cmd tests/.*.d \

@@ -11,8 +11,8 @@
  *   cat /sys/kernel/debug/snaptrace/instances/example/trace     (3 lines)
  *   cat /sys/kernel/debug/snaptrace/instances/example/snapshot  (2 lines)
  *
- * Build it as README.md says: against the kernel's headers, with
- * snaptrace's include/ and snaptrace.ko's Module.symvers.
+ * Build it as Documentation/api.rst says: against the kernel's headers,
+ * with snaptrace's include/ and snaptrace.ko's Module.symvers.
  */
 #include <linux/err.h>
 #include <linux/module.h>
