@@ -1075,6 +1075,108 @@ static void cut_open_stalled_across_two_snapshots(struct kunit *test)
 }
 
 /*
+ * The room a record still open across two snapshots leaves its ring once
+ * live again, exactly, in stop-when-full mode. The writer commits records
+ * 0 .. K - 1 (K = CUT_ROOM_K), from the ring's start, and is held after
+ * the reservation of record K, at byte K * 64 of the ring: commit stays
+ * there (I2) until it commits. Two snapshots from the other CPU take that
+ * ring, then empty it (st_unspare(): ST_ALIGN bytes up) and make it live
+ * again; an interrupt on the writer's CPU (an IPI) opens it and writes
+ * records K + 1, K + 2, ... until one is refused.
+ *
+ * With record K still being written (not settled: st_ring_settled()), the
+ * epoch starts g = 2 * ST_ALIGN bytes above record K's end (the emptying's
+ * ST_ALIGN and the opening's), at byte (K + 1) * 64 + g of the ring, with
+ * the room up to commit + CUT_RING (I2): a whole ring less record K and g.
+ * As 0 < g < 64, that is:
+ * - from there to the ring's end, (CUT_RING - (K + 1) * 64 - g) / 64
+ *   rounded down, CUT_FIT - K - 2 records, then 64 - g bytes of padding
+ *   (I1);
+ * - from the ring's start to record K, K records;
+ * so CUT_FIT - 2 records, and the next is refused, counted as dropped.
+ * Starting at the ring's next multiple of its size, as a settled ring
+ * does, would leave the epoch only the K records before record K (none
+ * for record 0: cut_open_record_across_two_snapshots, in overwrite mode
+ * and from the writer's own context).
+ *
+ * Once record K commits, commit is at head, and only tail (the epoch's
+ * start, 64 + g bytes above commit's old place) bounds the reservations:
+ * one more record fits, ending g bytes below tail + CUT_RING, and the
+ * next is dropped.
+ */
+#define CUT_ROOM_K	100
+
+static_assert(CUT_ROOM_K > 0 && CUT_ROOM_K < CUT_FIT - 2 && 2 * ST_ALIGN < CUT_REC);
+
+/* On the held writer's CPU: records @seq, @seq + 1, ... until one is refused. */
+struct cut_ipi_fill {
+	struct snaptrace_buffer *buf;
+	u32 seq;
+	u32 fit;		/* records written before the first refusal */
+	int cpu;
+	int rc;			/* that refusal's */
+};
+
+static void cut_ipi_fill_fn(void *data)
+{
+	struct cut_ipi_fill *w = data;
+	struct cut_payload p = { .magic = CUT_MAGIC };
+
+	w->cpu = smp_processor_id();
+	for (w->fit = 0; w->fit <= CUT_FIT; w->fit++) {
+		p.seq = w->seq + w->fit;
+		w->rc = snaptrace_write(w->buf, &p, sizeof(p));
+		if (w->rc)
+			break;
+	}
+}
+
+static void cut_open_record_keeps_the_room(struct kunit *test)
+{
+	struct cut_ipi_fill w = { .seq = CUT_ROOM_K + 1, .cpu = -1 };
+	struct cut_payload p = { .magic = CUT_MAGIC };
+	const u32 k = CUT_ROOM_K, last = k + CUT_FIT - 2;
+	struct task_struct *t;
+	struct cut_ctl *c;
+
+	c = cut_ctl_new(test, SNAPTRACE_STOP_WHEN_FULL, ST_STEP_WRITE_RESERVED,
+			k, k + 1);
+	t = cut_writer_start_held(test, c, "st_cut_room");
+	if (!t)
+		return;
+	KUNIT_EXPECT_EQ(test, snaptrace_snapshot(c->buf), 0);
+	KUNIT_EXPECT_EQ(test, snaptrace_snapshot(c->buf), 0);
+	w.buf = c->buf;
+	KUNIT_EXPECT_EQ(test, smp_call_function_single(c->cpu, cut_ipi_fill_fn, &w, 1), 0);
+	cut_writer_release(c, t);
+	cut_unhook(NULL);
+	KUNIT_EXPECT_FALSE(test, c->timed_out);
+	KUNIT_EXPECT_EQ_MSG(test, c->refused, 0U, "writes refused");
+	KUNIT_EXPECT_EQ(test, w.cpu, c->cpu);
+	KUNIT_EXPECT_EQ_MSG(test, w.fit, CUT_FIT - 2,
+			    "records that fit before record %u's bytes", k);
+	KUNIT_EXPECT_EQ(test, w.rc, -ENOSPC);
+
+	/* Records 0 .. K went with the first snapshot, which the second replaced. */
+	cut_expect(test, c->buf, SNAPTRACE_SNAPSHOT, c->cpu, 1, 0, "after");
+	cut_expect_stats(test, c->buf, SNAPTRACE_SNAPSHOT, c->cpu, 0, 0, 0, "after");
+	cut_expect(test, c->buf, SNAPTRACE_LIVE, c->cpu, k + 1, last, "after");
+	cut_expect_stats(test, c->buf, SNAPTRACE_LIVE, c->cpu, CUT_FIT - 1, 0, 1,
+			 "after");
+
+	/* Committed, record K frees its bytes: one more record, no other. */
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(c->cpu)), 0);
+	cut_write_here(test, c->buf, last + 1);
+	p.seq = last + 2;
+	KUNIT_EXPECT_EQ_MSG(test, snaptrace_write(c->buf, &p, sizeof(p)), -ENOSPC,
+			    "record %u", p.seq);
+	cut_expect(test, c->buf, SNAPTRACE_LIVE, c->cpu, k + 1, last + 1,
+		   "after record K's commit");
+	cut_expect_stats(test, c->buf, SNAPTRACE_LIVE, c->cpu, CUT_FIT + 1, 0, 2,
+			 "after record K's commit");
+}
+
+/*
  * A round stalled between its check of the roles and its seal. Snapshot
  * R0 has emptied the spare's rings (next) and not yet published; a
  * snapshot nested in it (R1, as an NMI's) completes it: its step 1 seals
@@ -1182,6 +1284,7 @@ static struct kunit_case cut_cases[] = {
 	KUNIT_CASE_PARAM(cut_push_keeps_the_seal, cut_seal_gen_params),
 	KUNIT_CASE(cut_open_interrupted_by_an_opener),
 	KUNIT_CASE(cut_open_stalled_across_two_snapshots),
+	KUNIT_CASE(cut_open_record_keeps_the_room),
 	KUNIT_CASE(cut_round_stalled_before_its_seal),
 	{}
 };
