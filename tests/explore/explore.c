@@ -11,6 +11,7 @@
  * "The interleaving explorer", says how to run it.
  */
 #define _GNU_SOURCE
+#include <setjmp.h>
 #include <stdarg.h>
 #include <time.h>
 #include <ucontext.h>
@@ -200,6 +201,14 @@ static struct {
 	char fail[4096];
 	int failn;
 	bool aborted;
+	/*
+	 * The drain after a run (ex_check_run(), in main's context): its
+	 * accesses, bounded too, so that a reader that loops (a ring left
+	 * broken: a tail below start) fails the run instead of hanging it.
+	 */
+	bool checking;
+	long check_points;
+	jmp_buf check_jb;
 	bool trace;
 	bool lenient;		/* replay: skip a choice not possible */
 } ex;
@@ -477,6 +486,11 @@ void ex_access(const volatile void *p)
 {
 	struct ex_ctx *x = ex.cur;
 
+	if (!x && ex.checking && ++ex.check_points > 10 * ex.max_points) {
+		ex_failf("no end: the drain after the run took over %ld accesses (a reader loops)",
+			 10 * ex.max_points);
+		longjmp(ex.check_jb, 1);
+	}
 	if (!x || p == (void *)&snaptrace_test_hook ||
 	    p == (void *)&snaptrace_test_clock)
 		return;
@@ -736,6 +750,15 @@ static int ex_check_rec(const struct snaptrace_record *rec, const char *who)
 		return -1;
 	}
 	r = &ex.recs[pl.id];
+	/*
+	 * Its position since the epoch began (a reader that took a record of
+	 * an epoch gone, below the new start, gives one "before" it).
+	 */
+	if (rec->pos > (u64)EX_MAX_RECS * 4096) {
+		ex_failf("%s: record #%u at position %#llx: outside its epoch",
+			 who, pl.id, (unsigned long long)rec->pos);
+		return -1;
+	}
 	if (rec->cpu != (unsigned int)r->cpu || rec->len != r->len ||
 	    rec->type != r->type || rec->ts != r->ts || pl.ts != r->ts) {
 		ex_failf("%s: record #%u wrong: cpu %u/%d len %u/%u type %u/%u ts %llu/%llu",
@@ -894,6 +917,37 @@ static void ex_op_stats(void)
 		}
 }
 
+/*
+ * st_close()'s promise: when a snapshot returns, each CPU's sealed
+ * snapshot ring has its tail pushed past every record that a reservation
+ * before its cut overwrote (tail at least the cut less the ring), so that
+ * its records and counters are final then, not when the last such writer
+ * runs again. Checked at the return, while no change runs (one on another
+ * CPU may hold the lock), reading with no scheduling point.
+ */
+static void ex_check_snapshot_final(void)
+{
+	struct ex_ctx *x = ex.cur;
+	struct st_half *spare;
+	struct st_ring *r;
+	long h, t;
+	int c;
+
+	ex.cur = NULL;	/* ex_access(): not a scheduling point */
+	spare = st_half_in(ex.buf, atomic_long_read(&ex.buf->state), SNAPTRACE_SNAPSHOT);
+	for (c = 0; spare && !atomic_read(&ex.buf->busy) && c < ex.sc->ncpu; c++) {
+		r = per_cpu_ptr(spare->rings, c);
+		h = atomic_long_read(&r->head);
+		t = atomic_long_read(&r->tail);
+		if (!r->size || (h & ST_PENDING) || !(h & ST_SPARE))
+			continue;
+		if ((long)(st_pos(t) - (st_pos(h) - st_p(r->size))) < 0)
+			ex_failf("snapshot returned: cpu %d's snapshot tail %#lx is below its cut %#lx less the ring",
+				 c, st_pos(t), st_pos(h));
+	}
+	ex.cur = x;
+}
+
 static void ex_run_op(const struct ex_op *op)
 {
 	struct snaptrace_snap_hold hold;
@@ -909,6 +963,8 @@ static void ex_run_op(const struct ex_op *op)
 		ret = snaptrace_snapshot(ex.buf);
 		if (ret && !(ret == -ENOENT && ex.sc->nospare) && ret != -EBUSY)
 			ex_failf("snapshot: %d", ret);
+		if (!ret)
+			ex_check_snapshot_final();
 		ex_tracef("snapshot: %d", ret);
 		break;
 	case OP_HOLD:
@@ -1335,8 +1391,22 @@ static int ex_run(const struct ex_scen *sc)
 		swapcontext(&ex.main_uc, &ex.cur->uc);
 	}
 	ex.cur = NULL;
-	if (!ex.aborted)
+	if (!ex.aborted) {
+		ex.check_points = 0;
+		ex.checking = true;
+		if (setjmp(ex.check_jb)) {
+			/*
+			 * Left inside a reader, its mutex held: the
+			 * buffer cannot be freed, and is left (one a
+			 * failing run).
+			 */
+			ex.checking = false;
+			ex.buf = NULL;
+			return ex.failn;
+		}
 		ex_check_run();
+		ex.checking = false;
+	}
 	snaptrace_buffer_free(ex.buf);
 	ex.buf = NULL;
 	return ex.failn;

@@ -137,4 +137,39 @@ static const struct ex_scen ex_scens[] = {
 	},
 	.nmi = { { }, { SNAP } },
 },
+/*
+ * Readers against the writer of the ring they read: overtaken mid-record
+ * (the copy's re-check of tail, in st_read_at() and the batched consuming
+ * read),
+ * when a second snapshot makes the snapshot's ring live and a writer opens
+ * it (the re-check of start), and a walk of the snapshot while a second
+ * snapshot takes its ring back and writers fill it.
+ */
+{
+	.name = "readers_overtaken",
+	.about = "a consumer and an iterator of CPU 0's ring overtaken by its writer mid-record",
+	.ncpu = 2, .home = -1, .bound = 2,
+	.task = {
+		{ W(1500), W(2048), W(2048), W(2048), W(2048), W(2048) },
+		{ CONS(LIVE, 0, 2), ITER(LIVE, 0) },
+	},
+},
+{
+	.name = "snapshot_readers_across_reuse",
+	.about = "a consumer and an iterator of CPU 0's snapshot while a second snapshot makes it live and a writer opens it",
+	.ncpu = 2, .home = -1, .bound = 3,
+	.task = {
+		{ W(16), W(20), SNAP, SNAP, W(24) },
+		{ CONS(SNAPS, 0, 1), ITER(SNAPS, 0) },
+	},
+},
+{
+	.name = "walk_across_a_snapshot",
+	.about = "a walk of CPU 0's snapshot while a second snapshot takes its ring back and its writer fills it",
+	.ncpu = 2, .home = -1, .bound = 2,
+	.task = {
+		{ W(2048), W(2048), SNAP, SNAP, W(2048), W(2048), W(2048), W(2048) },
+		{ WALK(0) },
+	},
+},
 };
