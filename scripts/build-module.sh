@@ -4,16 +4,42 @@
 # and the crash test module snaptrace_crash.ko, always: Kbuild) against one
 # kernel tree, with W=1, in a copy of the sources under OUTDIR so builds for
 # several kernels do not trample each other or the clone.
-# Any compiler or modpost warning fails the build.
+# Any compiler or modpost warning fails the build. When OUTDIR already
+# holds a build of the same sources against the same kernel tree with the
+# same make args (its stamp, build_key), nothing is built again.
 #
 # Usage: build-module.sh KDIR OUTDIR [make args...]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+# build_key KDIR ARGS...: what a build depends on: the sources copied
+# that Kbuild reads (tests/*.[ch], not the scenarios; and this script), the
+# kernel tree's path and the mtimes of its .config and Module.symvers, the
+# make args. Kept in OUTDIR/.build-stamp by a build that succeeded.
+build_key() {
+	local kdir=$1
+	shift
+	{
+		(cd "$SNAPTRACE_TOP" && {
+			find Kbuild Kconfig src include compat-include -type f -print0
+			find tests -maxdepth 1 -name '*.[ch]' -print0
+		} | LC_ALL=C sort -z | xargs -0 sha256sum)
+		sha256sum <"$0"
+		realpath "$kdir"
+		stat -c %Y "$kdir/.config" "$kdir/Module.symvers" 2>/dev/null || true
+		printf 'arg %s\n' "$@"
+	} | sha256sum | cut -c1-16
+}
+
 kdir=${1:?usage: build-module.sh KDIR OUTDIR}
 out=$(realpath -m "${2:?usage: build-module.sh KDIR OUTDIR}")
 shift 2
 [ -f "$kdir/Makefile" ] || die "no kernel tree at $kdir"
+key=$(build_key "$kdir" "$@")
+if [ -f "$out/snaptrace.ko" ] && [ "$(cat "$out/.build-stamp" 2>/dev/null)" = "$key" ]; then
+	say "build: up to date ($(basename "$kdir"), $out, key $key)"
+	exit 0
+fi
 
 rm -rf "$out"
 mkdir -p "$out"
@@ -33,3 +59,4 @@ if grep -n 'warning:' "$log" >&2; then
 	say "build-module: warnings are errors here ($log)"
 	exit 1
 fi
+echo "$key" >"$out/.build-stamp"

@@ -48,7 +48,8 @@ set -euo pipefail
 #         panics and reboots the guest six times, --reboots 6, has a run of
 #         its own); or "remote" (the
 #         ARM remote beside the guest, scripts/remote-demo.sh), "shell"
-#         (make shell typed into, scripts/shell-check.sh), "shell-persist"
+#         (make shell typed into as it runs, with the stock 6.12 module it
+#         must find up to date, scripts/shell-check.sh), "shell-persist"
 #         (make shell-persist typed into, the same), "dkms" (the
 #         module as DKMS builds and installs it, booted), "readme" (the
 #         first module of one's own, from README.md to
@@ -311,7 +312,11 @@ for row in "${MATRIX[@]}"; do
 	kname=${k_name[$kernel $source]} kver=${k_ver[$kernel $source]}
 	case $boot in
 	remote) run_remote "remote-$kname" "$k" "$mods" "$@" ;;
-	shell) run_shell "shell-$kname" "$k" "$mods" "$@" ;;
+	shell)
+		# make shell's own way (the stock 6.12 kernel, the module it
+		# finds up to date in out/build/), not the matrix line's files.
+		run_bg "shell-$kname" "$SNAPTRACE_TOP/scripts/shell-check.sh" \
+			--name "shell-$kname" --up-to-date "$@" ;;
 	shell-persist) run_shell "shell-persist-$kname" "$k" "$mods" --persist "$@" ;;
 	dkms)
 		# The module as DKMS builds and installs it, booted.

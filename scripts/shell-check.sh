@@ -8,8 +8,13 @@
 # itself off when the shell exited).
 #
 # Usage: shell-check.sh [--want WANT] [--name NAME] [--timeout SECONDS]
+#                       [--up-to-date]
 #                       [shell.sh options: --persist --kernel VMLINUZ
 #                        --modules DIR]
+#
+# --up-to-date: make shell's own way (no --kernel), after the module was
+# built for the stock 6.12 kernel (make check's build of it): shell.sh
+# must say "build: up to date", not build it again.
 #
 # With --persist (make shell-persist), the shell must also have said that
 # the persistent region is armed (the module loaded with the parameters
@@ -22,9 +27,10 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-want=0.1.0 name=shell-check timeout=120 persist=0
+want=0.1.0 name=shell-check timeout=120 persist=0 uptodate=0
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--up-to-date) uptodate=1; shift; continue ;;
 	--want) want=$2 ;;
 	--name) name=$2 ;;
 	--timeout) timeout=$2 ;;
@@ -53,6 +59,10 @@ tr -d '\r' <"$session" | grep -x -- "$want" >/dev/null ||
 	problems+=("no line '$want' (cat version in the guest's shell)")
 grep 'exit or Ctrl-D' "$session" >/dev/null ||
 	problems+=("the shell did not say how to leave it")
+if [ $uptodate = 1 ]; then
+	grep -E 'build: up to date' "$session" >/dev/null ||
+		problems+=("make shell built the module again (no 'build: up to date')")
+fi
 
 mkdir -p "$SNAPTRACE_OUT/runs/$name"
 if [ ${#problems[@]} -eq 0 ]; then
