@@ -14,6 +14,7 @@
 #   make shell                      the same guest, the module loaded, with a root
 #                                   shell on this terminal in its debugfs
 #                                   directory; exit or Ctrl-D powers it off
+#        [MODULES=dir]              dir/*.ko in the guest's /modules too
 #   make check                      the whole test suite (KUnit + scenarios)
 #   make check-quick                the debug kernel only (KUnit + its scenarios)
 #   make firmware                   build the example remote firmware (fw/)
@@ -66,10 +67,10 @@ demo-remote:
 	scripts/remote-demo.sh
 
 shell:
-	scripts/shell.sh
+	scripts/shell.sh $(if $(MODULES),--more-modules $(MODULES))
 
 shell-persist:
-	scripts/shell.sh --persist
+	scripts/shell.sh --persist $(if $(MODULES),--more-modules $(MODULES))
 
 check:
 	scripts/check.sh

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make shell, typed into by a pipe: "cat version" and "exit" go into
-# scripts/shell.sh under a timeout. Passes when the shell printed WANT (the
-# version, so it ran in snaptrace's debugfs directory with the module
-# loaded) on a line of its own, said how to leave, and QEMU exited by
-# itself with status 0 after the guest's end marker (the guest powered
-# itself off when the shell exited).
+# make shell, typed into by a pipe: "cat version", an ls of a module of
+# the user's (shell.sh --more-modules, make shell MODULES=) and "exit" go
+# into scripts/shell.sh under a timeout. Passes when the shell printed
+# WANT (the version, so it ran in snaptrace's debugfs directory with the
+# module loaded) on a line of its own, named the user's module and had it
+# in /modules, said how to leave, and QEMU exited by itself with status 0
+# after the guest's end marker (the guest powered itself off when the
+# shell exited).
 #
 # Usage: shell-check.sh [--want WANT] [--name NAME] [--timeout SECONDS]
 #                       [--up-to-date]
@@ -41,10 +43,15 @@ done
 
 session=$SNAPTRACE_OUT/runs/$name.session
 mkdir -p "$SNAPTRACE_OUT/runs"
+# A module of the user's: the guest only lists it, so any file will do.
+mine=$SNAPTRACE_OUT/runs/$name.modules
+rm -rf "$mine"
+mkdir -p "$mine"
+echo "not a module: shell-check.sh's stand-in" >"$mine/st_mine.ko"
 s=$(date +%s) rc=0
-printf 'cat version\nexit\n' |
-	timeout -k 10 "$timeout" "$SNAPTRACE_TOP/scripts/shell.sh" --name "$name" "$@" \
-		>"$session" 2>&1 || rc=$?
+printf 'cat version\nls /modules/st_mine.ko\nexit\n' |
+	timeout -k 10 "$timeout" "$SNAPTRACE_TOP/scripts/shell.sh" --name "$name" \
+		--more-modules "$mine" "$@" >"$session" 2>&1 || rc=$?
 say "shell-check[$name]: make shell's script exited $rc after $(($(date +%s) - s))s"
 
 case " $* " in *" --persist "*) persist=1 ;; esac
@@ -59,6 +66,10 @@ tr -d '\r' <"$session" | grep -x -- "$want" >/dev/null ||
 	problems+=("no line '$want' (cat version in the guest's shell)")
 grep 'exit or Ctrl-D' "$session" >/dev/null ||
 	problems+=("the shell did not say how to leave it")
+grep -F 'modules: yours in /modules: st_mine.ko' "$session" >/dev/null ||
+	problems+=("the shell did not name the user's module (--more-modules)")
+tr -d '\r' <"$session" | grep -x -- /modules/st_mine.ko >/dev/null ||
+	problems+=("no /modules/st_mine.ko in the guest (--more-modules)")
 if [ $uptodate = 1 ]; then
 	grep -E 'build: up to date' "$session" >/dev/null ||
 		problems+=("make shell built the module again (no 'build: up to date')")

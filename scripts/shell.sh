@@ -7,7 +7,10 @@
 # is qemu-run.sh --interactive's: 0 when the guest powered itself off.
 #
 # Usage: shell.sh [--persist] [--kernel VMLINUZ --modules DIR]
-#                 [qemu-run.sh options]
+#                 [--more-modules DIR] [qemu-run.sh options]
+#
+# --more-modules DIR (make shell MODULES=DIR): DIR's *.ko files are in the
+# guest's /modules beside ours, for insmod; the shell's banner names them.
 #
 # --persist (make shell-persist): the persistent capture's way
 # (Documentation/persist.rst): the kernel's command line keeps 1 MiB at

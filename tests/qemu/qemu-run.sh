@@ -6,12 +6,15 @@
 #                    --scenario FILE [--firmware DIR] [--timeout SECONDS]
 #                    [--append CMDLINE] [--kcsan] [--faults] [--accel tcg|icount|kvm]
 #                    [--qemu-args ARGS] [--qemu-arg ARG] [--allow-skip ERE]
-#                    [--reboots N] [--interactive]
+#                    [--reboots N] [--interactive] [--more-modules DIR]
 #
 # The initramfs holds busybox-static, the *.ko files of DIR under /modules,
 # the files of the firmware DIR under /lib/firmware, the scenario as
 # /scenario/run.sh with tests/scenarios/lib.sh beside it, and
 # tests/qemu/guest/init. The console log goes to out/runs/NAME/console.log.
+# --more-modules DIR (repeatable): DIR's *.ko files go to /modules too,
+# after those of --modules (one of the same name replaces ours): make
+# shell MODULES=DIR.
 # --scenario may be repeated: the scenarios then share one boot, in order
 # (each its own KTAP document), which saves a boot per scenario; each one
 # must leave the module unloaded, as they all check.
@@ -84,7 +87,7 @@ set -euo pipefail
 name="" kernel="" moddir="" fwdir="" timeout=300 append="" kcsan=0 faults=0
 interactive=0 reboots=""
 allow_skip=""
-scenarios=()
+scenarios=() more_mods=()
 accel=tcg
 qemu_args=()
 while [ $# -gt 0 ]; do
@@ -92,6 +95,7 @@ while [ $# -gt 0 ]; do
 	--name) name=$2 ;;
 	--kernel) kernel=$2 ;;
 	--modules) moddir=$2 ;;
+	--more-modules) more_mods+=("$2") ;;
 	--scenario) scenarios+=("$2") ;;
 	--firmware) fwdir=$2 ;;
 	--timeout) timeout=$2 ;;
@@ -147,6 +151,10 @@ mkinitramfs() {
 	install -m 0755 "$SNAPTRACE_TOP/tests/qemu/guest/init" "$r/init" || return
 	ls "$moddir"/*.ko >/dev/null || return
 	cp "$moddir"/*.ko "$r/modules/" || return
+	for a in ${more_mods[@]+"${more_mods[@]}"}; do
+		ls "$a"/*.ko >/dev/null || return
+		cp "$a"/*.ko "$r/modules/" || return
+	done
 	if [ -n "$fwdir" ]; then
 		cp -r "$fwdir"/. "$r/lib/firmware/" || return
 	fi

@@ -25,6 +25,12 @@ case " $params " in
 	fi
 	echo "persist: crash to capture: echo hello > trace_marker; echo c > /proc/sysrq-trigger (the guest reboots into this shell)" ;;
 esac
+# The modules of make shell MODULES=dir, if any: all but ours.
+mine=""
+for m in /modules/*.ko; do
+	case ${m#/modules/} in snaptrace*) ;; *) mine="$mine ${m#/modules/}" ;; esac
+done
+[ -z "$mine" ] || echo "modules: yours in /modules:$mine (insmod /modules/NAME.ko)"
 echo "leave: exit or Ctrl-D powers the guest off"
 # A shell of its own session with the serial port as its controlling
 # terminal (cttyhack), for job control and Ctrl-C: /dev/console can be
