@@ -5,9 +5,10 @@
 # into scripts/shell.sh under a timeout. Passes when the shell printed
 # WANT (the version, so it ran in snaptrace's debugfs directory with the
 # module loaded) on a line of its own, named the user's module and had it
-# in /modules, said how to leave, and QEMU exited by itself with status 0
-# after the guest's end marker (the guest powered itself off when the
-# shell exited).
+# in /modules, said how to leave, showed no harness marker or emulator
+# noise (console-view.pl; the console log keeps the end marker), and QEMU
+# exited by itself with status 0 after the guest's end marker (the guest
+# powered itself off when the shell exited).
 #
 # Usage: shell-check.sh [--want WANT] [--name NAME] [--timeout SECONDS]
 #                       [--up-to-date]
@@ -70,6 +71,11 @@ grep -F 'modules: yours in /modules: st_mine.ko' "$session" >/dev/null ||
 	problems+=("the shell did not name the user's module (--more-modules)")
 tr -d '\r' <"$session" | grep -x -- /modules/st_mine.ko >/dev/null ||
 	problems+=("no /modules/st_mine.ko in the guest (--more-modules)")
+if noise=$(grep -a -n -E '@@SNAPTRACE-|SeaBIOS|iPXE|terminating on signal' "$session"); then
+	problems+=("harness markers or emulator noise on the terminal: ${noise//$'\n'/; }")
+fi
+grep '@@SNAPTRACE-DONE@@' "$SNAPTRACE_OUT/runs/$name/console.log" >/dev/null ||
+	problems+=("no end marker in the console log (the judge's copy)")
 if [ $uptodate = 1 ]; then
 	grep -E 'build: up to date' "$session" >/dev/null ||
 		problems+=("make shell built the module again (no 'build: up to date')")

@@ -72,7 +72,10 @@
 # host stops QEMU (SIGTERM) once @@SNAPTRACE-DONE@@ shows: /init's
 # "reboot -f" would boot once more. See tests/qemu/README.md.
 # --interactive: the guest's console is this terminal, as with -nographic
-# (Ctrl-A x quits QEMU), and is logged to console.log too; no timeout, no
+# (Ctrl-A x quits QEMU), and is logged to console.log too, where the
+# terminal shows it without markers or the emulator's noise (firmware,
+# "terminating on signal", what follows @@SNAPTRACE-DONE@@:
+# console-view.pl); no timeout, no
 # judging but one: the run fails unless QEMU exits 0 after the guest's end
 # marker (a panic reboots, and QEMU exits 0 there too). A stdin that is not
 # a terminal is held back until /init runs: the serial port drops what
@@ -224,10 +227,12 @@ if [ $interactive = 1 ]; then
 	}
 	: >"$console"
 	say "qemu[$name]: boot $(basename "$kernel"), the console is this terminal"
+	# The terminal gets console-view.pl's view: no markers, no firmware.
+	view=$SNAPTRACE_TOP/tests/qemu/console-view.pl
 	if [ -t 0 ]; then
-		interact | tee "$console" || true
+		interact | tee "$console" | "$view" || true
 	else
-		feed | interact | tee "$console" || true
+		feed | interact | tee "$console" | "$view" || true
 	fi
 	rc=$(cat "$run/qemu.rc" 2>/dev/null || echo 1)
 	if [ "$rc" -ne 0 ]; then

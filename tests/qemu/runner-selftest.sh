@@ -4,7 +4,8 @@
 # (drop_fault_reports in judge.sh) and what it must keep; and which skips
 # fail a run (unexpected_skips); whether /init ran (init_started) and
 # what of the console is judged (split_at_init); and, for --reboots, how
-# a console of several boots is judged (judge_boots). One line per case;
+# a console of several boots is judged (judge_boots); what the terminal
+# of --interactive shows (console-view.pl). One line per case;
 # exit status 1 if any case fails. Run by check.sh, on the host.
 set -euo pipefail
 # The cases read their console from a pipe: run the last command of a
@@ -342,4 +343,38 @@ case_count() {
 	case_count "boots: the current one counts before it reaches /init" 2
 { echo 'SeaBIOS (version 1.16.2-debian-1.16.2-1)'; kstart; stage_boot 1 PANIC; } |
 	case_count "boots: firmware output goes with the first" 1
+# case_view NAME WANT: console-view.pl shows WANT of the console on
+# stdin, given at once and given a byte at a time (a read can end inside
+# a line or an escape sequence).
+case_view() {
+	local name=$1 want=$2 view=$SNAPTRACE_TOP/tests/qemu/console-view.pl got1 got2
+	cat >"$tmp/console"
+	got1=$("$view" <"$tmp/console" | od -c)
+	got2=$(perl -e '$| = 1; while (read(STDIN, my $c, 1)) { print $c; select(undef, undef, undef, 0.002) }' \
+		<"$tmp/console" | "$view" | od -c)
+	want=$(printf '%b' "$want" | od -c)
+	if [ "$got1" = "$want" ] && [ "$got2" = "$want" ]; then
+		echo "ok - $name"
+	else
+		echo "not ok - $name: want"; echo "$want"
+		echo "got (at once)"; echo "$got1"; echo "got (a byte at a time)"; echo "$got2"
+		fails=$((fails + 1))
+	fi
+}
+firmware() {
+	printf '\033c\033[?7l\033[2J\033[0mSeaBIOS (version 1.16.2-debian-1.16.2-1)\r\n\n\n'
+	printf 'iPXE (http://ipxe.org) 00:03.0 CA00 PCI2.10 PnP PMM+3EFCF000+3EF0F000 CA00\r\n'
+	printf 'Press Ctrl-B to configure iPXE (PCI 00:03.0)...\r      \r\n\n\nBooting from ROM...\r\n'
+}
+{ firmware; printf '@@SNAPTRACE-BOOTED 6.12 cpus=2@@\r\nhere: snaptrace 0.1.0\r\n\r\n'
+  printf '/ # cat version\r\n0.1.0\r\nquiet\r\n/ # exit\r\n@@SNAPTRACE-SCENARIO-EXIT 0@@\r\n'
+  printf '@@SNAPTRACE-DONE@@\r\nreboot: Restarting system\r\n'; firmware
+  printf '\033c\033[?7l\033[2Jqemu-system-x86_64: terminating on signal 15 from pid 9 (bash)\n'; } |
+	case_view "view: no firmware, markers, or anything after the end marker" \
+		'here: snaptrace 0.1.0\r\n\r\n/ # cat version\r\n0.1.0\r\nquiet\r\n/ # exit\r\n'
+{ printf 'here\r\n/ # echo c > /proc/sysrq-trigger\r\n[   9.1] Kernel panic - not syncing: sysrq\r\n'
+  firmware; printf '[   0.0] Linux version 6.12\r\n\r\n/ # '; } |
+	case_view "view: a panic's reboot shows the kernels, not the firmware" \
+		'here\r\n/ # echo c > /proc/sysrq-trigger\r\n[   9.1] Kernel panic - not syncing: sysrq\r\n[   0.0] Linux version 6.12\r\n\r\n/ # '
+
 [ $fails -eq 0 ]
