@@ -25,6 +25,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
+#include <linux/time.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
 #include <kunit/visibility.h>
@@ -1282,6 +1283,23 @@ void snaptrace_persist_last_free(struct snaptrace_persist_last *last)
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_last_free);
 
+/*
+ * "@what: 2026-12-02 19:59:41 UTC (1796241581.956795362)": the date for
+ * people, the seconds since the epoch for scripts.
+ */
+static void st_pr_show_wall(struct seq_file *m, const char *what, u64 real_ns)
+{
+	struct tm tm;
+	u32 ns;
+	u64 s;
+
+	s = div_u64_rem(real_ns, NSEC_PER_SEC, &ns);
+	time64_to_tm(s, 0, &tm);
+	seq_printf(m, "%s: %04ld-%02d-%02d %02d:%02d:%02d UTC (%llu.%09u)\n",
+		   what, tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+		   tm.tm_hour, tm.tm_min, tm.tm_sec, s, ns);
+}
+
 /**
  * snaptrace_persist_times_show() - last_boot/info's lines on the wall clock
  * @m: the seq_file
@@ -1289,8 +1307,9 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_last_free);
  * @boot_real_ns: this boot's start on the wall clock (ns), or 0: unknown
  *
  * When the region was armed and when the capture was taken, by the
- * previous boot's wall clock ("armed: 1796241581.956795362 (wall clock,
- * s)", "captured: ..."); then, if the capture's time is not between its
+ * previous boot's wall clock, as a UTC date and seconds since the epoch
+ * ("armed: 2026-12-02 19:59:41 UTC (1796241581.956795362)", "captured:
+ * ..."); then, if the capture's time is not between its
  * arming and this load's (time_doubtful), a line that says so and which
  * side it is on: "time: doubtful: ...". With @boot_real_ns, how long
  * before this boot began the capture was taken ("captured before this
@@ -1304,13 +1323,8 @@ void snaptrace_persist_times_show(struct seq_file *m,
 				  const struct snaptrace_persist_last *l,
 				  u64 boot_real_ns)
 {
-	u32 ns;
-	u64 s;
-
-	s = div_u64_rem(l->hdr.armed_real_ns, NSEC_PER_SEC, &ns);
-	seq_printf(m, "armed: %llu.%09u (wall clock, s)\n", s, ns);
-	s = div_u64_rem(l->cap.real_ns, NSEC_PER_SEC, &ns);
-	seq_printf(m, "captured: %llu.%09u (wall clock, s)\n", s, ns);
+	st_pr_show_wall(m, "armed", l->hdr.armed_real_ns);
+	st_pr_show_wall(m, "captured", l->cap.real_ns);
 	if (boot_real_ns && l->cap.real_ns <= boot_real_ns)
 		seq_printf(m, "captured before this boot began: %llu s\n",
 			   div_u64(boot_real_ns - l->cap.real_ns, NSEC_PER_SEC));

@@ -551,10 +551,15 @@ static void persist_times_since_boot(struct kunit *test)
 	last = pr_parse_at(test, x, PR_CAP_NS + 100 * NSEC_PER_SEC);
 	snaptrace_persist_times_show(m, last, PR_CAP_NS + 37 * NSEC_PER_SEC + 1);
 	KUNIT_EXPECT_STREQ(test, pr_seq_take(test, m),
-			   "armed: 0.000001000 (wall clock, s)\ncaptured: 5.000000000 (wall clock, s)\ncaptured before this boot began: 37 s\n");
+			   "armed: 1970-01-01 00:00:00 UTC (0.000001000)\ncaptured: 1970-01-01 00:00:05 UTC (5.000000000)\ncaptured before this boot began: 37 s\n");
 	snaptrace_persist_times_show(m, last, PR_CAP_NS - 2 * NSEC_PER_SEC);
 	KUNIT_EXPECT_STREQ(test, pr_seq_take(test, m),
-			   "armed: 0.000001000 (wall clock, s)\ncaptured: 5.000000000 (wall clock, s)\ncaptured after this boot began (2 s after): by an earlier load of this boot, or the clocks disagree\n");
+			   "armed: 1970-01-01 00:00:00 UTC (0.000001000)\ncaptured: 1970-01-01 00:00:05 UTC (5.000000000)\ncaptured after this boot began (2 s after): by an earlier load of this boot, or the clocks disagree\n");
+	/* The times as dates (UTC), the seconds since the epoch kept. */
+	last->hdr.armed_real_ns = 1796241581956795362ULL;
+	last->cap.real_ns = 1796241585137924958ULL;
+	KUNIT_EXPECT_STREQ(test, pr_times_info(test, last),
+			   "armed: 2026-12-02 19:59:41 UTC (1796241581.956795362)\ncaptured: 2026-12-02 19:59:45 UTC (1796241585.137924958)\n");
 }
 
 /*
@@ -576,7 +581,7 @@ static void persist_doubtful_time_shown(struct kunit *test)
 	last = pr_parse_at(test, x, PR_CAP_NS);
 	KUNIT_EXPECT_FALSE(test, last->time_doubtful);
 	KUNIT_EXPECT_STREQ(test, pr_times_info(test, last),
-			   "armed: 0.000001000 (wall clock, s)\ncaptured: 5.000000000 (wall clock, s)\n");
+			   "armed: 1970-01-01 00:00:00 UTC (0.000001000)\ncaptured: 1970-01-01 00:00:05 UTC (5.000000000)\n");
 
 	/* Captured after this load's time: this boot's clock is behind. */
 	last = pr_parse_at(test, x, PR_CAP_NS - 1);
@@ -587,7 +592,7 @@ static void persist_doubtful_time_shown(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, last->torn, 0);
 	pr_expect_same(test, x, last, -1, -1);
 	KUNIT_EXPECT_STREQ(test, pr_times_info(test, last),
-			   "armed: 0.000001000 (wall clock, s)\ncaptured: 5.000000000 (wall clock, s)\ntime: doubtful: the capture's wall-clock time is after this load's (this boot's clock is behind the previous boot's: no battery-backed clock, or not set yet)\n");
+			   "armed: 1970-01-01 00:00:00 UTC (0.000001000)\ncaptured: 1970-01-01 00:00:05 UTC (5.000000000)\ntime: doubtful: the capture's wall-clock time is after this load's (this boot's clock is behind the previous boot's: no battery-backed clock, or not set yet)\n");
 
 	/* Captured at its arming's time: not doubtful. */
 	cap->real_ns = PR_ARMED_NS;
@@ -603,7 +608,7 @@ static void persist_doubtful_time_shown(struct kunit *test)
 	pr_expect_cap(test, x, last, last->cap.cpu);
 	pr_expect_same(test, x, last, -1, -1);
 	KUNIT_EXPECT_STREQ(test, pr_times_info(test, last),
-			   "armed: 0.000001000 (wall clock, s)\ncaptured: 0.000000999 (wall clock, s)\ntime: doubtful: the capture's wall-clock time is before its arming (the previous boot's clock went back)\n");
+			   "armed: 1970-01-01 00:00:00 UTC (0.000001000)\ncaptured: 1970-01-01 00:00:00 UTC (0.000000999)\ntime: doubtful: the capture's wall-clock time is before its arming (the previous boot's clock went back)\n");
 }
 
 /* Armed and never captured, or a capture that did not finish. */
