@@ -221,10 +221,24 @@ static __always_inline bool st_short_hdr(u16 type, size_t len)
 static_assert(SNAPTRACE_MIN_SIZE % ST_FRAME == 0);
 static_assert(ST_REC_MAX < ST_FRAME);
 
+/*
+ * @t is an atomic64_t so that it is read and written whole on 32-bit
+ * kernels too (ldrexd/strexd on ARMv7-A); on 64-bit ones its read and
+ * set are READ_ONCE() and WRITE_ONCE(), as for a u64.
+ */
 struct st_anchor {
 	unsigned long frame;	/* the frame's first position | ST_ANCHOR_VALID */
-	u64 t;			/* ns; written before @frame */
+	atomic64_t t;		/* ns; written before @frame */
 };
+
+/* 16 bytes on every word size: ST_ANCHORS() slots take what the doc says. */
+static_assert(sizeof(struct st_anchor) == 16);
+
+/* The time of anchor @a, read whole. */
+static __always_inline u64 st_anchor_t(const struct st_anchor *a)
+{
+	return atomic64_read(&a->t);
+}
 
 /* Bytes of anchors a ring of @size bytes has. */
 static inline unsigned long st_anchor_bytes(unsigned long size)
@@ -301,7 +315,7 @@ static __always_inline bool st_anchor_get(const struct st_ring *r,
 	unsigned long f = READ_ONCE(a->frame);
 
 	smp_rmb(); /* the frame word before t (st_install()) */
-	*t = READ_ONCE(a->t);
+	*t = st_anchor_t(a);
 	return f == (st_frame(pos) | ST_ANCHOR_VALID);
 }
 

@@ -494,7 +494,7 @@ static __always_inline unsigned int st_time_prefix(struct st_ring *r,
 	 * them), so program order is enough.
 	 */
 	barrier();
-	d = ts - READ_ONCE(a->t);
+	d = ts - st_anchor_t(a);
 	if (f != (st_frame(pos) | ST_ANCHOR_VALID) || d >= ST_DELTA_LIMIT)
 		return ST_ABS_LEN;	/* (negative deltas are large) */
 	*delta = d;
@@ -519,7 +519,7 @@ static __always_inline bool st_install(struct st_ring *r, unsigned long frame,
 	if ((long)(st_pos(tail) - gone) < 0)
 		return false;
 	smp_mb(); /* our look at tail before the anchor (cumulative for readers) */
-	WRITE_ONCE(a->t, ts);
+	atomic64_set(&a->t, ts);
 	smp_wmb(); /* t before the frame word (pairs with st_time_prefix()) */
 	WRITE_ONCE(a->frame, frame | ST_ANCHOR_VALID);
 	return true;
@@ -584,7 +584,7 @@ static __always_inline bool st_plan_fast(struct st_ring *r, unsigned long h,
 
 	/* The frame word before t, as in st_time_prefix(). */
 	barrier();
-	*delta = ts - READ_ONCE(a->t);
+	*delta = ts - st_anchor_t(a);
 	return f == (st_frame(h) | ST_ANCHOR_VALID) &&
 	       (h ^ (end - 1)) < st_p(ST_FRAME) &&
 	       *delta <= ST_DELTA_MASK;

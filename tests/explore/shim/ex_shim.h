@@ -227,6 +227,12 @@ static inline s64 atomic64_read(const atomic64_t *v)
 	return v->counter;
 }
 
+static inline void atomic64_set(atomic64_t *v, s64 i)
+{
+	ex_access(v);
+	v->counter = i;
+}
+
 static inline void atomic64_inc(atomic64_t *v)
 {
 	ex_access(v);
