@@ -42,6 +42,30 @@ static_assert(sizeof(struct st_pr_cpu) % ST_PR_ALIGN == 0);
 static_assert(sizeof(struct st_pr_src) % ST_PR_ALIGN == 0);
 /* A source's row in an entry's cpu field never looks like a CPU. */
 static_assert(ST_PR_CPUS_MAX < ST_PR_ENT_SRC);
+/*
+ * The region outlives the kernel that wrote it: its layout is the same on
+ * every architecture and word size (fixed-width fields, each at a
+ * multiple of its size, no implicit padding: as x86-64 lays it out), so
+ * that a 32-bit ARM kernel reads what a 64-bit one wrote and back.
+ */
+static_assert(sizeof(struct st_pr_hdr) == 72);
+static_assert(offsetof(struct st_pr_hdr, nr_cpus) == 48);
+static_assert(offsetof(struct st_pr_hdr, data_off) == 64);
+static_assert(sizeof(struct st_pr_mod) == 64);
+static_assert(sizeof(struct st_pr_cap) == 464);
+static_assert(offsetof(struct st_pr_cap, real_ns) == 24);
+static_assert(offsetof(struct st_pr_cap, mods) == 56);
+static_assert(offsetof(struct st_pr_cap, msg) == 312);
+static_assert(offsetof(struct st_pr_cap, data_bytes) == 440);
+static_assert(offsetof(struct st_pr_cap, torn) == 456);
+static_assert(sizeof(struct st_pr_cpu) == 32);
+static_assert(sizeof(struct st_pr_src) == 64);
+static_assert(offsetof(struct st_pr_src, entries) == 8);
+static_assert(offsetof(struct st_pr_src, name) == 16);
+static_assert(sizeof(struct st_pr_ent) == 40);
+static_assert(offsetof(struct st_pr_ent, seq) == 16);
+static_assert(offsetof(struct st_pr_ent, pos) == 32);
+static_assert(offsetof(struct st_pr_ent, data) == 40);
 
 /*
  * The sources a capture keeps besides the instance's CPUs: the remotes'
@@ -391,6 +415,20 @@ struct st_pr_cursor {
 #define ST_PR_WALKED	1
 
 /*
+ * Whether the record at byte position @a (snaptrace_record.pos) comes
+ * after the one at @b, of the same CPU's snapshot (less than a ring
+ * apart). Positions are unsigned long half-bytes, so record positions
+ * wrap at 2^63 bytes on 64-bit kernels, and at 2^31 on 32-bit ones:
+ * there the difference is taken in the positions' own 32 bits.
+ */
+static inline bool st_pr_pos_after(u64 a, u64 b)
+{
+	if (BITS_PER_LONG == 32)
+		return (s32)((u32)(a - b) << ST_POS_SHIFT) > 0;
+	return (s64)(a - b) > 0;
+}
+
+/*
  * snaptrace_snapshot_walk()'s callback: one record into the region, if it
  * is in the newest run of the CPU's records that fits its budget. The walk
  * goes oldest first: the records are skipped (left out) until the bytes of
@@ -405,7 +443,7 @@ static int st_pr_put(void *arg, const struct snaptrace_record *rec)
 	struct st_pr_ent *e;
 
 	/* Committed after the first walk, which saw it open: torn. */
-	if (!cur->need->nr || (s64)(rec->pos - cur->need->last) > 0)
+	if (!cur->need->nr || st_pr_pos_after(rec->pos, cur->need->last))
 		return ST_PR_WALKED;
 	cur->rest -= min_t(u64, cur->rest, sz);
 	if (keep && !cur->full && sz > cur->room - cur->off)
