@@ -11,6 +11,11 @@
 # built from (its O= tree points there) and says which it was;
 # SNAPTRACE_KERNEL_REFRESH=1 rebuilds from the current one.
 #
+# A fragment may name the architecture with a "# snaptrace-arch: ARCH"
+# line (arm64, arm; x86_64 without one): the kernel is then cross-compiled
+# with Debian's gcc-aarch64-linux-gnu or gcc-arm-linux-gnueabihf, its image
+# is Image or zImage, and the cross compiler's version is in the key.
+#
 # Usage: [SNAPTRACE_KSERIES=7.3] kernel-kunit.sh [--key] [FRAGMENT...]
 #        (default series 6.12, fragment kconfig/kunit.config)
 # Prints the build directory (a kernel tree for `make -C ... M=`) on stdout's
@@ -32,9 +37,21 @@ name=$(basename "${frags[-1]}" .config)
 # "# snaptrace-make: VAR=VALUE" line.
 read -r -a mkvars <<<"$(sed -n 's/^# snaptrace-make: //p' "${frags[@]}" | tr '\n' ' ')"
 log=$SNAPTRACE_OUT/logs/kernel-$name.log
+# The architecture, and how make is told to build for it.
+arch=$(sed -n 's/^# snaptrace-arch: *//p' "${frags[@]}" | tail -n 1)
+case "${arch:-x86_64}" in
+x86_64) archvars=(ARCH=x86_64) cross= image=bzImage ;;
+arm64) archvars=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-) cross=aarch64-linux-gnu- image=Image ;;
+arm) archvars=(ARCH=arm CROSS_COMPILE=arm-linux-gnueabihf-) cross=arm-linux-gnueabihf- image=zImage ;;
+*) die "kernel-kunit: no architecture '$arch' (x86_64, arm64, arm)" ;;
+esac
 # The compiler the kernel (and later the module) is built with, by its
 # upstream version: Debian's own revision of it changes no code we test.
 compiler() {
+	if [ -n "$cross" ]; then
+		echo "gcc $cross $("${cross}gcc" -dumpfullversion)"
+		return
+	fi
 	case " ${mkvars[*]} " in
 	*" LLVM=1 "*) echo "clang $(clang -dumpversion)" ;;
 	*) echo "gcc $(gcc -dumpfullversion)" ;;
@@ -42,10 +59,10 @@ compiler() {
 }
 
 configure() {
-	make -C "$src" O="$obj" ARCH=x86_64 "${mkvars[@]}" tinyconfig &&
+	make -C "$src" O="$obj" "${archvars[@]}" "${mkvars[@]}" tinyconfig &&
 		"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" \
 			"$obj/.config" "${frags[@]}" &&
-		make -C "$src" O="$obj" ARCH=x86_64 "${mkvars[@]}" olddefconfig
+		make -C "$src" O="$obj" "${archvars[@]}" "${mkvars[@]}" olddefconfig
 }
 # merge_config.sh only warns; a fragment option that did not stick is a
 # mistake in the fragment (a missing dependency), so refuse it here.
@@ -71,13 +88,17 @@ check_config() {
 }
 # -j: SNAPTRACE_KJOBS, or one more than the CPUs.
 build() {
-	make -C "$src" O="$obj" ARCH=x86_64 "${mkvars[@]}" \
-		-j"${SNAPTRACE_KJOBS:-$(($(nproc) + 1))}" bzImage modules modules_prepare
+	make -C "$src" O="$obj" "${archvars[@]}" "${mkvars[@]}" \
+		-j"${SNAPTRACE_KJOBS:-$(($(nproc) + 1))}" "$image" modules modules_prepare
 }
 
+# The steps as run: the architecture's make variables and image written
+# out (for x86_64 the same text as before there was a choice, so that its
+# cached kernels keep their keys).
 recipe() {
 	cat "${frags[@]}"
-	declare -f configure check_config build
+	declare -f configure check_config build |
+		sed -e "s/\"\\\${archvars\[@\]}\"/${archvars[*]}/g" -e "s/\"\\\$image\"/$image/g"
 }
 key=$( { echo "$series"; compiler; recipe; } | hash_of -)
 obj=$SNAPTRACE_CACHE/build/$name-$key
@@ -109,7 +130,7 @@ if ! built_from || [ "${SNAPTRACE_KERNEL_REFRESH:-0}" = 1 ]; then
 	mkdir -p "$obj"
 	stage "kernel: configure $name ($key)" "$log.config" configure
 	stage "kernel: check $name config" "$log.check" check_config
-	stage "kernel: build $name bzImage+modules (a few minutes)" "$log" build
+	stage "kernel: build $name $image+modules (a few minutes)" "$log" build
 	echo "linux-source-$srcver" >"$obj/.snaptrace-source"
 	touch "$obj/.snaptrace-built"
 else
