@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Build snaptrace.ko (and snaptrace_kunit.ko, when the kernel has KUnit;
-# and the crash test module snaptrace_crash.ko, always: Kbuild) against one
+# and the crash test module snaptrace_crash.ko, on x86: Kbuild) against one
 # kernel tree, with W=1, in a copy of the sources under OUTDIR so builds for
 # several kernels do not trample each other or the clone.
 # Any compiler or modpost warning fails the build. When OUTDIR already
@@ -49,12 +49,26 @@ log=$out/build.log
 if grep -q '^CONFIG_CC_IS_CLANG=y' "$kdir/.config" 2>/dev/null; then
 	set -- LLVM=1 "$@"
 fi
+# An ARM tree (tests/qemu/kernel-kunit.sh's arm64 and armv7 kernels) is
+# cross-compiled with Debian's cross gcc, as it was built; the caller's
+# ARCH= and CROSS_COMPILE= come after, and win.
+if grep -q '^CONFIG_ARM64=y' "$kdir/.config" 2>/dev/null; then
+	set -- ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- "$@"
+elif grep -q '^CONFIG_ARM=y' "$kdir/.config" 2>/dev/null; then
+	set -- ARCH=arm CROSS_COMPILE=arm-linux-gnueabihf- "$@"
+fi
+# The crash test module raises NMIs through the x86 local APIC (Kconfig:
+# depends on X86_LOCAL_APIC): built wherever the kernel has one.
+crash=
+if grep -q '^CONFIG_X86_LOCAL_APIC=y' "$kdir/.config" 2>/dev/null; then
+	crash=CONFIG_SNAPTRACE_CRASH_TEST=m
+fi
 
 # The check reads the log once make is done, outside stage's redirection:
 # GNU grep refuses to read the file its own output goes to ("input file is
 # also the output"), and would then find nothing.
 stage "build: $(basename "$kdir")" "$log" make -C "$kdir" M="$out" W=1 \
-	CONFIG_SNAPTRACE_CRASH_TEST=m "$@" modules
+	$crash "$@" modules
 if grep -n 'warning:' "$log" >&2; then
 	say "build-module: warnings are errors here ($log)"
 	exit 1
