@@ -1154,9 +1154,9 @@ snaptrace_persist_parse(const void *base, size_t size, u64 phys, u64 boot_id,
 			goto fail;
 	}
 	/* At most one entry per smallest entry's bytes. */
-	last->ents = kvcalloc(bytes / snaptrace_persist_ent_size(1) + 1,
+	last->ents = kvcalloc(div_u64(bytes, snaptrace_persist_ent_size(1)) + 1,
 			      sizeof(*last->ents), GFP_KERNEL);
-	rents = kvcalloc(bytes / snaptrace_persist_ent_size(1) + 1,
+	rents = kvcalloc(div_u64(bytes, snaptrace_persist_ent_size(1)) + 1,
 			 sizeof(*rents), GFP_KERNEL);
 	if (!last->ents || !rents)
 		goto fail;

@@ -56,7 +56,7 @@ static void format_text_line(struct kunit *test)
 /* A record is always one line: inner newlines are shown as \n. */
 static void format_inner_newline_escaped(struct kunit *test)
 {
-	struct snaptrace_record *rec = make_rec(test, 0, 5 * NSEC_PER_SEC, "a\nb", 3);
+	struct snaptrace_record *rec = make_rec(test, 0, 5ULL * NSEC_PER_SEC, "a\nb", 3);
 	int ret;
 	char *line = format(test, rec, SNAPTRACE_LINE_MAX, &ret);
 
@@ -101,7 +101,7 @@ static void format_text_piece_as_text(struct kunit *test)
 	int ret;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		rec = make_rec(test, 3, 5 * NSEC_PER_SEC, cases[i].data,
+		rec = make_rec(test, 3, 5ULL * NSEC_PER_SEC, cases[i].data,
 			       cases[i].len);
 		rec->type = SNAPTRACE_REC_TEXT;
 		line = format(test, rec, SNAPTRACE_LINE_MAX, &ret);

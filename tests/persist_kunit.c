@@ -17,6 +17,7 @@
 #include <linux/cpumask.h>
 #include <linux/crc32.h>
 #include <linux/err.h>
+#include <linux/math64.h>
 #include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
@@ -548,8 +549,8 @@ static void persist_times_since_boot(struct kunit *test)
 
 	cap->real_ns = PR_CAP_NS;
 	pr_reseal_cap(x->p.base);
-	last = pr_parse_at(test, x, PR_CAP_NS + 100 * NSEC_PER_SEC);
-	snaptrace_persist_times_show(m, last, PR_CAP_NS + 37 * NSEC_PER_SEC + 1);
+	last = pr_parse_at(test, x, PR_CAP_NS + 100ULL * NSEC_PER_SEC);
+	snaptrace_persist_times_show(m, last, PR_CAP_NS + 37ULL * NSEC_PER_SEC + 1);
 	KUNIT_EXPECT_STREQ(test, pr_seq_take(test, m),
 			   "armed: 1970-01-01 00:00:00 UTC (0.000001000)\ncaptured: 1970-01-01 00:00:05 UTC (5.000000000)\ncaptured before this boot began: 37 s\n");
 	snaptrace_persist_times_show(m, last, PR_CAP_NS - 2 * NSEC_PER_SEC);
@@ -1182,7 +1183,7 @@ static void pr_newest(struct kunit *test, struct pr_ctx *x, u64 room, u64 *first
 			k += !done[cpu];
 		if (!k)
 			break;
-		share = left / k;
+		share = div_u64(left, k);
 		for_each_possible_cpu(cpu) {
 			if (!done[cpu] && need[cpu] <= share) {
 				grant[cpu] = need[cpu];

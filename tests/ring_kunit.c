@@ -816,7 +816,7 @@ static void ring_resize_discards_and_changes_capacity(struct kunit *test)
 		for_each_possible_cpu(other)
 			st_expect_empty(test, buf, SNAPTRACE_LIVE, other);
 
-		cap = wants[i] / rb;
+		cap = wants[i] / (size_t)rb;
 		KUNIT_EXPECT_EQ(test, st_write_n(test, buf, cpu, cap + 9, 48, 0).ok, cap + 9);
 		st = st_stats(test, buf, SNAPTRACE_LIVE, cpu);
 		KUNIT_EXPECT_EQ_MSG(test, st.entries, cap, "size %zu", wants[i]);

@@ -90,7 +90,7 @@ static void st_expect_half_empty(struct kunit *test, struct snaptrace_buffer *bu
 static void st_expect_live_capacity(struct kunit *test, struct snaptrace_buffer *buf,
 				    size_t size)
 {
-	unsigned int cap = size / st_rec_bytes(48);
+	unsigned int cap = size / (size_t)st_rec_bytes(48);
 	struct snaptrace_stats st;
 	int cpu = st_cpu();
 
@@ -726,7 +726,7 @@ static void snap_resize_resizes_both_halves(struct kunit *test)
 	struct snaptrace_buffer *buf = st_buf_new(test, SNAPTRACE_MIN_SIZE,
 						  SNAPTRACE_OVERWRITE);
 	const size_t size = 2 * SNAPTRACE_MIN_SIZE;
-	unsigned int cap = size / st_rec_bytes(48);
+	unsigned int cap = size / (size_t)st_rec_bytes(48);
 	struct snaptrace_stats st;
 	int cpu = st_cpu();
 
@@ -1718,7 +1718,7 @@ static void st_rsz_expect_rest(struct kunit *test, struct snaptrace_buffer *buf,
 static u64 st_rsz_expect_capacity(struct kunit *test, struct snaptrace_buffer *buf,
 				  size_t size, unsigned int round)
 {
-	unsigned int cap = size / st_rec_bytes(48);
+	unsigned int cap = size / (size_t)st_rec_bytes(48);
 	struct snaptrace_stats st;
 	int cpu = st_cpu();
 

@@ -454,14 +454,23 @@ static u32 time_prefix(const struct time_model *m, const struct time_w *x, u64 s
 	return d >= BIT_ULL(TIME_D_BITS) ? TIME_EXT : 0;
 }
 
+/*
+ * The offset of @p in the model's ring: its size is a power of two, so a
+ * mask, and no 64-bit division on 32-bit kernels.
+ */
+static u64 time_off(const struct time_model *m, u64 p)
+{
+	return p & (m->size - 1);
+}
+
 /* Places @x: returns where its first byte goes, *@bytes its size. */
 static u64 time_model_add(struct time_model *m, const struct time_w *x, u32 *bytes)
 {
 	u64 from = m->pos, start = from, owned;
 	u32 total = time_prefix(m, x, start) + time_body(x);
 
-	if (start % m->size + total > m->size) {
-		start += m->size - start % m->size;	/* padding */
+	if (time_off(m, start) + total > m->size) {
+		start += m->size - time_off(m, start);	/* padding */
 		total = time_prefix(m, x, start) + time_body(x);
 	}
 	owned = (start + total - 1) / TIME_FRAME;
@@ -501,7 +510,7 @@ static void time_plan_fill(struct kunit *test, struct time_model *m,
 	KUNIT_ASSERT_GE(test, *n, 1);
 	KUNIT_ASSERT_GE(test, target, m->pos + 200);
 	KUNIT_ASSERT_EQ(test, target % ST_REC_ALIGN, 0);
-	KUNIT_ASSERT_LE(test, target, m->pos - m->pos % m->size + m->size);
+	KUNIT_ASSERT_LE(test, target, m->pos - time_off(m, m->pos) + m->size);
 	while (m->pos < target && *n < TIME_MAXW) {
 		struct time_w x = { .ts = w[*n - 1].ts + 1, .type = SNAPTRACE_REC_DATA };
 		u64 left = target - m->pos;

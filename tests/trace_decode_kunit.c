@@ -10,6 +10,7 @@
  * then buffer offsets), not taken from the decoder.
  */
 #include <linux/kernel.h>
+#include <linux/math64.h>
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -1097,8 +1098,10 @@ static void empty_buffers(struct kunit *test)
 static void td_expect_tail(struct kunit *test, const struct snaptrace_tdec *d,
 			   u32 len, u64 from, u64 total)
 {
-	u32 o = from % len, e = total % len;
+	u32 o, e;
 
+	div_u64_rem(from, len, &o);
+	div_u64_rem(total, len, &e);
 	if (o < e)
 		td_expect_spans(test, d, o, e - o, 0, 0);
 	else
