@@ -11,8 +11,8 @@
  *
  * Each CPU has a byte ring of size 2^k pages in each of the buffer's two
  * halves (live and spare). Positions count half-bytes (twice the byte
- * offset: st_p()) and only grow, modulo 2^64; a position's place in the
- * ring is st_off(): (pos >> 1) & mask.
+ * offset: st_p()) and only grow, modulo 2^BITS_PER_LONG; a position's
+ * place in the ring is st_off(): (pos >> 1) & mask.
  * A one-CPU buffer (snaptrace_buffer_alloc_cpu()) has that size on its
  * home CPU only: every other CPU's rings have size 0, mask 0 and no data,
  * and are always full (I2), so that no path dereferences their data.
@@ -72,9 +72,14 @@
 #include <snaptrace/snaptrace.h>
 #include "internal.h"
 
-/* 32-bit kernels emulate atomic64_t with a spinlock: not NMI-safe. */
-#ifndef CONFIG_64BIT
-#error "snaptrace needs a 64-bit kernel"
+/*
+ * 32-bit kernels are fine (Documentation/ring-buffer.rst, "32-bit
+ * kernels"), unless their atomic64_t is the generic one, which takes a
+ * spinlock: a writer or a snapshot in an NMI that interrupted its holder
+ * would deadlock on it (Kconfig refuses them too).
+ */
+#ifdef CONFIG_GENERIC_ATOMIC64
+#error "snaptrace: CONFIG_GENERIC_ATOMIC64's atomic64_t takes a spinlock: not NMI-safe"
 #endif
 
 /*
