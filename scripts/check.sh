@@ -4,8 +4,9 @@
 #
 #  1. install what is missing (scripts/deps.sh)
 #  2. build or find the cached test kernels (KUnit debug kernel with fault
-#     injection, PREEMPT_RT, KCSAN, clang-built) and the stock Debian kernel images; build
-#     the example firmware
+#     injection, PREEMPT_RT, KCSAN, clang-built; arm64 and ARMv7-A,
+#     cross-compiled, built but not booted yet) and the stock Debian kernel
+#     images; build the example firmware
 #  3. the ring's interleaving explorer (tests/explore/run.sh --check);
 #     static checks (checkpatch --strict, sparse, kernel-doc, the docs'
 #     map of src/); the ring's orderings under the Linux-kernel memory
@@ -108,6 +109,16 @@ MATRIX=(
 	"stock     linux-headers-6.12-rt-amd64 dkms                   --timeout 300"
 	"newer     linux-headers-amd64/trixie-backports dkms      --timeout 300"
 )
+# Test kernels built, and the module built against them (W=1, counted as
+# builds like the matrix's), but not booted yet (issue 31): the arm64 and
+# 32-bit ARM (ARMv7-A) ones, cross-compiled (kconfig/arm64.config,
+# kconfig/armv7.config). KERNEL SOURCE as in MATRIX. Not under
+# SNAPTRACE_QUICK. Built after the matrix's boots have started, beside them.
+BUILD_ONLY=(
+	# KERNEL   SOURCE
+	"arm64     6.12:kunit+remoteproc+arm64"
+	"armv7     6.12:kunit+remoteproc+armv7"
+)
 
 jobs_max=${SNAPTRACE_JOBS:-2}
 quick=${SNAPTRACE_QUICK:-0}
@@ -165,6 +176,17 @@ run_shell() {
 	run_bg "$name" "$SNAPTRACE_TOP/scripts/shell-check.sh" --name "$name" \
 		--kernel "$kernel" --modules "$mods" "$@"
 }
+# kernel_image KDIR: the boot image of a test kernel's tree, by its
+# architecture (tests/qemu/kernel-kunit.sh).
+kernel_image() {
+	if grep -q '^CONFIG_ARM64=y' "$1/.config" 2>/dev/null; then
+		echo "$1/arch/arm64/boot/Image"
+	elif grep -q '^CONFIG_ARM=y' "$1/.config" 2>/dev/null; then
+		echo "$1/arch/arm/boot/zImage"
+	else
+		echo "$1/arch/x86/boot/bzImage"
+	fi
+}
 # prepare_kernel KERNEL SOURCE: a matrix line's kernel and its module, made
 # ready once (and counted: "build NAME"); sets k_image, k_mods, k_name (what
 # its runs are named after) and k_ver (its release) under "KERNEL SOURCE".
@@ -203,7 +225,7 @@ prepare_kernel() {
 		done
 		kdir=$(SNAPTRACE_KSERIES=$series "$SNAPTRACE_TOP/tests/qemu/kernel-kunit.sh" \
 			"${frags[@]}" | tail -n 1)
-		if [ ! -f "$kdir/arch/x86/boot/bzImage" ]; then
+		if [ ! -f "$(kernel_image "$kdir")" ]; then
 			count 1 "$1 kernel"
 			return 1
 		fi
@@ -212,7 +234,7 @@ prepare_kernel() {
 		"$SNAPTRACE_TOP/scripts/build-module.sh" "$kdir" "$mods" ${MODULE_ARGS[$1]:-} ||
 			{ count 1 "build $1"; return 1; }
 		count 0 "build $1"
-		k_image[$key]=$kdir/arch/x86/boot/bzImage
+		k_image[$key]=$(kernel_image "$kdir")
 		v=$(basename "$kdir")
 		k_name[$key]=$1 ;;
 	esac
@@ -343,6 +365,13 @@ for row in "${MATRIX[@]}"; do
 	*) run_qemu "$boot-$kname" "$k" "$mods" "${boot//+/ }" "$@" ;;
 	esac
 done
+# The build-only kernels and their modules, beside the last boots.
+if [ "$quick" = 0 ]; then
+	for row in "${BUILD_ONLY[@]}"; do
+		eval "set -- $row"
+		prepare_kernel "$1" "$2" || true
+	done
+fi
 collect
 if [ "$quick" = 0 ]; then
 	cat "$SNAPTRACE_OUT/fuzz.out"

@@ -11,7 +11,8 @@ set -euo pipefail
 
 PKGS="build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
  busybox-static qemu-system-x86 qemu-system-arm python3 sparse clang lld llvm
- gcc-arm-none-eabi dkms libclang-rt-14-dev gnuplot-nox debootstrap
+ gcc-arm-none-eabi gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf
+ dkms libclang-rt-14-dev gnuplot-nox debootstrap
  linux-source-6.12 $STOCK_METAS"
 
 [ $# -eq 0 ] || PKGS="$*"
