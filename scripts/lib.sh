@@ -162,6 +162,38 @@ kernel_source_series() {
 	echo "$src"
 }
 
+# guest_busybox ARCH: a busybox-static for an ARM guest (arm64, armhf),
+# Debian 12's own, downloaded once through a private apt configuration
+# (its own sources list, lists and cache under $SNAPTRACE_CACHE/apt-arm,
+# APT::Architectures set on the command line: the system's apt and dpkg
+# are never told of a foreign architecture) and unpacked, never
+# installed; prints the binary's path. x86 guests use the host's.
+guest_busybox() {
+	local arch=$1 d=$SNAPTRACE_CACHE/apt-arm uri bb deb
+	bb=$SNAPTRACE_CACHE/busybox-$arch/bin/busybox
+	if [ ! -x "$bb" ]; then
+		mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$d/etc/parts" "$d/debs"
+		uri=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
+		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${uri:-http://deb.debian.org/debian} bookworm main" \
+			>"$d/etc/sources.list"
+		arm_apt() {
+			apt-get -o Dir::Etc::SourceList="$d/etc/sources.list" \
+				-o Dir::Etc::SourceParts="$d/etc/parts" \
+				-o Dir::Etc::PreferencesParts="$d/etc/parts" \
+				-o Dir::State::Lists="$d/lists" -o Dir::Cache="$d/cache" \
+				-o Debug::NoLocking=1 -o APT::Sandbox::User=root \
+				-o APT::Architecture="$arch" -o APT::Architectures::="$arch" "$@"
+		}
+		[ -f "$d/.updated-$arch" ] || { arm_apt update >&2 && touch "$d/.updated-$arch"; } ||
+			return
+		(cd "$d/debs" && arm_apt download "busybox-static:$arch" >&2) || return
+		deb=$(ls -t "$d/debs"/busybox-static_*_"$arch".deb | head -n 1)
+		rm -rf "$SNAPTRACE_CACHE/busybox-$arch"
+		dpkg-deb -x "$deb" "$SNAPTRACE_CACHE/busybox-$arch" || return
+	fi
+	echo "$bb"
+}
+
 # The Debian kernels we build against and boot. The meta packages name the
 # current ABI of each flavour; resolve it rather than hard-code it.
 STOCK_METAS="linux-headers-amd64 linux-headers-6.12-amd64 linux-headers-6.12-rt-amd64"

@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # Boot a kernel in QEMU with a test initramfs, run its scenarios, judge it.
 #
-# Usage: qemu-run.sh --name NAME --kernel BZIMAGE --modules DIR
+# Usage: qemu-run.sh --name NAME --kernel IMAGE --modules DIR
 #                    --scenario FILE [--firmware DIR] [--timeout SECONDS]
 #                    [--append CMDLINE] [--kcsan] [--faults] [--accel tcg|icount|kvm]
 #                    [--qemu-args ARGS] [--qemu-arg ARG] [--allow-skip ERE]
 #                    [--reboots N] [--interactive] [--more-modules DIR]
 #
+# IMAGE is an x86-64 bzImage, or an arm64 Image or ARM zImage, booted on
+# QEMU's virt machine (qemu-system-aarch64, qemu-system-arm).
 # The initramfs holds busybox-static, the *.ko files of DIR under /modules,
 # the files of the firmware DIR under /lib/firmware, the scenario as
 # /scenario/run.sh with tests/scenarios/lib.sh beside it, and
@@ -46,7 +48,7 @@
 # count the instructions it executes (one per ns), so a guest's timing of
 # its own code is a count of instructions, the same on every run whatever
 # the host is doing (make bench BENCH_ACCEL=icount).
-# --qemu-args: more arguments for qemu-system-x86_64, split at blanks (no
+# --qemu-args: more arguments for qemu-system-*, split at blanks (no
 # quoting, no globbing); --qemu-arg: one more argument, as it is (spaces
 # and all). Both may be repeated and add up in order: devices, such as the
 # ivshmem-plain of scripts/remote-demo.sh.
@@ -128,6 +130,25 @@ done
 if [ -n "$reboots" ]; then
 	[[ $reboots =~ ^[0-9]+$ ]] || die "qemu-run: --reboots takes a number, not '$reboots'"
 fi
+# The guest's architecture, from its image: x86-64 (bzImage) on the PC
+# machine, arm64 (Image) or 32-bit ARM (zImage) on QEMU's virt machine,
+# each with its serial console and a busybox of its own (lib.sh's
+# guest_busybox). x86 runs are as before. (Magic numbers: arm64's
+# "ARM\x64" at 0x38, Documentation/arch/arm64/booting.rst; the zImage's
+# 0x016f2818 at 0x24, arch/arm/boot/compressed/head.S.)
+if [ "$(od -An -tx1 -j56 -N4 "$kernel" | tr -d ' ')" = 41524d64 ]; then
+	qemu_sys=qemu-system-aarch64 machine=(-M virt) tty=ttyAMA0 bbarch=arm64
+elif [ "$(od -An -tx1 -j36 -N4 "$kernel" | tr -d ' ')" = 18286f01 ]; then
+	qemu_sys=qemu-system-arm machine=(-M virt) tty=ttyAMA0 bbarch=armhf
+else
+	qemu_sys=qemu-system-x86_64 machine=() tty=ttyS0 bbarch=
+fi
+busybox=/bin/busybox
+if [ -n "$bbarch" ]; then
+	busybox=$(guest_busybox "$bbarch" | tail -n 1) ||
+		die "qemu-run: no busybox-static for $bbarch"
+	[ "$accel" != kvm ] || die "qemu-run: --accel kvm is for x86 guests"
+fi
 case $accel in
 tcg) accel_args=(-accel tcg,thread=multi -cpu max) ;;
 icount) accel_args=(-accel tcg,thread=single -cpu max -icount shift=0,sleep=off) ;;
@@ -147,7 +168,8 @@ console=$run/console.log
 mkinitramfs() {
 	local r=$run/root a i list
 	mkdir -p "$r"/{bin,sbin,proc,sys,dev,tmp,modules,scenario,lib/firmware} || return
-	cp /bin/busybox "$r/bin/busybox" || return
+	cp "$busybox" "$r/bin/busybox" || return
+	# The applets' names from the host's busybox, the same Debian build.
 	for a in $(/bin/busybox --list); do
 		[ "$a" = busybox ] || ln -sf busybox "$r/bin/$a" || return
 	done
@@ -181,15 +203,15 @@ mkinitramfs() {
 stage "qemu[$name]: initramfs" "$run/initramfs.log" mkinitramfs
 
 # --- boot ------------------------------------------------------------------
-qemu=(qemu-system-x86_64 "${accel_args[@]}" -smp 2 -m 1024 -no-reboot
+qemu=("$qemu_sys" "${machine[@]}" "${accel_args[@]}" -smp 2 -m 1024 -no-reboot
 	-kernel "$kernel" -initrd "$run/initramfs.cpio.gz"
-	-append "console=ttyS0 printk.time=1 panic=-1 $append" "${qemu_args[@]}")
+	-append "console=$tty printk.time=1 panic=-1 $append" "${qemu_args[@]}")
 if [ -n "$reboots" ]; then
 	# A reset boots again, with the same kernel, initramfs and command
 	# line; a panic resets after a second. RAM is kept across the reset.
-	qemu=(qemu-system-x86_64 "${accel_args[@]}" -smp 2 -m 1024
+	qemu=("$qemu_sys" "${machine[@]}" "${accel_args[@]}" -smp 2 -m 1024
 		-kernel "$kernel" -initrd "$run/initramfs.cpio.gz"
-		-append "console=ttyS0 printk.time=1 panic=1 $append" "${qemu_args[@]}")
+		-append "console=$tty printk.time=1 panic=1 $append" "${qemu_args[@]}")
 fi
 
 if [ $interactive = 1 ]; then
