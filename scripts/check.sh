@@ -114,6 +114,9 @@ MATRIX=(
 # 32-bit ARM (ARMv7-A) ones, cross-compiled (kconfig/arm64.config,
 # kconfig/armv7.config). KERNEL SOURCE as in MATRIX. Not under
 # SNAPTRACE_QUICK. Built after the matrix's boots have started, beside them.
+# Only with SNAPTRACE_ARM=1 for now: built cold they add about 40 minutes
+# (Documentation/kernels.rst) to a cold make check that must fit CI's 90,
+# until the test cost of issue 31 is cut to make room for them.
 BUILD_ONLY=(
 	# KERNEL   SOURCE
 	"arm64     6.12:kunit+remoteproc+arm64"
@@ -366,7 +369,7 @@ for row in "${MATRIX[@]}"; do
 	esac
 done
 # The build-only kernels and their modules, beside the last boots.
-if [ "$quick" = 0 ]; then
+if [ "$quick" = 0 ] && [ "${SNAPTRACE_ARM:-0}" = 1 ]; then
 	for row in "${BUILD_ONLY[@]}"; do
 		eval "set -- $row"
 		prepare_kernel "$1" "$2" || true
