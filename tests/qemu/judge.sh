@@ -88,6 +88,16 @@ count_boots() {
 		END { for (k = 1; k < n; k++) if (!ran[k]) d++; print n - d }' "$1"
 }
 
+# last_boot_before_init CONSOLE: did the console's last kernel stop before
+# /init ran (a reset's kernel hung or died in its own boot: nothing of ours
+# was loaded in that boot)? False for a console with no kernel in it.
+last_boot_before_init() {
+	awk -v re="$BOOT_RE" -v init="$INIT_RE" '
+		$0 ~ re { n++; ran = 0 }
+		$0 ~ init { ran = 1 }
+		END { exit !(n > 0 && !ran) }' "$1"
+}
+
 # drop_expected_reports KIND <AFTER >OUT: what a boot printed after its
 # @@SNAPTRACE-EXPECT-KIND@@ marker, without what the announced reset
 # prints itself, so that any other report still shows as a splat:

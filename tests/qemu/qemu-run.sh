@@ -323,6 +323,19 @@ if ! init_started "$console" && [ -s "$console" ]; then
 	stage "qemu[$name]: boot again" "$run/qemu.log" boot || true
 fi
 
+# A --reboots run whose last kernel stopped before /init (Debian's 7.3
+# under TCG was seen hung after bringing up its CPUs, on the fourth warm
+# reboot of persist_reboot) loaded nothing of ours in that boot: run the
+# whole sequence once more, from a fresh QEMU (the stages before it need
+# their resets and the RAM they kept). A second such stop is judged as
+# usual.
+if [ -n "$reboots" ] && ! grep -q '@@SNAPTRACE-DONE@@' "$console" &&
+	init_started "$console" && last_boot_before_init "$console"; then
+	mv "$console" "$run/console.first-run.log"
+	say "qemu[$name]: a reset's kernel stopped before /init (nothing of ours loaded; $run/console.first-run.log): the run again"
+	stage "qemu[$name]: run again" "$run/qemu.log" boot || true
+fi
+
 # --- judge -----------------------------------------------------------------
 problems=()
 grep -q '@@SNAPTRACE-DONE@@' "$console" ||

@@ -343,6 +343,29 @@ case_count() {
 	case_count "boots: the current one counts before it reaches /init" 2
 { echo 'SeaBIOS (version 1.16.2-debian-1.16.2-1)'; kstart; stage_boot 1 PANIC; } |
 	case_count "boots: firmware output goes with the first" 1
+# case_before_init NAME WANT: last_boot_before_init of the console on
+# stdin is WANT (yes or no).
+case_before_init() {
+	local name=$1 want=$2 got=no
+	cat >"$tmp/console"
+	! last_boot_before_init "$tmp/console" || got=yes
+	if [ "$got" = "$want" ]; then
+		echo "ok - $name"
+	else
+		echo "not ok - $name: want $want, got $got"
+		fails=$((fails + 1))
+	fi
+}
+
+{ kstart; stage_boot 1 PANIC; panic_report; kstart; stage_boot 2 PANIC; panic_report
+  kstart; echo '[    1.028020] smp: Brought up 1 node, 2 CPUs'; } |
+	case_before_init "rerun: a reset's kernel that hung before /init" yes
+{ kstart; stage_boot 1 PANIC; panic_report; kstart; stage_boot 2 PANIC; } |
+	case_before_init "rerun: not when the last boot ran /init" no
+{ kstart; stage_boot 1 PANIC; panic_report; kstart; last; } |
+	case_before_init "rerun: not when the run finished" no
+printf 'SeaBIOS (version 1.16.2-debian-1.16.2-1)\n' |
+	case_before_init "rerun: not with no kernel started" no
 # case_view NAME WANT: console-view.pl shows WANT of the console on
 # stdin, given at once and given a byte at a time (a read can end inside
 # a line or an escape sequence).
