@@ -906,14 +906,23 @@ static void ex_op_stats(void)
 		for (c = 0; c < ex.sc->ncpu; c++) {
 			if (snaptrace_cpu_stats(ex.buf, w, c, &st))
 				continue;
-			/* Mid-run: only what holds at any time. */
-			if (st.read + st.entries + st.overrun > st.written - st.dropped)
-				ex_failf("stats mid-run: cpu %d %s: read %llu + entries %llu + overrun %llu > committed %llu",
+			/*
+			 * Mid-run: only what holds at any time. No term is
+			 * negative (snaptrace_cpu_stats(): "entries never
+			 * comes out negative"), nor above what was written:
+			 * the sum is taken in u64, where a negative term
+			 * wraps and keeps it unchanged.
+			 */
+			if ((s64)st.entries < 0 || (s64)st.read < 0 || (s64)st.overrun < 0 ||
+			    (s64)st.dropped < 0 || st.entries > st.written ||
+			    st.read > st.written || st.overrun > st.written ||
+			    st.dropped > st.written ||
+			    st.read + st.entries + st.overrun > st.written - st.dropped)
+				ex_failf("stats mid-run: cpu %d %s: written %lld read %lld entries %lld overrun %lld dropped %lld",
 					 c, w ? "snapshot" : "live",
-					 (unsigned long long)st.read,
-					 (unsigned long long)st.entries,
-					 (unsigned long long)st.overrun,
-					 (unsigned long long)(st.written - st.dropped));
+					 (long long)st.written, (long long)st.read,
+					 (long long)st.entries, (long long)st.overrun,
+					 (long long)st.dropped);
 		}
 }
 
