@@ -25,7 +25,6 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
-#include <linux/time.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
 #include <kunit/visibility.h>
@@ -1327,15 +1326,12 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_last_free);
  */
 static void st_pr_show_wall(struct seq_file *m, const char *what, u64 real_ns)
 {
-	struct tm tm;
+	time64_t s;
 	u32 ns;
-	u64 s;
 
 	s = div_u64_rem(real_ns, NSEC_PER_SEC, &ns);
-	time64_to_tm(s, 0, &tm);
-	seq_printf(m, "%s: %04ld-%02d-%02d %02d:%02d:%02d UTC (%llu.%09u)\n",
-		   what, tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-		   tm.tm_hour, tm.tm_min, tm.tm_sec, s, ns);
+	/* %ptTs: vsprintf's time64_t as "YYYY-mm-dd HH:MM:SS", UTC */
+	seq_printf(m, "%s: %ptTs UTC (%lld.%09u)\n", what, &s, (long long)s, ns);
 }
 
 /**
