@@ -156,6 +156,7 @@ struct ex_event {
 
 struct ex_ring_id {
 	const void *head;
+	const void *tail;
 	int half, cpu;
 };
 
@@ -560,9 +561,18 @@ void ex_cas_ok(const volatile void *p, long old, long new)
 
 	if (p == ex.state_addr)
 		ring = -1;
-	for (i = 0; i < ex.nrings && ring == -2; i++)
+	for (i = 0; i < ex.nrings && ring == -2; i++) {
 		if (ex.rings[i].head == p)
 			ring = i;
+		/* Tails only in the trace: a replay shows every move. */
+		if (ex.rings[i].tail == p) {
+			ex_tracef("tail of half%d/cpu%d: %#lx%s -> %#lx%s",
+				  ex.rings[i].half, ex.rings[i].cpu,
+				  st_pos(old), old & ST_SEAL ? " sealed" : "",
+				  st_pos(new), new & ST_SEAL ? " sealed" : "");
+			return;
+		}
+	}
 	if (ring == -2)
 		return;
 	if (ex.nev == EX_MAX_EVENTS) {
@@ -1331,7 +1341,8 @@ static void ex_register_rings(void)
 		for (c = 0; c < ex.sc->ncpu; c++) {
 			ex.head0[ex.nrings] = per_cpu_ptr(half->rings, c)->head.counter;
 			ex.rings[ex.nrings++] = (struct ex_ring_id){
-				&per_cpu_ptr(half->rings, c)->head, h, c };
+				&per_cpu_ptr(half->rings, c)->head,
+				&per_cpu_ptr(half->rings, c)->tail, h, c };
 		}
 	}
 	ex.state_addr = &ex.buf->state;
