@@ -52,9 +52,22 @@ static bool st_close(struct snaptrace_buffer *buf, struct st_ring *r,
 		if (h & done_if)
 			return true;
 		t = atomic_long_read(&r->tail);
-		smp_rmb(); /* head and tail before the roles */
+		smp_rmb(); /* head and tail before the roles, and head again */
 		if (st_state(buf) != state)
 			return false;
+		/*
+		 * Tail is of head's epoch only if head still holds @h (no
+		 * value of head repeats, R1): else a close nested in this one
+		 * (a reset from an NMI; resets keep the roles) may have
+		 * closed the ring, and its writer begun the next epoch,
+		 * raising tail unsealed before its last step. Sealing that
+		 * tail would hide the new epoch from every consumer of the
+		 * live half. An opener raises tail after it read head
+		 * pending, and with a full barrier between (st_open()): a
+		 * tail read here from an opener reads head changed after it.
+		 */
+		if (atomic_long_read(&r->head) != h)
+			continue;
 		st_hook(buf, ST_STEP_SNAP_CLOSE, cpu);
 		/*
 		 * The last position reserved, for the opener that will tell

@@ -172,4 +172,20 @@ static const struct ex_scen ex_scens[] = {
 		{ WALK(0) },
 	},
 },
+/*
+ * A reset's close of a CPU's ring that read head open, then was
+ * interrupted by a reset nested in it (an NMI) that closed the ring, while
+ * that CPU's writer began the next epoch (raised tail, unsealed) before
+ * its last step: the outer close must not seal the new epoch's tail.
+ */
+{
+	.name = "reset_close_under_opener",
+	.about = "a reset's close held after its read of head while a nested reset closes the ring and its writer reopens it",
+	.ncpu = 2, .home = -1, .bound = 3,
+	.task = {
+		{ RESET },
+		{ W(16), W(20) },
+	},
+	.nmi = { { RESET } },
+},
 };
