@@ -7,14 +7,16 @@
 #     injection, PREEMPT_RT, KCSAN, clang-built; arm64 and ARMv7-A,
 #     cross-compiled, built but not booted yet) and the stock Debian kernel
 #     images; build the example firmware
-#  3. the ring's interleaving explorer (tests/explore/run.sh --check);
-#     static checks (checkpatch --strict, sparse, kernel-doc, the docs'
-#     map of src/); the ring's orderings under the Linux-kernel memory
-#     model (herd7 on tests/litmus/, each test and twin counted); build the
+#  3. in the background, on one core (the "prelude"): the ring's
+#     interleaving explorer (tests/explore/run.sh --check); static checks
+#     (checkpatch --strict, sparse, kernel-doc, the docs' map of src/); the
+#     ring's orderings under the Linux-kernel memory model (herd7 on
+#     tests/litmus/, each test and twin counted); meanwhile, build the
 #     module with W=1 against each kernel, no warnings allowed, and with
-#     DKMS
+#     DKMS, each row's build made while both boot slots are taken
 #  4. boot each kernel in QEMU and run the scenarios, SNAPTRACE_JOBS (2) at a
-#     time, as the table MATRIX below says (tests/qemu/, its README.md):
+#     time, from the first module built on (beside the prelude), as the
+#     table MATRIX below says (tests/qemu/, its README.md):
 #     KUnit suites on the test kernels; the ARM remote over ivshmem beside
 #     the stock 6.12 and 7.3 kernels, and make shell typed into on 6.12;
 #     meanwhile libFuzzer on the parsers for SNAPTRACE_FUZZ_SECONDS (60)
@@ -133,11 +135,23 @@ count() { # count OK NAME
 # run_qemu NAME KERNEL MODDIR "SCENARIO..." [args]: boot in the background
 # (at most $jobs_max at once), the scenarios in turn; its output goes to
 # out/runs/NAME.out.
-# slot NAME: wait until fewer than $jobs_max runs are going, and clear
-# NAME's old counts.
+# slot NAME: wait until fewer than $jobs_max runs (boots) are going, and
+# clear NAME's old counts. While both slots are taken, the rows to come
+# are made ready (prepare_ahead: their kernels' modules, DKMS and README
+# builds), so that a slot that frees finds its next run ready rather than
+# waiting for a build. The prelude and the fuzzer run beside the boots and
+# take no slot.
+slot_pids=()
 slot() {
-	while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do
-		wait -n || true
+	local pid alive
+	while :; do
+		alive=()
+		for pid in "${slot_pids[@]}"; do
+			! kill -0 "$pid" 2>/dev/null || alive+=("$pid")
+		done
+		slot_pids=("${alive[@]}")
+		[ "${#slot_pids[@]}" -ge "$jobs_max" ] || break
+		prepare_ahead || wait -n || true
 	done
 	mkdir -p "$SNAPTRACE_OUT/runs"
 	rm -f "$SNAPTRACE_OUT/runs/$1/counts"
@@ -159,6 +173,7 @@ run_bg() {
 	shift
 	slot "$name"
 	"$@" >"$SNAPTRACE_OUT/runs/$name.out" 2>&1 &
+	slot_pids+=($!)
 	runs+=("$name")
 	say "check: started $name"
 }
@@ -277,63 +292,126 @@ if [ "$quick" = 0 ]; then
 	("$SNAPTRACE_TOP/scripts/fuzz.sh" "${SNAPTRACE_FUZZ_SECONDS:-60}" \
 		>"$SNAPTRACE_OUT/fuzz.out" 2>&1; echo $? >"$SNAPTRACE_OUT/fuzz.rc") &
 fi
-# The runner's judgement of a console, on made-up ones.
-if "$SNAPTRACE_TOP/tests/qemu/runner-selftest.sh" >"$SNAPTRACE_OUT/logs/runner-selftest.log" 2>&1; then
-	count 0 "runner self-test"
-else
-	cat "$SNAPTRACE_OUT/logs/runner-selftest.log"
-	count 1 "runner self-test"
-fi
-# The test kernels' cache across Debian's revisions of linux-source, in a
-# made-up cache.
-if "$SNAPTRACE_TOP/tests/qemu/kernel-cache-selftest.sh" >"$SNAPTRACE_OUT/logs/kernel-cache-selftest.log" 2>&1; then
-	count 0 "kernel cache self-test"
-else
-	cat "$SNAPTRACE_OUT/logs/kernel-cache-selftest.log"
-	count 1 "kernel cache self-test"
-fi
-# The ring's interleaving explorer (tests/explore/): its systematic bound
-# and random budget, in user space, a few minutes on one core.
-if "$SNAPTRACE_TOP/tests/explore/run.sh" --check; then
-	count 0 "explore"
-else
-	count 1 "explore"
-fi
-for c in checkpatch sparse kernel-doc docs; do
-	if "$SNAPTRACE_TOP/scripts/static-checks.sh" "$c"; then
-		count 0 "static $c"
+# The checks that need no kernel, in the background beside the first
+# builds and boots (one core; the boots take the other): the runner's and
+# the kernel cache's self-tests, the explorer, the static checks, the
+# litmus tests. Their lines show as they come; their counts are added by
+# collect, as a run's ("prelude").
+prelude() {
+	passed=0 failed=0 skipped=0
+	# The runner's judgement of a console, on made-up ones.
+	if "$SNAPTRACE_TOP/tests/qemu/runner-selftest.sh" >"$SNAPTRACE_OUT/logs/runner-selftest.log" 2>&1; then
+		count 0 "runner self-test"
 	else
-		count 1 "static $c"
+		cat "$SNAPTRACE_OUT/logs/runner-selftest.log"
+		count 1 "runner self-test"
 	fi
-done
-# The ring's orderings under the Linux-kernel memory model: herd7 (in a
-# sid chroot, scripts/herd.sh) on tests/litmus/, each test and each twin
-# counted, and its line shown: what it expects (Never, Sometimes), what
-# herd7 said.
-litmus_log=$SNAPTRACE_OUT/logs/litmus.log
-rm -f "$SNAPTRACE_OUT/litmus/results"
-"$SNAPTRACE_TOP/tests/litmus/run.sh" -o "$SNAPTRACE_OUT/litmus" >"$litmus_log" 2>&1 &&
-	litmus_rc=0 || litmus_rc=$?
-sed -n '/ expected /s/^/litmus: /p' "$litmus_log"
-litmus_fails=0
-while read -r n w g res; do
-	[ "$res" = PASS ] && count 0 "litmus $n" ||
-		{ count 1 "litmus $n (expected $w, got $g)"; litmus_fails=1; }
-done < <(cat "$SNAPTRACE_OUT/litmus/results" 2>/dev/null)
-if [ "$litmus_rc" -ne 0 ] && [ "$litmus_fails" = 0 ]; then
-	tail -n 20 "$litmus_log" | sed 's/^/    | /' >&2
-	count 1 "litmus (herd7 did not run: $litmus_log)"
-fi
+	# The test kernels' cache across Debian's revisions of linux-source, in a
+	# made-up cache.
+	if "$SNAPTRACE_TOP/tests/qemu/kernel-cache-selftest.sh" >"$SNAPTRACE_OUT/logs/kernel-cache-selftest.log" 2>&1; then
+		count 0 "kernel cache self-test"
+	else
+		cat "$SNAPTRACE_OUT/logs/kernel-cache-selftest.log"
+		count 1 "kernel cache self-test"
+	fi
+	# The ring's interleaving explorer (tests/explore/): its systematic bound
+	# and random budget, in user space, a few minutes on one core.
+	if "$SNAPTRACE_TOP/tests/explore/run.sh" --check; then
+		count 0 "explore"
+	else
+		count 1 "explore"
+	fi
+	for c in checkpatch sparse kernel-doc docs; do
+		if "$SNAPTRACE_TOP/scripts/static-checks.sh" "$c"; then
+			count 0 "static $c"
+		else
+			count 1 "static $c"
+		fi
+	done
+	# The ring's orderings under the Linux-kernel memory model: herd7 (in a
+	# sid chroot, scripts/herd.sh) on tests/litmus/, each test and each twin
+	# counted, and its line shown: what it expects (Never, Sometimes), what
+	# herd7 said.
+	litmus_log=$SNAPTRACE_OUT/logs/litmus.log
+	rm -f "$SNAPTRACE_OUT/litmus/results"
+	"$SNAPTRACE_TOP/tests/litmus/run.sh" -o "$SNAPTRACE_OUT/litmus" >"$litmus_log" 2>&1 &&
+		litmus_rc=0 || litmus_rc=$?
+	sed -n '/ expected /s/^/litmus: /p' "$litmus_log"
+	litmus_fails=0
+	while read -r n w g res; do
+		[ "$res" = PASS ] && count 0 "litmus $n" ||
+			{ count 1 "litmus $n (expected $w, got $g)"; litmus_fails=1; }
+	done < <(cat "$SNAPTRACE_OUT/litmus/results" 2>/dev/null)
+	if [ "$litmus_rc" -ne 0 ] && [ "$litmus_fails" = 0 ]; then
+		tail -n 20 "$litmus_log" | sed 's/^/    | /' >&2
+		count 1 "litmus (herd7 did not run: $litmus_log)"
+	fi
 
-# One run of the matrix: its kernel (made ready on first use), then its
-# boot, in the background when a slot is free.
-for row in "${MATRIX[@]}"; do
-	eval "set -- $row"
+	echo "$passed $failed $skipped" >"$SNAPTRACE_OUT/runs/prelude/counts"
+}
+# checkpatch's kernel tree, unpacked (once) before anything runs beside it.
+kernel_source >/dev/null
+mkdir -p "$SNAPTRACE_OUT/runs/prelude"
+rm -f "$SNAPTRACE_OUT/runs/prelude/counts"
+: >"$SNAPTRACE_OUT/runs/prelude.out"
+prelude &
+runs+=(prelude)
+
+# The matrix's rows: each made ready (prepare_row: its kernel and module,
+# or its DKMS or README build), then booted in the background when a slot
+# is free. While both slots are taken, slot() makes the next rows ready
+# (prepare_ahead).
+declare -A row_ready=() row_mods=()
+# prepare_row I: row I made ready once; returns 1 if it cannot run.
+prepare_row() {
+	local i=$1 kernel source boot kver d
+	[ -z "${row_ready[$i]:-}" ] || return "${row_ready[$i]}"
+	row_ready[$i]=1
+	eval "set -- ${MATRIX[$i]}"
+	kernel=$1 source=$2 boot=$3
+	[ "$quick" = 0 ] || [ "$kernel" = debug ] || return 1
+	prepare_kernel "$kernel" "$source" || return 1
+	kver=${k_ver[$kernel $source]}
+	row_mods[$i]=${k_mods[$kernel $source]}
+	case $boot in
+	dkms)
+		# The module as DKMS builds and installs it, booted.
+		d=$SNAPTRACE_OUT/build/dkms-$kver
+		if [ "$kernel" = newer ]; then
+			"$SNAPTRACE_TOP/scripts/newer-stock.sh" dkms "$kver" "$d"
+		else
+			"$SNAPTRACE_TOP/scripts/dkms-check.sh" "$kver" "$d"
+		fi || { count 1 "dkms $kver"; return 1; }
+		count 0 "dkms $kver"
+		row_mods[$i]=$d ;;
+	readme)
+		d=$SNAPTRACE_OUT/build/readme-$kver
+		"$SNAPTRACE_TOP/scripts/readme-module.sh" "/usr/src/linux-headers-$kver" "$d" ||
+			{ count 1 "readme module $kver"; return 1; }
+		count 0 "readme module $kver"
+		row_mods[$i]=$d ;;
+	esac
+	row_ready[$i]=0
+}
+# prepare_ahead: make the next row not yet ready ready; returns 1 if none
+# is left.
+row_next=0
+prepare_ahead() {
+	local i
+	for ((i = row_next; i < ${#MATRIX[@]}; i++)); do
+		[ -z "${row_ready[$i]:-}" ] || continue
+		prepare_row "$i" || true
+		return 0
+	done
+	return 1
+}
+for ((row_i = 0; row_i < ${#MATRIX[@]}; row_i++)); do
+	row_next=$((row_i + 1))
+	prepare_row "$row_i" || continue
+	eval "set -- ${MATRIX[$row_i]}"
 	kernel=$1 source=$2 boot=$3
 	shift 3
-	[ "$quick" = 0 ] || [ "$kernel" = debug ] || continue
-	prepare_kernel "$kernel" "$source" || continue
-	k=${k_image[$kernel $source]} mods=${k_mods[$kernel $source]}
+	k=${k_image[$kernel $source]} mods=${row_mods[$row_i]}
 	kname=${k_name[$kernel $source]} kver=${k_ver[$kernel $source]}
 	case $boot in
 	remote) run_remote "remote-$kname" "$k" "$mods" "$@" ;;
@@ -343,28 +421,8 @@ for row in "${MATRIX[@]}"; do
 		run_bg "shell-$kname" "$SNAPTRACE_TOP/scripts/shell-check.sh" \
 			--name "shell-$kname" --up-to-date "$@" ;;
 	shell-persist) run_shell "shell-persist-$kname" "$k" "$mods" --persist "$@" ;;
-	dkms)
-		# The module as DKMS builds and installs it, booted.
-		d=$SNAPTRACE_OUT/build/dkms-$kver
-		if [ "$kernel" = newer ]; then
-			"$SNAPTRACE_TOP/scripts/newer-stock.sh" dkms "$kver" "$d"
-		else
-			"$SNAPTRACE_TOP/scripts/dkms-check.sh" "$kver" "$d"
-		fi && dkms_ok=0 || dkms_ok=1
-		if [ "$dkms_ok" = 0 ]; then
-			count 0 "dkms $kver"
-			run_qemu "dkms-$kver" "$k" "$d" dkms "$@"
-		else
-			count 1 "dkms $kver"
-		fi ;;
-	readme)
-		d=$SNAPTRACE_OUT/build/readme-$kver
-		if "$SNAPTRACE_TOP/scripts/readme-module.sh" "/usr/src/linux-headers-$kver" "$d"; then
-			count 0 "readme module $kver"
-			run_qemu "readme-$kver" "$k" "$d" readme-module "$@"
-		else
-			count 1 "readme module $kver"
-		fi ;;
+	dkms) run_qemu "dkms-$kver" "$k" "$mods" dkms "$@" ;;
+	readme) run_qemu "readme-$kver" "$k" "$mods" readme-module "$@" ;;
 	*) run_qemu "$boot-$kname" "$k" "$mods" "${boot//+/ }" "$@" ;;
 	esac
 done
