@@ -28,8 +28,10 @@
  *           the snapshot's cut are ordered by one word (R1 below).
  *   commit  bytes whose records are complete; only the outermost writer on
  *           this CPU moves it, to head (as ftrace's rb_end_commit())
- *   tail    oldest record still in the buffer, and ST_SEAL while the ring
- *           is not open (a consumer of the live buffer expects it clear)
+ *   tail    oldest record still in the buffer, and ST_SEAL from a close
+ *           (sealed before head is: st_close()) until the next opening
+ *           raises it, unsealed, to its epoch's start (a consumer of the
+ *           live buffer expects it clear)
  *
  * I1: a record never straddles the end of the ring (padding).
  * I2: a writer never reserves past commit + size.

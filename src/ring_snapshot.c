@@ -38,8 +38,9 @@ static void st_last_raise(struct st_ring *r, unsigned long pos)
  * live half cannot take a record from it after the cut (st_peek() and
  * snaptrace_consume() expect the bit clear). Each cmpxchg expects values
  * read before a check that @state (the halves' roles) still holds: if a
- * snapshot from an NMI changed them meanwhile, they fail. Returns false if
- * @state no longer holds.
+ * snapshot from an NMI changed them meanwhile, they fail. Returns true
+ * once head carries @flag's state (closed here, or by a close nested in
+ * this one), false if @state no longer holds before that.
  */
 static bool st_close(struct snaptrace_buffer *buf, struct st_ring *r,
 		     long state, unsigned long flag, int cpu)
@@ -51,20 +52,33 @@ static bool st_close(struct snaptrace_buffer *buf, struct st_ring *r,
 		h = atomic_long_read(&r->head);
 		if (h & done_if)
 			return true;
+		/*
+		 * Head before tail: an opener raises tail (unsealed) before
+		 * its last cmpxchg opens head; a tail read older than the head
+		 * read here could be the sealed one of the epoch before, and
+		 * the seal below skipped over the open epoch's tail
+		 * (tests/litmus/close-stale-tail.litmus).
+		 */
+		smp_rmb();
 		t = atomic_long_read(&r->tail);
-		smp_rmb(); /* head and tail before the roles, and head again */
+		smp_rmb(); /* tail before the roles, and before head's re-read */
 		if (st_state(buf) != state)
 			return false;
 		/*
 		 * Tail is of head's epoch only if head still holds @h (no
 		 * value of head repeats, R1): else a close nested in this one
-		 * (a reset from an NMI; resets keep the roles) may have
-		 * closed the ring, and its writer begun the next epoch,
-		 * raising tail unsealed before its last step. Sealing that
-		 * tail would hide the new epoch from every consumer of the
-		 * live half. An opener raises tail after it read head
-		 * pending, and with a full barrier between (st_open()): a
-		 * tail read here from an opener reads head changed after it.
+		 * (a reset from an NMI) may have closed the ring, and its
+		 * writer begun the next epoch, raising tail unsealed before
+		 * its last step. Sealing that tail would hide the new epoch
+		 * from every consumer of the live half. An opener raises tail
+		 * after it read head pending, with a full barrier between
+		 * (st_open()): a tail read here from an opener is followed by
+		 * a re-read that finds head changed, by coherence, as the
+		 * emptying close ran on this CPU (the lock serializes the
+		 * others; a panic's closes past a stopped holder are cuts,
+		 * which do not rely on this); the smp_rmb() above orders it
+		 * were that close on another CPU
+		 * (tests/litmus/close-reread*.litmus).
 		 */
 		if (atomic_long_read(&r->head) != h)
 			continue;
