@@ -401,6 +401,15 @@ __st_writer_ring(struct snaptrace_buffer *buf, struct st_ring *r, long h,
 		return r;
 	}
 	/*
+	 * Both heads before the roles, as a round's check (roles): which
+	 * ring is live is read below from the state word, and th may be of
+	 * a round nested in the one that published it (its step 1 settled
+	 * the new live ring). A state word older than th, with both rings
+	 * live-pending, would seal the live ring and open the spare's,
+	 * which that round then empties (tests/litmus/writer-roles.litmus).
+	 */
+	smp_rmb();
+	/*
 	 * Both empty, and neither a snapshot: a snapshot is under way. The
 	 * former live ring is live-pending (a snapshot first makes a next
 	 * ring of the live half live-pending: st_round()), the new one next.
