@@ -520,8 +520,12 @@ EXPORT_SYMBOL_GPL(snaptrace_consume);
  * changed (a snapshot, clear or reset on another CPU, or in @fn, made the
  * ring live or empty), the walk stops at once, without passing that record
  * to @fn: the records of a ring a writer may be filling would be live ones,
- * and a writer keeping pace would make the walk endless. The walk never
- * covers more than the ring's size.
+ * and a writer keeping pace would make the walk endless. Head is read
+ * once more when the walk ends (at head's position, or where tail or an
+ * end of data stopped it): a walk returned as complete was of a snapshot
+ * still there at its end, not one cut short by a writer that reopened the
+ * ring and raised its tail. The walk never covers more than the ring's
+ * size.
  *
  * Two walks of one snapshot (the capture measures, then copies) pass the
  * same @pin: the second walks only if the half, the buffer's state word
@@ -626,6 +630,18 @@ int snaptrace_snapshot_walk(struct snaptrace_buffer *buf, int cpu,
 			break; /* never more than a ring: bounded at any rate */
 	}
 done:
+	/*
+	 * The walk ends on what it read of tail, or an end of data: only
+	 * complete if head still holds the snapshot it walked. A round
+	 * (an NMI's, or another CPU's) may have made the ring live again
+	 * and its writer opened it, raising tail past @end, since the last
+	 * re-check.
+	 */
+	smp_rmb(); /* tail and the records before head's re-check */
+	if (atomic_long_read(&r->head) != h) {
+		ret = -ESTALE;
+		goto out;
+	}
 	ret = n;
 out:
 	rcu_read_unlock();

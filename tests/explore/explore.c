@@ -855,14 +855,26 @@ static void ex_walk_all(long state)
 	int *seen = calloc(EX_MAX_RECS, sizeof(int));
 	struct snaptrace_walk_pin pin;
 	bool open;
-	int c;
+	int c, ret;
 
 	for (c = 0; c < ex.sc->ncpu; c++) {
 		memset(seen, 0, EX_MAX_RECS * sizeof(int));
 		memset(&pin, 0, sizeof(pin));
 		pin.state = state;
-		snaptrace_snapshot_walk(ex.buf, c, &ex_recbuf[0], ex_walk_fn,
-					seen, &open, &pin);
+		ret = snaptrace_snapshot_walk(ex.buf, c, &ex_recbuf[0],
+					      ex_walk_fn, seen, &open, &pin);
+		/*
+		 * Complete (not -ESTALE): the snapshot it pinned is still
+		 * there when it returns (no value of head repeats, R1).
+		 */
+		if (ret >= 0 && pin.set &&
+		    (pin.head & (ST_SPARE | ST_PENDING)) == ST_SPARE) {
+			long h = per_cpu_ptr(pin.half->rings, c)->head.counter;
+
+			if (h != (long)pin.head)
+				ex_failf("walk of cpu %d: %d records, complete, but its ring's head went %#lx -> %#lx",
+					 c, ret, pin.head, h);
+		}
 	}
 	free(seen);
 }
