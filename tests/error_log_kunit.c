@@ -2,8 +2,9 @@
 /*
  * KUnit tests of the error_log (src/error_log.c): what an entry shows (the
  * location, the message, the command and a caret under the bad part), the
- * bound on entries, clearing by O_TRUNC, logging from atomic contexts, and
- * the errors the control files log on bad writes.
+ * bound on entries, clearing by O_TRUNC, logging from atomic contexts, the
+ * errors the control files log on bad writes, and the catch of why a
+ * command failed (snaptrace_why_start(), snaptrace_dev_err()).
  *
  * They use the loaded snaptrace.ko's error_log (debugfs mounted at
  * ST_DEBUGFS) and empty it before and after each test.
@@ -17,6 +18,7 @@
 #include <kunit/test.h>
 
 #include <snaptrace/snaptrace.h>
+#include "../src/fw.h"
 #include "../src/internal.h"
 #include "st_kunit.h"
 
@@ -190,6 +192,52 @@ static void errlog_bad_writes_logged(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, st_slurp(test, ST_ROOT "/buffer_size_kb"), before);
 }
 
+static void st_why_fn(struct st_job *job)
+{
+	snaptrace_dev_err(NULL, "from-irq-work\n");
+}
+
+/*
+ * A catch keeps the first message snaptrace_dev_err() prints in its task,
+ * without the newline and cut to fit; not one printed in hardirq context,
+ * nor after it stopped; of nested catches, the innermost keeps it.
+ */
+static void errlog_why_catches_first_message(struct kunit *test)
+{
+	struct snaptrace_why outer, inner;
+	char *longmsg;
+	struct st_job *job;
+
+	snaptrace_why_start(&outer);
+	KUNIT_EXPECT_STREQ(test, outer.msg, "");
+	job = st_job_new(test, NULL, ST_CTX_IRQ_WORK, st_why_fn);
+	st_job_go(test, job);
+	KUNIT_EXPECT_TRUE(test, job->in_ctx);
+	KUNIT_EXPECT_STREQ(test, outer.msg, "");
+
+	snaptrace_why_start(&inner);
+	snaptrace_dev_err(NULL, "inner %d: %s\n", 1, "first");
+	snaptrace_dev_err(NULL, "inner 2\n");
+	snaptrace_why_stop(&inner);
+	KUNIT_EXPECT_STREQ(test, inner.msg, "inner 1: first");
+	KUNIT_EXPECT_STREQ(test, outer.msg, "");
+
+	snaptrace_dev_err(NULL, "outer\n");
+	snaptrace_why_stop(&outer);
+	KUNIT_EXPECT_STREQ(test, outer.msg, "outer");
+	snaptrace_dev_err(NULL, "after the catch\n");
+	KUNIT_EXPECT_STREQ(test, outer.msg, "outer");
+
+	longmsg = kunit_kzalloc(test, 2 * SNAPTRACE_ERR_MSG_MAX, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, longmsg);
+	memset(longmsg, 'z', 2 * SNAPTRACE_ERR_MSG_MAX - 1);
+	snaptrace_why_start(&outer);
+	snaptrace_dev_err(NULL, "%s\n", longmsg);
+	snaptrace_why_stop(&outer);
+	KUNIT_EXPECT_EQ(test, strlen(outer.msg), SNAPTRACE_ERR_MSG_MAX - 1);
+	KUNIT_EXPECT_EQ(test, st_count(outer.msg, "z"), SNAPTRACE_ERR_MSG_MAX - 1);
+}
+
 static struct kunit_case snaptrace_error_log_cases[] = {
 	KUNIT_CASE(errlog_shows_entry_with_caret),
 	KUNIT_CASE(errlog_bounded_oldest_dropped),
@@ -198,6 +246,7 @@ static struct kunit_case snaptrace_error_log_cases[] = {
 	KUNIT_CASE(errlog_err_pos),
 	KUNIT_CASE(errlog_atomic_contexts),
 	KUNIT_CASE(errlog_bad_writes_logged),
+	KUNIT_CASE(errlog_why_catches_first_message),
 	{}
 };
 
