@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # make shell, typed into by a pipe: "cat version", an ls of a module of
-# the user's (shell.sh --more-modules, make shell MODULES=) and "exit" go
-# into scripts/shell.sh under a timeout. Passes when the shell printed
-# WANT (the version, so it ran in snaptrace's debugfs directory with the
-# module loaded) on a line of its own, named the user's module and had it
-# in /modules, said how to leave, showed no harness marker or emulator
+# the user's (shell.sh --more-modules, make shell MODULES=), a start of
+# remoteproc0 and its state when the example firmware is staged, and
+# "exit" go into scripts/shell.sh under a timeout. Passes when the shell
+# printed WANT (the version, so it ran in snaptrace's debugfs directory
+# with the module loaded) on a line of its own, named the user's module and
+# had it in /modules, said how to leave, said remoteproc0's firmware and
+# started it with nothing written first (running), or without the
+# firmware said how to get it, showed no harness marker or emulator
 # noise (console-view.pl; the console log keeps the end marker), and QEMU
 # exited by itself with status 0 after the guest's end marker (the guest
 # powered itself off when the shell exited).
@@ -49,8 +52,16 @@ mine=$SNAPTRACE_OUT/runs/$name.modules
 rm -rf "$mine"
 mkdir -p "$mine"
 echo "not a module: shell-check.sh's stand-in" >"$mine/st_mine.ko"
+# With the example firmware staged, shell.sh passes it to the guest, whose
+# remoteproc0 must start as it is.
+fw=0 typed='cat version\nls /modules/st_mine.ko\n'
+if [ -f "$SNAPTRACE_OUT/firmware/snaptrace/example64.elf" ]; then
+	fw=1
+	typed="${typed}echo start > remoteproc/remoteproc0/state\ncat remoteproc/remoteproc0/state\n"
+fi
 s=$(date +%s) rc=0
-printf 'cat version\nls /modules/st_mine.ko\nexit\n' |
+# shellcheck disable=SC2059 # the typed lines are the format
+printf "${typed}exit\n" |
 	timeout -k 10 "$timeout" "$SNAPTRACE_TOP/scripts/shell.sh" --name "$name" \
 		--more-modules "$mine" "$@" >"$session" 2>&1 || rc=$?
 say "shell-check[$name]: make shell's script exited $rc after $(($(date +%s) - s))s"
@@ -67,6 +78,17 @@ tr -d '\r' <"$session" | grep -x -- "$want" >/dev/null ||
 	problems+=("no line '$want' (cat version in the guest's shell)")
 grep 'exit or Ctrl-D' "$session" >/dev/null ||
 	problems+=("the shell did not say how to leave it")
+if [ $fw = 1 ]; then
+	grep -F "remote: remoteproc0's firmware is snaptrace/example64.elf: echo start > remoteproc/remoteproc0/state" \
+		"$session" >/dev/null ||
+		problems+=("the shell did not say remoteproc0's firmware and how to start it")
+	tr -d '\r' <"$session" | grep -x running >/dev/null ||
+		problems+=("remoteproc0 did not start as the shell left it (no line 'running')")
+else
+	grep -F 'remote: no /lib/firmware/snaptrace/example64.elf here: run make firmware on the host' \
+		"$session" >/dev/null ||
+		problems+=("the shell did not say how to get remoteproc0's firmware")
+fi
 grep -F 'modules: yours in /modules: st_mine.ko' "$session" >/dev/null ||
 	problems+=("the shell did not name the user's module (--more-modules)")
 tr -d '\r' <"$session" | grep -x -- /modules/st_mine.ko >/dev/null ||

@@ -13,14 +13,26 @@
  * error_log for writing with O_TRUNC (``echo > error_log``) empties it.
  * Unlike ftrace, which keeps one log per trace instance, there is one log
  * for the module; the location names the file, instances/NAME/ included.
+ *
+ * A command that a file hands on to the rest of the module (a remote's
+ * start: the firmware loader, the ELF and resource table parsers, the
+ * memory and trace handlers) fails for reasons only the code far below
+ * knows, which it prints with snaptrace_dev_err(). The file opens a catch
+ * around the call (snaptrace_why_start(), snaptrace_why_stop()), which keeps
+ * the first such message the task printed meanwhile, and logs it as the
+ * command's error with snaptrace_log_file_why(): error_log says why in the
+ * words of the kernel log, not only the errno.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/dcache.h>
 #include <linux/debugfs.h>
+#include <linux/device.h>
 #include <linux/fs.h>
+#include <linux/list.h>
 #include <linux/math64.h>
 #include <linux/preempt.h>
+#include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
@@ -28,6 +40,7 @@
 #include <kunit/visibility.h>
 
 #include <snaptrace/snaptrace.h>
+#include "fw.h"
 #include "internal.h"
 
 /* As tracing/error_log's CMD_PREFIX: the caret line is indented as much. */
@@ -65,6 +78,31 @@ static void st_err_copy_cmd(char *dst, const char *cmd)
 	dst[len] = '\0';
 }
 
+/* Append an entry, dropping the oldest when full. Not in NMI. */
+static void st_log_add(const char *loc, const char *cmd, unsigned int err_pos,
+		       const char *msg)
+{
+	unsigned long flags;
+	struct st_err *e;
+
+	if (!cmd)
+		cmd = "";
+	raw_spin_lock_irqsave(&st_log_lock, flags);
+	if (st_log_count < SNAPTRACE_ERR_LOG_MAX) {
+		e = &st_log[(st_log_first + st_log_count) % SNAPTRACE_ERR_LOG_MAX];
+		st_log_count++;
+	} else {
+		e = &st_log[st_log_first];
+		st_log_first = (st_log_first + 1) % SNAPTRACE_ERR_LOG_MAX;
+	}
+	e->ts = local_clock();
+	strscpy(e->loc, loc, sizeof(e->loc));
+	strscpy(e->msg, msg, sizeof(e->msg));
+	st_err_copy_cmd(e->cmd, cmd);
+	e->pos = min_t(unsigned int, err_pos, strlen(e->cmd));
+	raw_spin_unlock_irqrestore(&st_log_lock, flags);
+}
+
 /**
  * snaptrace_log_err() - add an error to the error_log debugfs file
  * @loc: where the error is, e.g. the file's path under debugfs
@@ -92,36 +130,26 @@ static void st_err_copy_cmd(char *dst, const char *cmd)
 void snaptrace_log_err(const char *loc, const char *cmd, unsigned int err_pos,
 		       const char *msg)
 {
-	unsigned long flags;
-	struct st_err *e;
-
 	if (in_nmi())
 		return;
 	if (!loc)
 		loc = "";
-	if (!cmd)
-		cmd = "";
 	if (!msg)
 		msg = "";
-
-	raw_spin_lock_irqsave(&st_log_lock, flags);
-	if (st_log_count < SNAPTRACE_ERR_LOG_MAX) {
-		e = &st_log[(st_log_first + st_log_count) % SNAPTRACE_ERR_LOG_MAX];
-		st_log_count++;
-	} else {
-		e = &st_log[st_log_first];
-		st_log_first = (st_log_first + 1) % SNAPTRACE_ERR_LOG_MAX;
-	}
-	e->ts = local_clock();
-	strscpy(e->loc, loc, sizeof(e->loc));
-	strscpy(e->msg, msg, sizeof(e->msg));
-	st_err_copy_cmd(e->cmd, cmd);
-	e->pos = min_t(unsigned int, err_pos, strlen(e->cmd));
-	raw_spin_unlock_irqrestore(&st_log_lock, flags);
-
+	st_log_add(loc, cmd, err_pos, msg);
 	pr_err_ratelimited("%s: error: %s\n", loc, msg);
 }
 EXPORT_SYMBOL_GPL(snaptrace_log_err);
+
+/* @filp's path under debugfs, in @path (%SNAPTRACE_ERR_LOC_MAX bytes). */
+static const char *st_file_loc(const struct file *filp, char *path)
+{
+	char *p = dentry_path_raw(filp->f_path.dentry, path, SNAPTRACE_ERR_LOC_MAX);
+
+	if (IS_ERR(p))
+		return "snaptrace";
+	return *p == '/' ? p + 1 : p;
+}
 
 /**
  * snaptrace_log_file_err() - snaptrace_log_err() for a write to a file
@@ -136,15 +164,146 @@ void snaptrace_log_file_err(const struct file *filp, const char *cmd,
 			    unsigned int err_pos, const char *msg)
 {
 	char path[SNAPTRACE_ERR_LOC_MAX];
-	char *p = dentry_path_raw(filp->f_path.dentry, path, sizeof(path));
 
-	if (IS_ERR(p))
-		p = "snaptrace";
-	else if (*p == '/')
-		p++;
-	snaptrace_log_err(p, cmd, err_pos, msg);
+	snaptrace_log_err(st_file_loc(filp, path), cmd, err_pos, msg);
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_log_file_err);
+
+/**
+ * snaptrace_log_file_why() - log why a command written to a file failed
+ * @filp: the debugfs file written to; its path under debugfs is the location
+ * @cmd: the text written (NUL-terminated; NULL: none)
+ * @err_pos: byte offset of the bad part in @cmd
+ * @why: the catch the command ran in (snaptrace_why_start())
+ * @what: names the command for the fallback message
+ * @err: the command's error, for the fallback message
+ *
+ * Logs the message @why caught, which snaptrace_dev_err() already printed
+ * to the kernel log, so it is not printed again; if it caught none, logs
+ * ``WHAT failed: -EXXX`` as snaptrace_log_file_err() does.
+ *
+ * Context: process context (a file operation). Never sleeps.
+ */
+void snaptrace_log_file_why(const struct file *filp, const char *cmd,
+			    unsigned int err_pos, const struct snaptrace_why *why,
+			    const char *what, int err)
+{
+	char path[SNAPTRACE_ERR_LOC_MAX];
+	char msg[64];
+
+	if (why->msg[0]) {
+		st_log_add(st_file_loc(filp, path), cmd, err_pos, why->msg);
+		return;
+	}
+	snprintf(msg, sizeof(msg), "%s failed: %pe", what, ERR_PTR(err));
+	snaptrace_log_err(st_file_loc(filp, path), cmd, err_pos, msg);
+}
+
+/*
+ * The catches open: each is a task's, on its stack, and only that task
+ * writes its message or takes it off the list. A raw spinlock, as
+ * snaptrace_dev_err() may be called under raw spinlocks, IRQs off.
+ */
+static DEFINE_RAW_SPINLOCK(st_why_lock);
+static LIST_HEAD(st_whys);
+
+/**
+ * snaptrace_why_start() - catch why the command this task runs fails
+ * @why: the catch, on the caller's stack until snaptrace_why_stop()
+ *
+ * Until snaptrace_why_stop(), the first message snaptrace_dev_err() prints
+ * in this task (not from an interrupt, nor from another task: a work item
+ * the command waits for) is kept in @why->msg. Catches nest: the innermost
+ * one of the task catches.
+ *
+ * Context: process context. Never sleeps.
+ */
+void snaptrace_why_start(struct snaptrace_why *why)
+{
+	unsigned long flags;
+
+	why->task = current;
+	why->msg[0] = '\0';
+	raw_spin_lock_irqsave(&st_why_lock, flags);
+	list_add(&why->node, &st_whys);
+	raw_spin_unlock_irqrestore(&st_why_lock, flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_why_start);
+
+/**
+ * snaptrace_why_stop() - stop catching; @why->msg keeps what was caught
+ * @why: a catch of this task's, started
+ *
+ * Context: process context, the task that started @why. Never sleeps.
+ */
+void snaptrace_why_stop(struct snaptrace_why *why)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&st_why_lock, flags);
+	list_del(&why->node);
+	raw_spin_unlock_irqrestore(&st_why_lock, flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_why_stop);
+
+/* The innermost catch the current task has open, or NULL. */
+static struct snaptrace_why *st_why_current(void)
+{
+	struct snaptrace_why *why, *found = NULL;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&st_why_lock, flags);
+	list_for_each_entry(why, &st_whys, node) {
+		if (why->task == current) {
+			found = why;
+			break;
+		}
+	}
+	raw_spin_unlock_irqrestore(&st_why_lock, flags);
+	return found;
+}
+
+/**
+ * snaptrace_dev_err() - dev_err(), which a command's catch keeps
+ * @dev: the device the message is about (may be NULL, as for dev_err())
+ * @fmt: printf format, ending with a newline as dev_err()'s
+ *
+ * Prints as dev_err() does; in a task with a catch open
+ * (snaptrace_why_start()) that has caught nothing yet, also keeps the
+ * message there, without its newline, cut to %SNAPTRACE_ERR_MSG_MAX - 1
+ * bytes. The code below a command reports every refusal with it, so that
+ * error_log can say why the command failed.
+ *
+ * Context: any but NMI (as dev_err()); only in process context is the
+ * message caught. Never sleeps, never allocates.
+ */
+void snaptrace_dev_err(const struct device *dev, const char *fmt, ...)
+{
+	struct snaptrace_why *why;
+	struct va_format vaf;
+	va_list args;
+	size_t len;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	dev_err(dev, "%pV", &vaf);
+	va_end(args);
+
+	if (!in_task())
+		return;
+	/* Only this task writes its catch's message, or frees the catch. */
+	why = st_why_current();
+	if (!why || why->msg[0])
+		return;
+	va_start(args, fmt);
+	vsnprintf(why->msg, sizeof(why->msg), fmt, args);
+	va_end(args);
+	len = strlen(why->msg);
+	while (len && why->msg[len - 1] == '\n')
+		why->msg[--len] = '\0';
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_dev_err);
 
 /**
  * snaptrace_err_pos() - where a string is in a command, for the caret

@@ -6,9 +6,10 @@
  * rsc_table_for_each_entry() and the checks of rproc_handle_*().
  *
  * None of these functions sleeps or allocates; any context. They read the
- * image and the table only inside the sizes given, and report what is wrong
- * with dev_err() (@dev may be NULL); an image without a resource table is
- * not reported (-ENOENT): whether it boots is its platform's call.
+ * image and the table only inside the sizes given, and report what is
+ * wrong with snaptrace_dev_err() (@dev may be NULL); an image without a
+ * resource table is not reported (-ENOENT): whether it boots is its
+ * platform's call.
  *
  * Alignment: none required. Every multi-byte field of the image, of the
  * table and of an entry is read with get_unaligned_le*() (the remotes write
@@ -30,6 +31,14 @@
 #include <snaptrace/rsc_table.h>
 
 struct device;
+
+/*
+ * How the parsers, and the remotes' code below a command, report a
+ * refusal: dev_err(), whose message the command's catch keeps for
+ * error_log (src/error_log.c; the fuzzer defines one of its own).
+ */
+__printf(2, 3) void snaptrace_dev_err(const struct device *dev,
+				      const char *fmt, ...);
 
 /* Where .resource_table lies in an image: byte offset and size. */
 int snaptrace_elf_find_rsc_table(struct device *dev, const u8 *elf, size_t size,

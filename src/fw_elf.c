@@ -145,14 +145,14 @@ static int st_check_hdr_table(struct device *dev, const struct st_elf *e,
 	if (!num)
 		return 0;
 	if (entsize < min) {
-		dev_err(dev, "%s header entries are %u bytes, need %zu\n",
-			what, entsize, min);
+		snaptrace_dev_err(dev, "%s header entries are %u bytes, need %zu\n",
+				  what, entsize, min);
 		return -EINVAL;
 	}
 	if (check_mul_overflow((u64)num, (u64)entsize, &len) ||
 	    !st_in_file(off, len, e->size)) {
-		dev_err(dev, "%s header table (offset 0x%llx, %u x %u bytes) is past the end of the %zu-byte image\n",
-			what, off, num, entsize, e->size);
+		snaptrace_dev_err(dev, "%s header table (offset 0x%llx, %u x %u bytes) is past the end of the %zu-byte image\n",
+				  what, off, num, entsize, e->size);
 		return -EINVAL;
 	}
 	return 0;
@@ -169,12 +169,12 @@ static int st_elf_parse(struct device *dev, const u8 *elf, size_t size,
 	int ret;
 
 	if (!elf || size < sizeof(struct elf32_hdr)) {
-		dev_err(dev, "image is %zu bytes, smaller than an ELF header\n",
-			size);
+		snaptrace_dev_err(dev, "image is %zu bytes, smaller than an ELF header\n",
+				  size);
 		return -EINVAL;
 	}
 	if (memcmp(elf, ELFMAG, SELFMAG)) {
-		dev_err(dev, "image is not ELF (bad magic)\n");
+		snaptrace_dev_err(dev, "image is not ELF (bad magic)\n");
 		return -EINVAL;
 	}
 	switch (elf[EI_CLASS]) {
@@ -184,18 +184,18 @@ static int st_elf_parse(struct device *dev, const u8 *elf, size_t size,
 	case ELFCLASS64:
 		e->is64 = true;
 		if (size < sizeof(struct elf64_hdr)) {
-			dev_err(dev, "image is %zu bytes, smaller than an ELF64 header\n",
-				size);
+			snaptrace_dev_err(dev, "image is %zu bytes, smaller than an ELF64 header\n",
+					  size);
 			return -EINVAL;
 		}
 		break;
 	default:
-		dev_err(dev, "unsupported ELF class %u\n", elf[EI_CLASS]);
+		snaptrace_dev_err(dev, "unsupported ELF class %u\n", elf[EI_CLASS]);
 		return -EINVAL;
 	}
 	if (elf[EI_DATA] != ELFDATA2LSB) {
-		dev_err(dev, "unsupported ELF data encoding %u: need little-endian\n",
-			elf[EI_DATA]);
+		snaptrace_dev_err(dev, "unsupported ELF data encoding %u: need little-endian\n",
+				  elf[EI_DATA]);
 		return -EINVAL;
 	}
 
@@ -218,8 +218,8 @@ static int st_elf_parse(struct device *dev, const u8 *elf, size_t size,
 
 	/* SHN_UNDEF: no names, so no .resource_table; checked by the caller. */
 	if (e->shnum && e->shstrndx >= e->shnum) {
-		dev_err(dev, "bogus e_shstrndx %u: %u sections\n",
-			e->shstrndx, e->shnum);
+		snaptrace_dev_err(dev, "bogus e_shstrndx %u: %u sections\n",
+				  e->shstrndx, e->shnum);
 		return -EINVAL;
 	}
 	return 0;
@@ -314,40 +314,40 @@ static int st_find_rsc_table(struct device *dev, const u8 *elf, size_t size,
 
 	st_read_shdr(&e, e.shstrndx, &strtab_sh);
 	if (!st_in_file(strtab_sh.offset, strtab_sh.size, size)) {
-		dev_err(dev, "section name table (offset 0x%llx, 0x%llx bytes) is past the end of the %zu-byte image\n",
-			strtab_sh.offset, strtab_sh.size, size);
+		snaptrace_dev_err(dev, "section name table (offset 0x%llx, 0x%llx bytes) is past the end of the %zu-byte image\n",
+				  strtab_sh.offset, strtab_sh.size, size);
 		return -EINVAL;
 	}
 	strtab = (const char *)elf + strtab_sh.offset;
 	if (!strtab_sh.size || strtab[strtab_sh.size - 1] != '\0') {
-		dev_err(dev, "section name table is not NUL-terminated\n");
+		snaptrace_dev_err(dev, "section name table is not NUL-terminated\n");
 		return -EINVAL;
 	}
 
 	for (i = 0; i < e.shnum; i++) {
 		st_read_shdr(&e, i, &sh);
 		if (sh.name >= strtab_sh.size) {
-			dev_err(dev, "section %u: sh_name 0x%x past the end of the 0x%llx-byte name table\n",
-				i, sh.name, strtab_sh.size);
+			snaptrace_dev_err(dev, "section %u: sh_name 0x%x past the end of the 0x%llx-byte name table\n",
+					  i, sh.name, strtab_sh.size);
 			return -EINVAL;
 		}
 		if (strcmp(strtab + sh.name, ST_RSC_TABLE_NAME))
 			continue;
 
 		if (sh.size < sizeof(struct snaptrace_rsc_table)) {
-			dev_err(dev, "%s is %llu bytes, smaller than the %zu-byte table header\n",
-				ST_RSC_TABLE_NAME, sh.size,
-				sizeof(struct snaptrace_rsc_table));
+			snaptrace_dev_err(dev, "%s is %llu bytes, smaller than the %zu-byte table header\n",
+					  ST_RSC_TABLE_NAME, sh.size,
+					  sizeof(struct snaptrace_rsc_table));
 			return -EINVAL;
 		}
 		if (sh.type == SHT_NOBITS) {
-			dev_err(dev, "%s has no contents in the image (SHT_NOBITS)\n",
-				ST_RSC_TABLE_NAME);
+			snaptrace_dev_err(dev, "%s has no contents in the image (SHT_NOBITS)\n",
+					  ST_RSC_TABLE_NAME);
 			return -EINVAL;
 		}
 		if (!st_in_file(sh.offset, sh.size, size)) {
-			dev_err(dev, "%s (offset 0x%llx, 0x%llx bytes) is past the end of the %zu-byte image\n",
-				ST_RSC_TABLE_NAME, sh.offset, sh.size, size);
+			snaptrace_dev_err(dev, "%s (offset 0x%llx, 0x%llx bytes) is past the end of the %zu-byte image\n",
+					  ST_RSC_TABLE_NAME, sh.offset, sh.size, size);
 			return -EINVAL;
 		}
 		*table = sh;
@@ -395,13 +395,13 @@ int snaptrace_elf_walk_segments(struct device *dev, const u8 *elf, size_t size,
 		if (ph.type != PT_LOAD || !ph.memsz)
 			continue;
 		if (ph.filesz > ph.memsz) {
-			dev_err(dev, "segment %u: p_filesz 0x%llx > p_memsz 0x%llx\n",
-				i, ph.filesz, ph.memsz);
+			snaptrace_dev_err(dev, "segment %u: p_filesz 0x%llx > p_memsz 0x%llx\n",
+					  i, ph.filesz, ph.memsz);
 			return -EINVAL;
 		}
 		if (!st_in_file(ph.offset, ph.filesz, size)) {
-			dev_err(dev, "segment %u (offset 0x%llx, 0x%llx bytes) is past the end of the %zu-byte image\n",
-				i, ph.offset, ph.filesz, size);
+			snaptrace_dev_err(dev, "segment %u (offset 0x%llx, 0x%llx bytes) is past the end of the %zu-byte image\n",
+					  i, ph.offset, ph.filesz, size);
 			return -EINVAL;
 		}
 		ret = fn(priv, ph.paddr, elf + ph.offset, ph.filesz, ph.memsz);

@@ -51,20 +51,20 @@ static int st_entry_extent(struct device *dev, const void *table,
 
 	if (off % sizeof(u32)) {
 		if (report)
-			dev_err(dev, "rsc table entry %u: offset 0x%x is not 4-byte aligned\n",
-				i, off);
+			snaptrace_dev_err(dev, "rsc table entry %u: offset 0x%x is not 4-byte aligned\n",
+					  i, off);
 		return -EINVAL;
 	}
 	if (off < hdr_end) {
 		if (report)
-			dev_err(dev, "rsc table entry %u: offset 0x%x is inside the table header, which ends at 0x%zx\n",
-				i, off, hdr_end);
+			snaptrace_dev_err(dev, "rsc table entry %u: offset 0x%x is inside the table header, which ends at 0x%zx\n",
+					  i, off, hdr_end);
 		return -EINVAL;
 	}
 	if (check_add_overflow((size_t)off, ST_RSC_HDR, &body) || body > table_sz) {
 		if (report)
-			dev_err(dev, "rsc table entry %u: offset 0x%x leaves no room for its type in the %zu-byte table\n",
-				i, off, table_sz);
+			snaptrace_dev_err(dev, "rsc table entry %u: offset 0x%x leaves no room for its type in the %zu-byte table\n",
+					  i, off, table_sz);
 		return -EINVAL;
 	}
 
@@ -101,8 +101,8 @@ static int st_entry_extent(struct device *dev, const void *table,
 	}
 	if (len > avail) {
 		if (report)
-			dev_err(dev, "rsc table entry %u (type %u) at offset 0x%x is truncated: needs %zu bytes, %zu left in the table\n",
-				i, type, off, len, avail);
+			snaptrace_dev_err(dev, "rsc table entry %u (type %u) at offset 0x%x is truncated: needs %zu bytes, %zu left in the table\n",
+					  i, type, off, len, avail);
 		return -EINVAL;
 	}
 
@@ -128,7 +128,7 @@ static int st_entry_extent(struct device *dev, const void *table,
  * the table size.
  *
  * Context: any; never sleeps, does not allocate.
- * Return: 0 if the table is sound; -EINVAL, with a dev_err() naming the
+ * Return: 0 if the table is sound; -EINVAL, with a snaptrace_dev_err() naming the
  * entry's index and offset where one is at fault, otherwise.
  */
 int snaptrace_rsc_table_check(struct device *dev, const void *table,
@@ -139,36 +139,36 @@ int snaptrace_rsc_table_check(struct device *dev, const void *table,
 	int ret;
 
 	if (!table || table_sz < ST_TBL_HDR) {
-		dev_err(dev, "rsc table is %zu bytes, smaller than its %zu-byte header\n",
-			table_sz, ST_TBL_HDR);
+		snaptrace_dev_err(dev, "rsc table is %zu bytes, smaller than its %zu-byte header\n",
+				  table_sz, ST_TBL_HDR);
 		return -EINVAL;
 	}
 	if (table_sz > SNAPTRACE_RSC_TABLE_MAX) {
-		dev_err(dev, "rsc table is %zu bytes, more than %u\n", table_sz,
-			SNAPTRACE_RSC_TABLE_MAX);
+		snaptrace_dev_err(dev, "rsc table is %zu bytes, more than %u\n", table_sz,
+				  SNAPTRACE_RSC_TABLE_MAX);
 		return -EINVAL;
 	}
 	ver = st_rd32(table, offsetof(struct snaptrace_rsc_table, ver));
 	if (ver != 1) {
-		dev_err(dev, "unsupported rsc table version %u\n", ver);
+		snaptrace_dev_err(dev, "unsupported rsc table version %u\n", ver);
 		return -EINVAL;
 	}
 	if (st_rd32(table, offsetof(struct snaptrace_rsc_table, reserved)) ||
 	    st_rd32(table, offsetof(struct snaptrace_rsc_table, reserved) + 4)) {
-		dev_err(dev, "rsc table has non zero reserved bytes\n");
+		snaptrace_dev_err(dev, "rsc table has non zero reserved bytes\n");
 		return -EINVAL;
 	}
 	num = st_rd32(table, offsetof(struct snaptrace_rsc_table, num));
 	if (num > SNAPTRACE_RSC_MAX_ENTRIES) {
-		dev_err(dev, "rsc table has %u entries, more than %u\n", num,
-			SNAPTRACE_RSC_MAX_ENTRIES);
+		snaptrace_dev_err(dev, "rsc table has %u entries, more than %u\n", num,
+				  SNAPTRACE_RSC_MAX_ENTRIES);
 		return -EINVAL;
 	}
 	if (check_mul_overflow((size_t)num, sizeof(u32), &hdr_end) ||
 	    check_add_overflow(hdr_end, ST_TBL_HDR, &hdr_end) ||
 	    hdr_end > table_sz) {
-		dev_err(dev, "rsc table of %zu bytes cannot hold %u entry offsets\n",
-			table_sz, num);
+		snaptrace_dev_err(dev, "rsc table of %zu bytes cannot hold %u entry offsets\n",
+				  table_sz, num);
 		return -EINVAL;
 	}
 
@@ -183,8 +183,8 @@ int snaptrace_rsc_table_check(struct device *dev, const void *table,
 					    false, &ostart, &oend))
 				return -EINVAL;
 			if (start < oend && ostart < end) {
-				dev_err(dev, "rsc table entry %u at offset 0x%zx overlaps entry %u at offset 0x%zx\n",
-					i, start, j, ostart);
+				snaptrace_dev_err(dev, "rsc table entry %u at offset 0x%zx overlaps entry %u at offset 0x%zx\n",
+						  i, start, j, ostart);
 				return -EINVAL;
 			}
 		}
@@ -230,8 +230,8 @@ int snaptrace_rsc_walk(struct device *dev, void *table,
 		u32 off = st_rd32(table, st_offset_word(i));
 
 		if (off < hdr_end || off > table_sz - ST_RSC_HDR) {
-			dev_err(dev, "rsc table entry %u: offset 0x%x changed during the walk\n",
-				i, off);
+			snaptrace_dev_err(dev, "rsc table entry %u: offset 0x%x changed during the walk\n",
+					  i, off);
 			return -EINVAL;
 		}
 		ret = fn(priv, st_rd32(table, off), (u8 *)table + off + ST_RSC_HDR,
@@ -255,13 +255,13 @@ static int st_check_mem(struct device *dev, const char *kind, size_t rsc_sz,
 			int avail)
 {
 	if (avail < 0 || rsc_sz > (size_t)avail) {
-		dev_err(dev, "%s rsc at offset %d is truncated: %zu bytes, %d available\n",
-			kind, offset, rsc_sz, avail);
+		snaptrace_dev_err(dev, "%s rsc at offset %d is truncated: %zu bytes, %d available\n",
+				  kind, offset, rsc_sz, avail);
 		return -EINVAL;
 	}
 	if (get_unaligned_le32(reserved)) {
-		dev_err(dev, "%s rsc \"%*pE\" at offset %d has non zero reserved bytes\n",
-			kind, st_name_len(name), name, offset);
+		snaptrace_dev_err(dev, "%s rsc \"%*pE\" at offset %d has non zero reserved bytes\n",
+				  kind, st_name_len(name), name, offset);
 		return -EINVAL;
 	}
 	return 0;
@@ -341,25 +341,25 @@ int snaptrace_rsc_check_trace(struct device *dev,
 	u32 da, len, end;
 
 	if (avail < 0 || sizeof(*rsc) > (size_t)avail) {
-		dev_err(dev, "trace rsc at offset %d is truncated: %zu bytes, %d available\n",
-			offset, sizeof(*rsc), avail);
+		snaptrace_dev_err(dev, "trace rsc at offset %d is truncated: %zu bytes, %d available\n",
+				  offset, sizeof(*rsc), avail);
 		return -EINVAL;
 	}
 	if (get_unaligned_le32(&rsc->reserved)) {
-		dev_err(dev, "trace rsc \"%*pE\" at offset %d has non zero reserved bytes\n",
-			st_name_len(rsc->name), rsc->name, offset);
+		snaptrace_dev_err(dev, "trace rsc \"%*pE\" at offset %d has non zero reserved bytes\n",
+				  st_name_len(rsc->name), rsc->name, offset);
 		return -EINVAL;
 	}
 	da = get_unaligned_le32(&rsc->da);
 	len = get_unaligned_le32(&rsc->len);
 	if (!len) {
-		dev_err(dev, "trace rsc \"%*pE\" at offset %d has length 0\n",
-			st_name_len(rsc->name), rsc->name, offset);
+		snaptrace_dev_err(dev, "trace rsc \"%*pE\" at offset %d has length 0\n",
+				  st_name_len(rsc->name), rsc->name, offset);
 		return -EINVAL;
 	}
 	if (check_add_overflow(da, len, &end)) {
-		dev_err(dev, "trace rsc \"%*pE\" at offset %d: da 0x%x + len 0x%x overflows 32 bits\n",
-			st_name_len(rsc->name), rsc->name, offset, da, len);
+		snaptrace_dev_err(dev, "trace rsc \"%*pE\" at offset %d: da 0x%x + len 0x%x overflows 32 bits\n",
+				  st_name_len(rsc->name), rsc->name, offset, da, len);
 		return -EINVAL;
 	}
 	return 0;
@@ -390,8 +390,8 @@ int snaptrace_rsc_check_vdev(struct device *dev,
 	u32 config_len;
 
 	if (avail < 0 || len > (size_t)avail) {
-		dev_err(dev, "vdev rsc at offset %d is truncated: %zu bytes, %d available\n",
-			offset, len, avail);
+		snaptrace_dev_err(dev, "vdev rsc at offset %d is truncated: %zu bytes, %d available\n",
+				  offset, len, avail);
 		return -EINVAL;
 	}
 	config_len = get_unaligned_le32(&rsc->config_len);
@@ -400,14 +400,14 @@ int snaptrace_rsc_check_vdev(struct device *dev,
 	    check_add_overflow(len, vrings, &len) ||
 	    check_add_overflow(len, (size_t)config_len, &len) ||
 	    len > (size_t)avail) {
-		dev_err(dev, "vdev rsc (id %u) at offset %d is truncated: %u vrings and %u config bytes, %d bytes available\n",
-			get_unaligned_le32(&rsc->id), offset, rsc->num_of_vrings,
-			config_len, avail);
+		snaptrace_dev_err(dev, "vdev rsc (id %u) at offset %d is truncated: %u vrings and %u config bytes, %d bytes available\n",
+				  get_unaligned_le32(&rsc->id), offset, rsc->num_of_vrings,
+				  config_len, avail);
 		return -EINVAL;
 	}
 	if (rsc->reserved[0] || rsc->reserved[1]) {
-		dev_err(dev, "vdev rsc (id %u) at offset %d has non zero reserved bytes\n",
-			get_unaligned_le32(&rsc->id), offset);
+		snaptrace_dev_err(dev, "vdev rsc (id %u) at offset %d has non zero reserved bytes\n",
+				  get_unaligned_le32(&rsc->id), offset);
 		return -EINVAL;
 	}
 	return 0;

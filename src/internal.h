@@ -19,6 +19,7 @@ struct snaptrace_buffer;
 struct snaptrace_instance;
 struct snaptrace_record;
 struct snaptrace_trace_fs;
+struct task_struct;
 
 /* Most names the instances= module parameter takes. */
 #define SNAPTRACE_INSTANCES_PARAM_MAX 8
@@ -33,8 +34,28 @@ int snaptrace_format_record(const struct snaptrace_record *rec,
 void snaptrace_seq_record(struct seq_file *m, const struct snaptrace_record *rec);
 
 /* error_log.c */
+/**
+ * struct snaptrace_why - why a command failed, caught as it was printed
+ * @node: in the list of catches open
+ * @task: the task running the command
+ * @msg: the first message snaptrace_dev_err() printed in @task while the
+ *	catch was open, without its newline; empty if none
+ *
+ * See snaptrace_why_start().
+ */
+struct snaptrace_why {
+	struct list_head node;
+	struct task_struct *task;
+	char msg[SNAPTRACE_ERR_MSG_MAX];
+};
+
 void snaptrace_log_file_err(const struct file *filp, const char *cmd,
 			    unsigned int err_pos, const char *msg);
+void snaptrace_log_file_why(const struct file *filp, const char *cmd,
+			    unsigned int err_pos, const struct snaptrace_why *why,
+			    const char *what, int err);
+void snaptrace_why_start(struct snaptrace_why *why);
+void snaptrace_why_stop(struct snaptrace_why *why);
 unsigned int snaptrace_err_pos(const char *cmd, const char *str);
 void snaptrace_error_log_clear(void);
 int snaptrace_error_log_create(struct dentry *parent);

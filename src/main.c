@@ -10,6 +10,7 @@
 #include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/module.h>
+#include <kunit/visibility.h>
 
 #include <snaptrace/snaptrace.h>
 #include "internal.h"
@@ -64,6 +65,7 @@ struct dentry *snaptrace_rproc_debugfs_dir(void)
 {
 	return snaptrace_rproc_dir;
 }
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_debugfs_dir);
 
 static void snaptrace_rprocs_destroy(void)
 {

@@ -50,8 +50,8 @@ static int st_loaded_table_is(struct snaptrace_rproc *rproc, const void *want,
 		return -ENOMEM;
 	ret = snaptrace_rproc_read_da(rproc, a->table_da, live, sz);
 	if (ret)
-		dev_err(rproc->dev, "resource table at da 0x%x (%zu bytes) is not inside the memory shared with the remote\n",
-			a->table_da, sz);
+		snaptrace_dev_err(rproc->dev, "resource table at da 0x%x (%zu bytes) is not inside the memory shared with the remote\n",
+				  a->table_da, sz);
 	else if (memcmp(live, want, sz))
 		ret = -EINVAL;
 	kfree(live);
@@ -236,8 +236,8 @@ static int st_attach_prepare(struct snaptrace_rproc *rproc)
 	if (READ_ONCE(rproc->state) != SNAPTRACE_RPROC_CRASHED) {
 		ret = st_loaded_table_is(rproc, a->loaded, rproc->table_sz);
 		if (ret)
-			dev_err(rproc->dev, "attach: the remote's resource table changed while detached (%d): offline now, start attaches afresh\n",
-				ret);
+			snaptrace_dev_err(rproc->dev, "attach: the remote's resource table changed while detached (%d): offline now, start attaches afresh\n",
+					  ret);
 		return ret;
 	}
 	if (!READ_ONCE(a->resumed)) {
@@ -246,8 +246,8 @@ static int st_attach_prepare(struct snaptrace_rproc *rproc)
 	}
 	ret = st_loaded_table_is(rproc, a->loaded, rproc->table_sz);
 	if (ret) {
-		dev_err(rproc->dev, "recovery: the remote's resource table changed (%d): stop and start it\n",
-			ret);
+		snaptrace_dev_err(rproc->dev, "recovery: the remote's resource table changed (%d): stop and start it\n",
+				  ret);
 		return ret;
 	}
 	st_attach_coredump_wait(rproc);
@@ -269,8 +269,8 @@ static int st_attach_parse_fw(struct snaptrace_rproc *rproc, const u8 *elf,
 	if (ret)
 		return ret;
 	if (da > U32_MAX) {
-		dev_err(rproc->dev, "the .resource_table of %s is at 0x%llx, past 4 GiB: the remote cannot have it there\n",
-			rproc->firmware, da);
+		snaptrace_dev_err(rproc->dev, "the .resource_table of %s is at 0x%llx, past 4 GiB: the remote cannot have it there\n",
+				  rproc->firmware, da);
 		return -EINVAL;
 	}
 	a->table_da = da;
@@ -293,13 +293,13 @@ static int st_attach_get_loaded_rsc_table(struct snaptrace_rproc *rproc,
 	rproc->table_sz = sz;
 	ret = snaptrace_rproc_read_da(rproc, a->table_da, rproc->table, sz);
 	if (ret) {
-		dev_err(rproc->dev, "resource table at da 0x%x (%zu bytes) is not inside the memory shared with the remote\n",
-			a->table_da, sz);
+		snaptrace_dev_err(rproc->dev, "resource table at da 0x%x (%zu bytes) is not inside the memory shared with the remote\n",
+				  a->table_da, sz);
 		return ret;
 	}
 	if (memcmp(rproc->table, elf + a->table_off, sz)) {
-		dev_err(rproc->dev, "the resource table at da 0x%x is not the one of %s: is another image running?\n",
-			a->table_da, rproc->firmware);
+		snaptrace_dev_err(rproc->dev, "the resource table at da 0x%x is not the one of %s: is another image running?\n",
+				  a->table_da, rproc->firmware);
 		return -EINVAL;
 	}
 	/* As loaded: the vdevs' notify ids only go into rproc->table. */
@@ -522,9 +522,9 @@ int snaptrace_rproc_set_watchdog(struct snaptrace_rproc *rproc,
 	a = rproc->priv;
 	if (watchdog_ms < SNAPTRACE_RPROC_WATCHDOG_MIN_MS ||
 	    watchdog_ms > SNAPTRACE_RPROC_WATCHDOG_MAX_MS) {
-		dev_err(rproc->dev, "watchdog of %u ms: want %u..%u\n", watchdog_ms,
-			SNAPTRACE_RPROC_WATCHDOG_MIN_MS,
-			SNAPTRACE_RPROC_WATCHDOG_MAX_MS);
+		snaptrace_dev_err(rproc->dev, "watchdog of %u ms: want %u..%u\n", watchdog_ms,
+				  SNAPTRACE_RPROC_WATCHDOG_MIN_MS,
+				  SNAPTRACE_RPROC_WATCHDOG_MAX_MS);
 		return -EINVAL;
 	}
 	mutex_lock(&rproc->lock);

@@ -112,13 +112,13 @@ int snaptrace_rproc_table_check(struct snaptrace_rproc *rproc, int ret,
 {
 	if (ret) {
 		if (ret == -ENOENT)
-			dev_err(rproc->dev, "firmware %s has no .resource_table section\n",
-				rproc->firmware);
+			snaptrace_dev_err(rproc->dev, "firmware %s has no .resource_table section\n",
+					  rproc->firmware);
 		return ret;
 	}
 	if (sz > SNAPTRACE_RSC_TABLE_MAX) {
-		dev_err(rproc->dev, "resource table of %zu bytes: more than %u\n",
-			sz, SNAPTRACE_RSC_TABLE_MAX);
+		snaptrace_dev_err(rproc->dev, "resource table of %zu bytes: more than %u\n",
+				  sz, SNAPTRACE_RSC_TABLE_MAX);
 		return -EINVAL;
 	}
 	return 0;
@@ -228,13 +228,14 @@ static int st_fw_boot(struct snaptrace_rproc *rproc)
 	int ret;
 
 	if (!rproc->firmware[0]) {
-		dev_err(rproc->dev, "no firmware set: write a file name to 'firmware'\n");
+		snaptrace_dev_err(rproc->dev, "no firmware set: write a file name to 'firmware'\n");
 		return -EINVAL;
 	}
 	/* No user-helper fallback: a missing file fails at once. */
 	ret = request_firmware_direct(&fw, rproc->firmware, rproc->dev);
 	if (ret) {
-		dev_err(rproc->dev, "cannot load firmware %s: %d\n", rproc->firmware, ret);
+		snaptrace_dev_err(rproc->dev, "cannot load firmware %s: %d\n",
+				  rproc->firmware, ret);
 		return ret;
 	}
 	ret = st_boot_image(rproc, fw->data, fw->size);
@@ -447,8 +448,8 @@ int snaptrace_rproc_shutdown(struct snaptrace_rproc *rproc)
 		dev_info(rproc->dev, "stopped\n");
 		break;
 	default:
-		dev_err(rproc->dev, "shutdown: the remote is %s\n",
-			snaptrace_rproc_state_name(READ_ONCE(rproc->state)));
+		snaptrace_dev_err(rproc->dev, "shutdown: the remote is %s\n",
+				  snaptrace_rproc_state_name(READ_ONCE(rproc->state)));
 		ret = -EINVAL;
 		break;
 	}
@@ -511,8 +512,8 @@ int snaptrace_rproc_detach(struct snaptrace_rproc *rproc)
 	mutex_lock(&rproc->lock);
 	state = READ_ONCE(rproc->state);
 	if (state != SNAPTRACE_RPROC_RUNNING && state != SNAPTRACE_RPROC_ATTACHED) {
-		dev_err(rproc->dev, "detach: the remote is %s, not running or attached\n",
-			snaptrace_rproc_state_name(state));
+		snaptrace_dev_err(rproc->dev, "detach: the remote is %s, not running or attached\n",
+				  snaptrace_rproc_state_name(state));
 		ret = -EINVAL;
 		goto unlock;
 	}
@@ -528,7 +529,7 @@ int snaptrace_rproc_detach(struct snaptrace_rproc *rproc)
 		WRITE_ONCE(rproc->state, SNAPTRACE_RPROC_DETACHED);
 	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
 	if (ret) {
-		dev_err(rproc->dev, "detach: the remote crashed\n");
+		snaptrace_dev_err(rproc->dev, "detach: the remote crashed\n");
 		goto unlock;
 	}
 	if (rproc->ops->detach)
@@ -631,22 +632,22 @@ static int st_boot_recovery(struct snaptrace_rproc *rproc)
 	snaptrace_rproc_subdevs_unprepare(rproc);
 	ret = request_firmware_direct(&fw, rproc->firmware, rproc->dev);
 	if (ret) {
-		dev_err(rproc->dev, "recovery: cannot load firmware %s: %d\n",
-			rproc->firmware, ret);
+		snaptrace_dev_err(rproc->dev, "recovery: cannot load firmware %s: %d\n",
+				  rproc->firmware, ret);
 		return ret;
 	}
 	/* Its resources were set up for the image started: reload only that. */
 	if (fw->size != rproc->fw_size ||
 	    crc32_le(~0, fw->data, fw->size) != rproc->fw_crc) {
-		dev_err(rproc->dev, "recovery: %s changed since the remote started; stop and start it\n",
-			rproc->firmware);
+		snaptrace_dev_err(rproc->dev, "recovery: %s changed since the remote started; stop and start it\n",
+				  rproc->firmware);
 		release_firmware(fw);
 		return -EINVAL;
 	}
 	ret = rproc->ops->load ? rproc->ops->load(rproc, fw->data, fw->size) : 0;
 	release_firmware(fw);
 	if (ret) {
-		dev_err(rproc->dev, "recovery: cannot load segments: %d\n", ret);
+		snaptrace_dev_err(rproc->dev, "recovery: cannot load segments: %d\n", ret);
 		return ret;
 	}
 	ret = st_go(rproc, SNAPTRACE_RPROC_CRASHED);
@@ -686,8 +687,8 @@ static int st_recover_locked(struct snaptrace_rproc *rproc)
 	if (rproc->deleting)
 		return -ENODEV;
 	if (READ_ONCE(rproc->state) != SNAPTRACE_RPROC_CRASHED) {
-		dev_err(rproc->dev, "recovery: the remote is %s, not crashed\n",
-			snaptrace_rproc_state_name(READ_ONCE(rproc->state)));
+		snaptrace_dev_err(rproc->dev, "recovery: the remote is %s, not crashed\n",
+				  snaptrace_rproc_state_name(READ_ONCE(rproc->state)));
 		return -EINVAL;
 	}
 	if (rproc->ops->attach_on_recovery)
@@ -794,23 +795,26 @@ int snaptrace_rproc_set_firmware(struct snaptrace_rproc *rproc, const char *name
 	size_t i;
 	int ret = 0;
 
-	if (!len || len == SNAPTRACE_RPROC_FW_NAME_MAX || name[0] == '/' ||
-	    strstr(name, "..")) {
-		pr_err("remoteproc%d: bad firmware name (empty, too long, absolute or with \"..\")\n",
-		       rproc->index);
+	if (!len || len == SNAPTRACE_RPROC_FW_NAME_MAX) {
+		snaptrace_dev_err(rproc->dev, "bad firmware name: want 1..%d bytes\n",
+				  SNAPTRACE_RPROC_FW_NAME_MAX - 1);
+		return -EINVAL;
+	}
+	if (name[0] == '/' || strstr(name, "..")) {
+		snaptrace_dev_err(rproc->dev, "bad firmware name: absolute or with \"..\": name a file under /lib/firmware\n");
 		return -EINVAL;
 	}
 	for (i = 0; i < len; i++) {
 		if (name[i] <= ' ' || name[i] > '~') {
-			pr_err("remoteproc%d: bad firmware name: byte %zu is not printable\n",
-			       rproc->index, i);
+			snaptrace_dev_err(rproc->dev, "bad firmware name: byte %zu is a space or not printable\n",
+					  i);
 			return -EINVAL;
 		}
 	}
 	mutex_lock(&rproc->lock);
 	if (READ_ONCE(rproc->state) != SNAPTRACE_RPROC_OFFLINE) {
-		dev_err(rproc->dev, "can't change firmware while %s\n",
-			snaptrace_rproc_state_name(READ_ONCE(rproc->state)));
+		snaptrace_dev_err(rproc->dev, "can't change firmware while %s\n",
+				  snaptrace_rproc_state_name(READ_ONCE(rproc->state)));
 		ret = -EBUSY;
 	} else {
 		strscpy(rproc->firmware, name, sizeof(rproc->firmware));

@@ -5,7 +5,9 @@
  * remoteproc/remoteprocN/{name, firmware, state, crash, recovery,
  * resource_table, carveout_memories, subdevs} (traceN and traceN_last are
  * rproc_trace.c's). Every command goes through the core's API; a bad
- * write, or a command that failed, is also logged in error_log.
+ * write, or a command that failed, is also logged in error_log: for a
+ * command the core refused, with the reason it printed (a catch around the
+ * call, snaptrace_why_start()), so that error_log says what dmesg says.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,6 +24,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <kunit/visibility.h>
 
 #include <snaptrace/rsc_table.h>
 #include "internal.h"
@@ -62,16 +65,6 @@ inval:
 	return ERR_PTR(-EINVAL);
 }
 
-/* Log a command that was understood but failed (the remote's state, ...). */
-static void st_log_failed(struct file *filp, const char *cmd, const char *what,
-			  int err)
-{
-	char msg[64];
-
-	snprintf(msg, sizeof(msg), "%s failed: %pe", what, ERR_PTR(err));
-	snaptrace_log_file_err(filp, cmd, 0, msg);
-}
-
 static ssize_t st_name_read(struct file *filp, char __user *ubuf, size_t cnt,
 			    loff_t *ppos)
 {
@@ -108,16 +101,16 @@ static ssize_t st_firmware_write(struct file *filp, const char __user *ubuf,
 	struct snaptrace_rproc *rproc = filp->private_data;
 	char *name = st_get_word(filp, ubuf, cnt, ppos,
 				 SNAPTRACE_RPROC_FW_NAME_MAX);
+	struct snaptrace_why why;
 	int ret;
 
 	if (IS_ERR(name))
 		return PTR_ERR(name);
+	snaptrace_why_start(&why);
 	ret = snaptrace_rproc_set_firmware(rproc, name);
-	if (ret == -EBUSY)
-		snaptrace_log_file_err(filp, name, 0,
-				       "the remote is not offline: stop it first");
-	else if (ret)
-		st_log_failed(filp, name, "set_firmware", ret);
+	snaptrace_why_stop(&why);
+	if (ret)
+		snaptrace_log_file_why(filp, name, 0, &why, "set_firmware", ret);
 	kfree(name);
 	return ret ? ret : cnt;
 }
@@ -149,21 +142,33 @@ static ssize_t st_state_read(struct file *filp, char __user *ubuf, size_t cnt,
 static ssize_t st_state_write(struct file *filp, const char __user *ubuf,
 			      size_t cnt, loff_t *ppos)
 {
+	static const char * const words[] = { "start", "stop", "detach" };
 	struct snaptrace_rproc *rproc = filp->private_data;
 	char *word = st_get_word(filp, ubuf, cnt, ppos, 16);
+	struct snaptrace_why why;
 	int ret;
 
 	if (IS_ERR(word))
 		return PTR_ERR(word);
-	if (!strcmp(word, "start")) {
+	switch (match_string(words, ARRAY_SIZE(words), word)) {
+	case 0:
+		snaptrace_why_start(&why);
 		ret = snaptrace_rproc_boot(rproc);
+		snaptrace_why_stop(&why);
 		if (ret)
 			dev_err(rproc->dev, "Boot failed: %d\n", ret);
-	} else if (!strcmp(word, "stop")) {
+		break;
+	case 1:
+		snaptrace_why_start(&why);
 		ret = snaptrace_rproc_shutdown(rproc);
-	} else if (!strcmp(word, "detach")) {
+		snaptrace_why_stop(&why);
+		break;
+	case 2:
+		snaptrace_why_start(&why);
 		ret = snaptrace_rproc_detach(rproc);
-	} else {
+		snaptrace_why_stop(&why);
+		break;
+	default:
 		dev_err(rproc->dev, "state: unrecognised option \"%s\": want start, stop or detach\n",
 			word);
 		snaptrace_log_file_err(filp, word, 0,
@@ -172,7 +177,7 @@ static ssize_t st_state_write(struct file *filp, const char __user *ubuf,
 		return -EINVAL;
 	}
 	if (ret)
-		st_log_failed(filp, word, word, ret);
+		snaptrace_log_file_why(filp, word, 0, &why, word, ret);
 	kfree(word);
 	return ret ? ret : cnt;
 }
@@ -275,6 +280,7 @@ static ssize_t st_recovery_write(struct file *filp, const char __user *ubuf,
 {
 	struct snaptrace_rproc *rproc = filp->private_data;
 	char *word = st_get_word(filp, ubuf, cnt, ppos, 16);
+	struct snaptrace_why why;
 	int ret = 0;
 
 	if (IS_ERR(word))
@@ -287,9 +293,11 @@ static ssize_t st_recovery_write(struct file *filp, const char __user *ubuf,
 	} else if (!strcmp(word, "disabled")) {
 		WRITE_ONCE(rproc->recovery, false);
 	} else if (!strcmp(word, "recover")) {
+		snaptrace_why_start(&why);
 		ret = snaptrace_rproc_trigger_recovery(rproc);
+		snaptrace_why_stop(&why);
 		if (ret)
-			st_log_failed(filp, word, "recovery", ret);
+			snaptrace_log_file_why(filp, word, 0, &why, "recovery", ret);
 	} else {
 		dev_err(rproc->dev, "recovery: unrecognised option \"%s\"\n", word);
 		snaptrace_log_file_err(filp, word, 0,
@@ -471,3 +479,4 @@ int snaptrace_rproc_debugfs_create(struct snaptrace_rproc *rproc,
 	debugfs_create_file("subdevs", 0400, rproc->dir, rproc, &st_subdevs_fops);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_debugfs_create);

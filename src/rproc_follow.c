@@ -453,20 +453,27 @@ static ssize_t st_format_write(struct file *filp, const char __user *ubuf,
 {
 	struct st_follow *fr = ((struct seq_file *)filp->private_data)->private;
 	enum snaptrace_tfmt fmt;
-	char buf[32];
-	int ret;
+	char buf[32], *name;
+	size_t n = min(cnt, sizeof(buf) - 1);
 
-	if (cnt >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, cnt))
+	if (copy_from_user(buf, ubuf, n))
 		return -EFAULT;
+	buf[n] = '\0';
+	if (!cnt || cnt >= sizeof(buf)) {
+		snaptrace_log_file_err(filp, buf, n, cnt ? "too long" : "empty write");
+		return -EINVAL;
+	}
 	/* "zephyr\0junk" is no name: do not parse up to the NUL only */
-	if (memchr(buf, '\0', cnt))
+	if (memchr(buf, '\0', cnt)) {
+		snaptrace_log_file_err(filp, buf, strlen(buf), "a NUL byte in the name");
 		return -EINVAL;
-	buf[cnt] = '\0';
-	ret = snaptrace_tfmt_parse(strim(buf), &fmt);
-	if (ret)
+	}
+	name = strim(buf);
+	if (snaptrace_tfmt_parse(name, &fmt)) {
+		snaptrace_log_file_err(filp, name, 0,
+				       "unknown format: want auto, plain, zephyr, libmetal or stm32cube");
 		return -EINVAL;
+	}
 	WRITE_ONCE(fr->fmt, fmt);
 	*ppos += cnt;
 	return cnt;

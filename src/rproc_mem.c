@@ -220,25 +220,25 @@ int snaptrace_rproc_check_carveout_da(struct snaptrace_rproc *rproc,
 	struct device *dev = rproc ? rproc->dev : NULL;
 
 	if (len > mem->len) {
-		dev_err(dev, "registered carveout %s (len 0x%x) doesn't fit len request 0x%x\n",
-			mem->name, mem->len, len);
+		snaptrace_dev_err(dev, "registered carveout %s (len 0x%x) doesn't fit len request 0x%x\n",
+				  mem->name, mem->len, len);
 		return -EINVAL;
 	}
 	if (da == (u32)SNAPTRACE_FW_RSC_ADDR_ANY)
 		return 0;
 	if (mem->da == (u32)SNAPTRACE_FW_RSC_ADDR_ANY) {
-		dev_err(dev, "registered carveout %s has no fixed address: da 0x%x cannot match\n",
-			mem->name, da);
+		snaptrace_dev_err(dev, "registered carveout %s has no fixed address: da 0x%x cannot match\n",
+				  mem->name, da);
 		return -EINVAL;
 	}
 	if (da < mem->da) {
-		dev_err(dev, "registered carveout %s at 0x%x doesn't fit da request 0x%x\n",
-			mem->name, mem->da, da);
+		snaptrace_dev_err(dev, "registered carveout %s at 0x%x doesn't fit da request 0x%x\n",
+				  mem->name, mem->da, da);
 		return -EINVAL;
 	}
 	if ((u64)(da - mem->da) + len > mem->len) {
-		dev_err(dev, "registered carveout %s (da 0x%x len 0x%x) doesn't fit len request 0x%x at 0x%x\n",
-			mem->name, mem->da, mem->len, len, da);
+		snaptrace_dev_err(dev, "registered carveout %s (da 0x%x len 0x%x) doesn't fit len request 0x%x at 0x%x\n",
+				  mem->name, mem->da, mem->len, len, da);
 		return -EINVAL;
 	}
 	return 0;
@@ -307,8 +307,8 @@ int snaptrace_rproc_add_carveout(struct snaptrace_rproc *rproc,
 	    (u64)mem->da + mem->len > BIT_ULL(32) ||
 	    (!(mem->is_iomem ? !!mem->io : !!mem->va) && !mem->alloc) ||
 	    !mem->name[0]) {
-		dev_err(rproc->dev, "add_carveout %s: want a name, a fixed da, 0 < len within 32 bits, and a va or an alloc hook\n",
-			mem ? mem->name : "(null)");
+		snaptrace_dev_err(rproc->dev, "add_carveout %s: want a name, a fixed da, 0 < len within 32 bits, and a va or an alloc hook\n",
+				  mem ? mem->name : "(null)");
 		return -EINVAL;
 	}
 	mutex_lock(&rproc->lock);
@@ -317,14 +317,14 @@ int snaptrace_rproc_add_carveout(struct snaptrace_rproc *rproc,
 		goto unlock;
 	}
 	if (READ_ONCE(rproc->state) != SNAPTRACE_RPROC_OFFLINE) {
-		dev_err(rproc->dev, "add_carveout %s: the remote is not offline\n",
-			mem->name);
+		snaptrace_dev_err(rproc->dev, "add_carveout %s: the remote is not offline\n",
+				  mem->name);
 		ret = -EBUSY;
 		goto unlock;
 	}
 	if (st_find_platform_mem(rproc, mem->name)) {
-		dev_err(rproc->dev, "add_carveout %s: the name is already registered\n",
-			mem->name);
+		snaptrace_dev_err(rproc->dev, "add_carveout %s: the name is already registered\n",
+				  mem->name);
 		ret = -EINVAL;
 		goto unlock;
 	}
@@ -338,8 +338,8 @@ int snaptrace_rproc_add_carveout(struct snaptrace_rproc *rproc,
 			ret = -EINVAL;
 	}
 	if (ret || n == SNAPTRACE_RPROC_MAX_MEMS) {
-		dev_err(rproc->dev, "add_carveout %s: da 0x%x len 0x%x overlaps a platform region, or more than %d carveouts\n",
-			mem->name, mem->da, mem->len, SNAPTRACE_RPROC_MAX_MEMS);
+		snaptrace_dev_err(rproc->dev, "add_carveout %s: da 0x%x len 0x%x overlaps a platform region, or more than %d carveouts\n",
+				  mem->name, mem->da, mem->len, SNAPTRACE_RPROC_MAX_MEMS);
 		ret = -EINVAL;
 		goto unlock;
 	}
@@ -379,13 +379,13 @@ int snaptrace_rproc_mem_view(struct snaptrace_rproc *rproc, const char *kind,
 
 	in = snaptrace_rproc_find_mem(rproc, da, len, &off);
 	if (!in) {
-		dev_err(rproc->dev, "%s at offset %d: da 0x%x len 0x%x is not inside the memory shared with the remote\n",
-			kind, offset, da, len);
+		snaptrace_dev_err(rproc->dev, "%s at offset %d: da 0x%x len 0x%x is not inside the memory shared with the remote\n",
+				  kind, offset, da, len);
 		return -EINVAL;
 	}
 	if (rproc->nr_mems == SNAPTRACE_RPROC_MAX_MEMS) {
-		dev_err(rproc->dev, "%s at offset %d: more than %d carveouts and devmems\n",
-			kind, offset, SNAPTRACE_RPROC_MAX_MEMS);
+		snaptrace_dev_err(rproc->dev, "%s at offset %d: more than %d carveouts and devmems\n",
+				  kind, offset, SNAPTRACE_RPROC_MAX_MEMS);
 		return -EINVAL;
 	}
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
@@ -419,13 +419,13 @@ static int st_mem_alloc(struct snaptrace_rproc *rproc, const char *kind, u32 da,
 	struct snaptrace_rproc_mem *m;
 
 	if (!len || len > SNAPTRACE_RPROC_MEM_MAX) {
-		dev_err(rproc->dev, "%s at offset %d: len 0x%x not in 1..0x%x\n",
-			kind, offset, len, SNAPTRACE_RPROC_MEM_MAX);
+		snaptrace_dev_err(rproc->dev, "%s at offset %d: len 0x%x not in 1..0x%x\n",
+				  kind, offset, len, SNAPTRACE_RPROC_MEM_MAX);
 		return -EINVAL;
 	}
 	if (rproc->nr_mems == SNAPTRACE_RPROC_MAX_MEMS) {
-		dev_err(rproc->dev, "%s at offset %d: more than %d carveouts and devmems\n",
-			kind, offset, SNAPTRACE_RPROC_MAX_MEMS);
+		snaptrace_dev_err(rproc->dev, "%s at offset %d: more than %d carveouts and devmems\n",
+				  kind, offset, SNAPTRACE_RPROC_MAX_MEMS);
 		return -EINVAL;
 	}
 	if (da == (u32)SNAPTRACE_FW_RSC_ADDR_ANY) {
@@ -435,8 +435,8 @@ static int st_mem_alloc(struct snaptrace_rproc *rproc, const char *kind, u32 da,
 			da += ALIGN(len, PAGE_SIZE);
 	}
 	if ((u64)da + len > BIT_ULL(32) || snaptrace_rproc_mem_overlaps(rproc, da, len)) {
-		dev_err(rproc->dev, "%s at offset %d: da 0x%x len 0x%x overlaps the remote's memory or passes 4 GiB\n",
-			kind, offset, da, len);
+		snaptrace_dev_err(rproc->dev, "%s at offset %d: da 0x%x len 0x%x overlaps the remote's memory or passes 4 GiB\n",
+				  kind, offset, da, len);
 		return -EINVAL;
 	}
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
@@ -482,8 +482,8 @@ static int st_match_carveout(struct snaptrace_rproc *rproc,
 	if (!m)
 		return 1;
 	if (m->rsc_offset != -1) {
-		dev_err(rproc->dev, "carveout at offset %d: %s already associated to resource table\n",
-			offset, name);
+		snaptrace_dev_err(rproc->dev, "carveout at offset %d: %s already associated to resource table\n",
+				  offset, name);
 		return -ENOMEM;
 	}
 	if (snaptrace_rproc_check_carveout_da(rproc, m, c->da, c->len))
@@ -575,16 +575,16 @@ int snaptrace_rproc_mem_add_layout(struct snaptrace_rproc *rproc)
 		if (m->alloc) {
 			ret = m->alloc(rproc, m);
 			if (ret) {
-				dev_err(rproc->dev, "unable to allocate carveout %s: %d\n",
-					m->name, ret);
+				snaptrace_dev_err(rproc->dev, "unable to allocate carveout %s: %d\n",
+						  m->name, ret);
 				return -ENOMEM;
 			}
 		}
 		/* Released by snaptrace_rproc_mem_free() from here on. */
 		list_add_tail(&m->node, &rproc->mems);
 		if (m->is_iomem ? !m->io : !m->va) {
-			dev_err(rproc->dev, "carveout %s: its alloc hook gave no memory\n",
-				m->name);
+			snaptrace_dev_err(rproc->dev, "carveout %s: its alloc hook gave no memory\n",
+					  m->name);
 			return -EINVAL;
 		}
 	}

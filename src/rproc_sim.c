@@ -223,8 +223,8 @@ static int st_sim_check_segment(void *priv, u64 da, const u8 *data, u64 filesz,
 	struct snaptrace_rproc *rproc = priv;
 
 	if (memsz > SIZE_MAX || !snaptrace_rproc_da_to_va(rproc, da, memsz, NULL)) {
-		dev_err(rproc->dev, "segment at da 0x%llx, memsz 0x%llx is outside the remote's memory\n",
-			da, memsz);
+		snaptrace_dev_err(rproc->dev, "segment at da 0x%llx, memsz 0x%llx is outside the remote's memory\n",
+				  da, memsz);
 		return -EINVAL;
 	}
 	return 0;

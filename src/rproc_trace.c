@@ -240,13 +240,13 @@ static struct snaptrace_buffer *st_trace_instance_get(struct snaptrace_rproc *rp
 	buf = snaptrace_get_by_name_cpu(name, size,
 					cpumask_first(cpu_possible_mask));
 	if (IS_ERR(buf)) {
-		dev_err(rproc->dev, "trace%d: cannot create instance %s: %d\n",
-			index, name, (int)PTR_ERR(buf));
+		snaptrace_dev_err(rproc->dev, "trace%d: cannot create instance %s: %d\n",
+				  index, name, (int)PTR_ERR(buf));
 		return buf;
 	}
 	if (snaptrace_size_per_cpu(buf) < size) {
-		dev_err(rproc->dev, "trace%d: instance %s exists with %zu bytes per CPU, %zu needed\n",
-			index, name, snaptrace_size_per_cpu(buf), size);
+		snaptrace_dev_err(rproc->dev, "trace%d: instance %s exists with %zu bytes per CPU, %zu needed\n",
+				  index, name, snaptrace_size_per_cpu(buf), size);
 		snaptrace_put(buf);
 		return ERR_PTR(-EBUSY);
 	}
@@ -294,14 +294,14 @@ int snaptrace_rproc_handle_trace(struct snaptrace_rproc *rproc, void *ptr,
 	if (rsc->len > SNAPTRACE_RPROC_TRACE_MAX ||
 	    rproc->traces_len + rsc->len > SNAPTRACE_RPROC_TRACES_TOTAL ||
 	    rproc->num_traces == SNAPTRACE_RPROC_MAX_TRACES) {
-		dev_err(rproc->dev, "trace at offset %d: len 0x%x: more than %d traces or 0x%x bytes of traces\n",
-			offset, rsc->len, SNAPTRACE_RPROC_MAX_TRACES,
-			SNAPTRACE_RPROC_TRACES_TOTAL);
+		snaptrace_dev_err(rproc->dev, "trace at offset %d: len 0x%x: more than %d traces or 0x%x bytes of traces\n",
+				  offset, rsc->len, SNAPTRACE_RPROC_MAX_TRACES,
+				  SNAPTRACE_RPROC_TRACES_TOTAL);
 		return -EINVAL;
 	}
 	if (!snaptrace_rproc_find_mem(rproc, rsc->da, rsc->len, &off)) {
-		dev_err(rproc->dev, "trace at offset %d: da 0x%x len 0x%x is not inside the remote's memory\n",
-			offset, rsc->da, rsc->len);
+		snaptrace_dev_err(rproc->dev, "trace at offset %d: da 0x%x len 0x%x is not inside the remote's memory\n",
+				  offset, rsc->da, rsc->len);
 		return -EINVAL;
 	}
 

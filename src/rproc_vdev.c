@@ -90,20 +90,20 @@ int snaptrace_rproc_handle_vdev(struct snaptrace_rproc *rproc, void *ptr,
 	if (ret)
 		return ret;
 	if (rsc->num_of_vrings > SNAPTRACE_RPROC_MAX_VRINGS) {
-		dev_err(rproc->dev, "vdev at offset %d: too many vrings: %u, at most %d\n",
-			offset, rsc->num_of_vrings, SNAPTRACE_RPROC_MAX_VRINGS);
+		snaptrace_dev_err(rproc->dev, "vdev at offset %d: too many vrings: %u, at most %d\n",
+				  offset, rsc->num_of_vrings, SNAPTRACE_RPROC_MAX_VRINGS);
 		return -EINVAL;
 	}
 	for (i = 0; i < rsc->num_of_vrings; i++) {
 		if (!rsc->vring[i].num || !rsc->vring[i].align) {
-			dev_err(rproc->dev, "vdev at offset %d: vring%d: invalid qsz (%u) or alignment (%u)\n",
-				offset, i, rsc->vring[i].num, rsc->vring[i].align);
+			snaptrace_dev_err(rproc->dev, "vdev at offset %d: vring%d: invalid qsz (%u) or alignment (%u)\n",
+					  offset, i, rsc->vring[i].num, rsc->vring[i].align);
 			return -EINVAL;
 		}
 	}
 	if (rproc->vdevs == ST_RPROC_MAX_VDEVS) {
-		dev_err(rproc->dev, "vdev at offset %d: more than %d vdevs\n",
-			offset, ST_RPROC_MAX_VDEVS);
+		snaptrace_dev_err(rproc->dev, "vdev at offset %d: more than %d vdevs\n",
+				  offset, ST_RPROC_MAX_VDEVS);
 		return -EINVAL;
 	}
 	v = kzalloc(sizeof(*v), GFP_KERNEL);
@@ -164,8 +164,8 @@ int snaptrace_rproc_subdevs_prepare(struct snaptrace_rproc *rproc)
 	return 0;
 
 unroll:
-	dev_err(rproc->dev, "failed to prepare sub-device %s: %d\n",
-		subdev->name ?: "?", ret);
+	snaptrace_dev_err(rproc->dev, "failed to prepare sub-device %s: %d\n",
+			  subdev->name ?: "?", ret);
 	list_for_each_entry_continue_reverse(subdev, &rproc->subdevs, node)
 		if (subdev->unprepare)
 			subdev->unprepare(subdev);
@@ -198,8 +198,8 @@ int snaptrace_rproc_subdevs_start(struct snaptrace_rproc *rproc)
 	return 0;
 
 unroll:
-	dev_err(rproc->dev, "failed to start sub-device %s: %d\n",
-		subdev->name ?: "?", ret);
+	snaptrace_dev_err(rproc->dev, "failed to start sub-device %s: %d\n",
+			  subdev->name ?: "?", ret);
 	list_for_each_entry_continue_reverse(subdev, &rproc->subdevs, node)
 		if (subdev->stop)
 			subdev->stop(subdev, true);
@@ -278,9 +278,9 @@ int snaptrace_rproc_add_subdev(struct snaptrace_rproc *rproc,
 		return -EINVAL;
 	mutex_lock(&rproc->lock);
 	if (READ_ONCE(rproc->state) != SNAPTRACE_RPROC_OFFLINE) {
-		dev_err(rproc->dev, "add_subdev %s: the remote is %s, not offline\n",
-			subdev->name ?: "?",
-			snaptrace_rproc_state_name(READ_ONCE(rproc->state)));
+		snaptrace_dev_err(rproc->dev, "add_subdev %s: the remote is %s, not offline\n",
+				  subdev->name ?: "?",
+				  snaptrace_rproc_state_name(READ_ONCE(rproc->state)));
 		ret = -EBUSY;
 	} else if (list_empty(&rproc->vdev_list)) {
 		list_add_tail(&subdev->node, &rproc->subdevs);
@@ -314,9 +314,9 @@ int snaptrace_rproc_remove_subdev(struct snaptrace_rproc *rproc,
 		return -EINVAL;
 	mutex_lock(&rproc->lock);
 	if (READ_ONCE(rproc->state) != SNAPTRACE_RPROC_OFFLINE) {
-		dev_err(rproc->dev, "remove_subdev %s: the remote is %s, not offline\n",
-			subdev->name ?: "?",
-			snaptrace_rproc_state_name(READ_ONCE(rproc->state)));
+		snaptrace_dev_err(rproc->dev, "remove_subdev %s: the remote is %s, not offline\n",
+				  subdev->name ?: "?",
+				  snaptrace_rproc_state_name(READ_ONCE(rproc->state)));
 		ret = -EBUSY;
 	} else {
 		list_del_init(&subdev->node);

@@ -2,14 +2,17 @@
 /*
  * KUnit tests of the error_log (src/error_log.c): what an entry shows (the
  * location, the message, the command and a caret under the bad part), the
- * bound on entries, clearing by O_TRUNC, logging from atomic contexts, and
- * the errors the control files log on bad writes.
+ * bound on entries, clearing by O_TRUNC, logging from atomic contexts, the
+ * errors the control files log on bad writes, the catch of why a command
+ * failed (snaptrace_why_start(), snaptrace_dev_err()) and the reasons a
+ * remote's files log when its core refuses a command.
  *
  * They use the loaded snaptrace.ko's error_log (debugfs mounted at
  * ST_DEBUGFS) and empty it before and after each test.
  */
 #include <linux/err.h>
 #include <linux/file.h>
+#include <linux/firmware.h>
 #include <linux/fs.h>
 #include <linux/fs_struct.h>
 #include <linux/slab.h>
@@ -17,7 +20,9 @@
 #include <kunit/test.h>
 
 #include <snaptrace/snaptrace.h>
+#include "../src/fw.h"
 #include "../src/internal.h"
+#include "../src/rproc.h"
 #include "st_kunit.h"
 
 /* One error: timestamp, location, message, the command and a caret. */
@@ -190,6 +195,190 @@ static void errlog_bad_writes_logged(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, st_slurp(test, ST_ROOT "/buffer_size_kb"), before);
 }
 
+static void st_why_fn(struct st_job *job)
+{
+	snaptrace_dev_err(NULL, "from-irq-work\n");
+}
+
+/*
+ * A catch keeps the first message snaptrace_dev_err() prints in its task,
+ * without the newline and cut to fit; not one printed in hardirq context,
+ * nor after it stopped; of nested catches, the innermost keeps it.
+ */
+static void errlog_why_catches_first_message(struct kunit *test)
+{
+	struct snaptrace_why outer, inner;
+	char *longmsg;
+	struct st_job *job;
+
+	snaptrace_why_start(&outer);
+	KUNIT_EXPECT_STREQ(test, outer.msg, "");
+	job = st_job_new(test, NULL, ST_CTX_IRQ_WORK, st_why_fn);
+	st_job_go(test, job);
+	KUNIT_EXPECT_TRUE(test, job->in_ctx);
+	KUNIT_EXPECT_STREQ(test, outer.msg, "");
+
+	snaptrace_why_start(&inner);
+	snaptrace_dev_err(NULL, "inner %d: %s\n", 1, "first");
+	snaptrace_dev_err(NULL, "inner 2\n");
+	snaptrace_why_stop(&inner);
+	KUNIT_EXPECT_STREQ(test, inner.msg, "inner 1: first");
+	KUNIT_EXPECT_STREQ(test, outer.msg, "");
+
+	snaptrace_dev_err(NULL, "outer\n");
+	snaptrace_why_stop(&outer);
+	KUNIT_EXPECT_STREQ(test, outer.msg, "outer");
+	snaptrace_dev_err(NULL, "after the catch\n");
+	KUNIT_EXPECT_STREQ(test, outer.msg, "outer");
+
+	longmsg = kunit_kzalloc(test, 2 * SNAPTRACE_ERR_MSG_MAX, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, longmsg);
+	memset(longmsg, 'z', 2 * SNAPTRACE_ERR_MSG_MAX - 1);
+	snaptrace_why_start(&outer);
+	snaptrace_dev_err(NULL, "%s\n", longmsg);
+	snaptrace_why_stop(&outer);
+	KUNIT_EXPECT_EQ(test, strlen(outer.msg), SNAPTRACE_ERR_MSG_MAX - 1);
+	KUNIT_EXPECT_EQ(test, st_count(outer.msg, "z"), SNAPTRACE_ERR_MSG_MAX - 1);
+}
+
+/* A remote of the test's own, remoteproc151, with its debugfs files. */
+#define EL_RPROC	151
+#define EL_DIR		ST_ROOT "/remoteproc/remoteproc151/"
+#define EL_LOC		"snaptrace/remoteproc/remoteproc151/"
+#define EL_FW		"snaptrace/example64.elf"
+
+static void el_rproc_destroy(void *rproc)
+{
+	snaptrace_rproc_destroy(rproc);
+}
+
+static struct snaptrace_rproc *el_rproc(struct kunit *test)
+{
+	struct snaptrace_rproc *rproc;
+
+	st_errlog_fresh(test);
+	KUNIT_ASSERT_NOT_NULL(test, snaptrace_rproc_debugfs_dir());
+	rproc = snaptrace_rproc_create(EL_RPROC, "default");
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(rproc), "create: %pe", rproc);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, el_rproc_destroy, rproc), 0);
+	WRITE_ONCE(rproc->recovery, false);
+	KUNIT_ASSERT_EQ(test, snaptrace_rproc_debugfs_create(rproc,
+							     snaptrace_rproc_debugfs_dir()), 0);
+	return rproc;
+}
+
+/*
+ * Write @cmd to the remote's @file, expect @err, and error_log to hold one
+ * entry: the file, @msg, the command (@cmd less its newline) and the caret
+ * at its first byte.
+ */
+static void el_expect(struct kunit *test, const char *file, const char *cmd,
+		      int err, const char *msg)
+{
+	char *text, *want;
+
+	snaptrace_error_log_clear();
+	KUNIT_EXPECT_EQ_MSG(test, st_write_file(test, st_fmt(test, EL_DIR "%s", file), cmd, 0),
+			    err, "%s '%s'", file, cmd);
+	text = st_slurp(test, ST_ERRLOG);
+	want = st_fmt(test, "] " EL_LOC "%s: error: %s\n  Command: %.*s%s", file, msg,
+		      (int)strcspn(cmd, "\n"), cmd, st_caret(test, 0));
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(text, want), "want:\n%s\ngot:\n%s", want, text);
+	KUNIT_EXPECT_EQ_MSG(test, st_count(text, ": error: "), 1, "%s", text);
+}
+
+/*
+ * What the core refuses on an offline remote is logged with the reason it
+ * printed, not only the errno: state start, stop and detach, recovery's
+ * recover, and a bad name written to firmware. A refusal the core does not
+ * explain is logged with the errno.
+ */
+static void errlog_remote_refusals_say_why(struct kunit *test)
+{
+	struct snaptrace_rproc *rproc = el_rproc(test);
+
+	el_expect(test, "state", "start\n", -EINVAL,
+		  "no firmware set: write a file name to 'firmware'");
+	el_expect(test, "state", "stop\n", -EINVAL, "shutdown: the remote is offline");
+	el_expect(test, "state", "detach\n", -EINVAL,
+		  "detach: the remote is offline, not running or attached");
+	el_expect(test, "recovery", "recover\n", -EINVAL,
+		  "recovery: the remote is offline, not crashed");
+	el_expect(test, "firmware", "../x.elf\n", -EINVAL,
+		  "bad firmware name: absolute or with \"..\": name a file under /lib/firmware");
+	el_expect(test, "firmware", "a b\n", -EINVAL,
+		  "bad firmware name: byte 1 is a space or not printable");
+	KUNIT_EXPECT_EQ(test, st_write_file(test, EL_DIR "firmware", "snaptrace/none.elf\n", 0),
+			19);
+	el_expect(test, "state", "start\n", -ENOENT,
+		  "cannot load firmware snaptrace/none.elf: -2");
+	KUNIT_EXPECT_STREQ(test, st_slurp(test, EL_DIR "state"), "offline\n");
+
+	/* Nothing printed: the errno. */
+	mutex_lock(&rproc->lock);
+	rproc->deleting = true;
+	mutex_unlock(&rproc->lock);
+	el_expect(test, "state", "start\n", -ENODEV, "start failed: -ENODEV");
+	mutex_lock(&rproc->lock);
+	rproc->deleting = false;
+	mutex_unlock(&rproc->lock);
+}
+
+/* Skip unless @name is in /lib/firmware. */
+static void el_need_fw(struct kunit *test, struct snaptrace_rproc *rproc,
+		       const char *name)
+{
+	const struct firmware *fw;
+
+	if (request_firmware_direct(&fw, name, rproc->dev))
+		kunit_skip(test, "%s is not in /lib/firmware (scripts/firmware.sh stages it)",
+			   name);
+	release_firmware(fw);
+}
+
+/*
+ * A start refused deep below the file, by the ELF parser, the resource
+ * table's checks or a resource handler (scripts/badfw.py's broken images),
+ * is logged with what that code printed; so are the refusals of a running
+ * remote.
+ */
+static void errlog_remote_image_refusals_say_why(struct kunit *test)
+{
+	static const struct {
+		const char *image, *msg;
+		int err;
+	} cases[] = {
+		{ "wrong-class", "unsupported ELF class 3", -EINVAL },
+		{ "version-2", "unsupported rsc table version 2", -EINVAL },
+		{ "no-table",
+		  "firmware snaptrace/bad64/no-table.elf has no .resource_table section",
+		  -ENOENT },
+		{ "trace-len-0", "trace rsc \"log\" at offset 208 has length 0", -EINVAL },
+	};
+	struct snaptrace_rproc *rproc = el_rproc(test);
+	const char *name;
+	int i;
+
+	el_need_fw(test, rproc, "snaptrace/bad64/version-2.elf");
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		name = st_fmt(test, "snaptrace/bad64/%s.elf\n", cases[i].image);
+		KUNIT_EXPECT_EQ(test, st_write_file(test, EL_DIR "firmware", name, 0),
+				(ssize_t)strlen(name));
+		el_expect(test, "state", "start\n", cases[i].err, cases[i].msg);
+	}
+
+	el_need_fw(test, rproc, EL_FW);
+	KUNIT_EXPECT_EQ(test, st_write_file(test, EL_DIR "firmware", EL_FW "\n", 0),
+			(ssize_t)strlen(EL_FW "\n"));
+	KUNIT_ASSERT_EQ(test, st_write_file(test, EL_DIR "state", "start\n", 0), 6);
+	el_expect(test, "firmware", "other.elf\n", -EBUSY,
+		  "can't change firmware while running");
+	el_expect(test, "recovery", "recover\n", -EINVAL,
+		  "recovery: the remote is running, not crashed");
+	KUNIT_EXPECT_EQ(test, st_write_file(test, EL_DIR "state", "stop\n", 0), 5);
+	KUNIT_EXPECT_STREQ(test, st_slurp(test, EL_DIR "state"), "offline\n");
+}
+
 static struct kunit_case snaptrace_error_log_cases[] = {
 	KUNIT_CASE(errlog_shows_entry_with_caret),
 	KUNIT_CASE(errlog_bounded_oldest_dropped),
@@ -198,6 +387,9 @@ static struct kunit_case snaptrace_error_log_cases[] = {
 	KUNIT_CASE(errlog_err_pos),
 	KUNIT_CASE(errlog_atomic_contexts),
 	KUNIT_CASE(errlog_bad_writes_logged),
+	KUNIT_CASE(errlog_why_catches_first_message),
+	KUNIT_CASE(errlog_remote_refusals_say_why),
+	KUNIT_CASE(errlog_remote_image_refusals_say_why),
 	{}
 };
 

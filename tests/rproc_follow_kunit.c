@@ -1114,10 +1114,29 @@ static void rf_follow_param_test(struct kunit *test)
 }
 
 /*
+ * Write @len bytes of @cmd to trace_format: -EINVAL, and error_log holds
+ * one entry: the file, @msg, the command @shown and the caret at @pos.
+ */
+static void rf_format_refused(struct kunit *test, const char *file, const char *cmd,
+			      size_t len, const char *msg, const char *shown,
+			      unsigned int pos)
+{
+	char *text, *want;
+
+	snaptrace_error_log_clear();
+	KUNIT_EXPECT_EQ(test, st_write_bytes(test, file, cmd, len, 0), -EINVAL);
+	text = st_slurp(test, ST_ERRLOG);
+	want = st_fmt(test, "] %s: error: %s\n  Command: %s%s",
+		      file + strlen(ST_DEBUGFS "/"), msg, shown, st_caret(test, pos));
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(text, want), "want:\n%s\ngot:\n%s", want, text);
+	KUNIT_EXPECT_EQ_MSG(test, st_count(text, ": error: "), 1, "%s", text);
+}
+
+/*
  * trace_format: auto-detection of a wrapped Zephyr console; forcing plain
  * reads it as upstream does (up to the first NUL); a bad name (a name
- * followed by a NUL and more included) is -EINVAL and changes nothing;
- * auto again.
+ * followed by a NUL and more included) is -EINVAL, changes nothing and is
+ * logged in error_log with why; auto again.
  */
 static void rf_trace_format_test(struct kunit *test)
 {
@@ -1143,10 +1162,16 @@ static void rf_trace_format_test(struct kunit *test)
 		  upstream[strlen(upstream) - 1] == '\n' ? "" : "\n");
 	rf_expect_st(test, r, "trace0", plain);
 
-	KUNIT_EXPECT_EQ(test, st_write_file(test, file, "zephyr2\n", 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, st_write_file(test, file, "", 0), -EINVAL);
+	st_errlog_fresh(test);
+	rf_format_refused(test, file, "zephyr2\n", 8,
+			  "unknown format: want auto, plain, zephyr, libmetal or stm32cube",
+			  "zephyr2", 0);
+	rf_format_refused(test, file, "", 0, "empty write", "", 0);
 	/* a name, then a NUL and more: not one of the names either */
-	KUNIT_EXPECT_EQ(test, st_write_bytes(test, file, "zephyr\0junk\n", 12, 0), -EINVAL);
+	rf_format_refused(test, file, "zephyr\0junk\n", 12, "a NUL byte in the name",
+			  "zephyr", 6);
+	rf_format_refused(test, file, "0123456789012345678901234567890123456789", 40,
+			  "too long", "0123456789012345678901234567890", 31);
 	rf_expect_st(test, r, "trace_format", "auto [plain] zephyr libmetal stm32cube\n");
 	rf_expect_st(test, r, "trace0", plain);
 

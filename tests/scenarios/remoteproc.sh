@@ -200,7 +200,11 @@ st_check_fails "recover refused unless crashed" sh -c "echo recover >$R0/recover
 st_check_fails "firmware refuses a name too long" sh -c \
 	"printf '%0300d' 0 >$R0/firmware"
 st_check "each refusal was logged, with its file" sh -c \
-	"grep -q 'remoteproc0/crash: error: want mmufault' $ST_DIR/error_log && grep -q 'remoteproc0/recovery: error: want enabled' $ST_DIR/error_log && grep -q 'remoteproc0/recovery: error: recovery failed: -EINVAL' $ST_DIR/error_log && grep -q 'remoteproc0/firmware: error: too long' $ST_DIR/error_log"
+	"grep -q 'remoteproc0/crash: error: want mmufault' $ST_DIR/error_log && grep -q 'remoteproc0/recovery: error: want enabled' $ST_DIR/error_log && grep -q 'remoteproc0/firmware: error: too long' $ST_DIR/error_log"
+# a command the core refuses: error_log says why, in dmesg's words
+st_check_fails "start with a missing file fails again" sh -c "echo start >$R0/state"
+st_check "error_log: recover and start say why, as dmesg does" sh -c \
+	"grep -q 'remoteproc0/recovery: error: recovery: the remote is offline, not crashed\$' $ST_DIR/error_log && grep -q 'remoteproc0/state: error: cannot load firmware snaptrace/missing.elf: -2\$' $ST_DIR/error_log && dmesg | grep -q ': cannot load firmware snaptrace/missing.elf: -2\$'"
 echo >$ST_DIR/error_log
 
 # --- broken images, one per bad-input class (scripts/badfw.py): each is

@@ -16,6 +16,17 @@ params=${params% }
 insmod /modules/snaptrace.ko $params || exit 1
 cd /sys/kernel/debug/snaptrace || exit 1
 echo "here: snaptrace $(cat version)'s debugfs files (Documentation/debugfs.rst); try README.md's session from 'cat version'"
+# The simulated remote, ready to start with the example image when the
+# host staged it (make demo, make check or make firmware: shell.sh passes
+# out/firmware); else the banner says how to get it.
+fw=snaptrace/example64.elf r0=remoteproc/remoteproc0
+if [ "$(cat $r0/state 2>/dev/null)" = offline ]; then
+	if [ -f /lib/firmware/$fw ] && echo $fw >$r0/firmware; then
+		echo "remote: remoteproc0's firmware is $fw: echo start > $r0/state"
+	else
+		echo "remote: no /lib/firmware/$fw here: run make firmware on the host, then make shell again"
+	fi
+fi
 case " $params " in
 *" persist_address="*)
 	echo "persist: insmod snaptrace.ko $params said:"

@@ -25,6 +25,7 @@ typedef int32_t __s32;
 typedef int64_t __s64;
 
 #define __packed __attribute__((packed))
+#define __printf(a, b) __attribute__((format(printf, a, b)))
 #define U32_MAX UINT32_MAX
 #define U64_MAX UINT64_MAX
 
