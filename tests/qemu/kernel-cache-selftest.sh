@@ -44,6 +44,37 @@ PATH=$tmp/bin:$PATH SNAPTRACE_CACHE=$c "$kk" "$frag" >"$tmp/miss" 2>&1 && rc=0 |
 [ "$rc" != 0 ] && ! grep -q "cached in" "$tmp/miss" && grep -q "not in this test" "$tmp/miss"
 result $? "a cached kernel whose source tree is gone is rebuilt"
 
+# Fragment options that did not stick (a missing dependency): refused
+# after configure, before the build. configure's make writes a .config
+# with only the fragment's first option, so that check_config reports
+# many (its own status hid that: tests/qemu/kernel-kunit.sh); the
+# build's make fails.
+srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
+c2=$tmp/cache2
+mkdir -p "$c2/src/linux-source-$srcver/scripts/kconfig" "$tmp/cfgbin"
+touch "$c2/src/linux-source-$srcver/Makefile" "$c2/src/linux-source-$srcver/.snaptrace-unpacked"
+printf '#!/bin/sh\nexit 0\n' >"$c2/src/linux-source-$srcver/scripts/kconfig/merge_config.sh"
+first=$(grep -E '^CONFIG_[A-Z0-9_]+=' "$frag" | head -n 1)
+last=$(grep -E '^CONFIG_[A-Z0-9_]+=' "$frag" | tail -n 1)
+cat >"$tmp/cfgbin/make" <<EOS
+#!/bin/sh
+for a; do
+	case \$a in O=*) o=\${a#O=} ;; esac
+done
+case " \$* " in
+*" tinyconfig "* | *" olddefconfig "*)
+	echo '$first' >"\$o/.config"
+	exit 0 ;;
+esac
+echo "build: not in this test" >&2
+exit 1
+EOS
+chmod +x "$tmp/cfgbin/make" "$c2/src/linux-source-$srcver/scripts/kconfig/merge_config.sh"
+PATH=$tmp/cfgbin:$PATH SNAPTRACE_CACHE=$c2 "$kk" "$frag" >"$tmp/frag" 2>&1 && rc=0 || rc=$?
+[ "$rc" != 0 ] && grep -qF "fragment option not in .config: $last" "$tmp/frag" &&
+	! grep -q "build: not in this test" "$tmp/frag"
+result $? "fragment options missing from .config fail before the build"
+
 # The key: the compiler's version and the fragments, not the revision.
 mkdir -p "$tmp/dpkg"
 printf '#!/bin/sh

@@ -130,6 +130,13 @@ if ! built_from || [ "${SNAPTRACE_KERNEL_REFRESH:-0}" = 1 ]; then
 	mkdir -p "$obj"
 	stage "kernel: configure $name ($key)" "$log.config" configure
 	stage "kernel: check $name config" "$log.check" check_config
+	# check_config's status never says no: its grep -q ends the pipe
+	# at the first "bad", tee then dies of SIGPIPE, and under pipefail
+	# that status, not grep's, is the pipe's. Its report is read here
+	# instead, so that the function, part of every cached kernel's key
+	# (recipe), stays as it is and no kernel is rebuilt for the fix.
+	! grep '^fragment option not in .config' "$log.check" >&2 ||
+		die "kernel: $name: fragment options not in .config ($log.check)"
 	stage "kernel: build $name $image+modules (a few minutes)" "$log" build
 	echo "linux-source-$srcver" >"$obj/.snaptrace-source"
 	touch "$obj/.snaptrace-built"
