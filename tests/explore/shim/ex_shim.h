@@ -36,6 +36,10 @@ typedef int8_t s8;
 typedef int64_t s64;
 typedef unsigned int __poll_t;
 typedef unsigned int gfp_t;
+/* linux/types.h's, for the structs of internal.h the ring never uses. */
+struct list_head {
+	struct list_head *next, *prev;
+};
 
 /* The explorer's runtime (explore.c). */
 void ex_access(const volatile void *p);
