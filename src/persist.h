@@ -201,6 +201,10 @@ struct st_pr_need {
  * @measured: KUnit builds: called between the capture's two walks
  * @snapped: KUnit builds: called between the capture's snapshot and its
  *	first walk
+ * @cleaned: KUnit builds: called with the bytes from the region's start
+ *	that were just cleaned to the point of coherency (st_pr_clean()):
+ *	after the arming's last store, the capture's, or at a capture
+ *	refused over an unfinished one
  * @remotes: the capture keeps the remotes' last traces registered with
  *	snaptrace_persist_source_add() (the module's region: true)
  * @src_need: the capture's scratch, per source row: its entries' bytes
@@ -227,6 +231,7 @@ struct snaptrace_persist {
 	u64 stop_after;
 	void (*measured)(struct snaptrace_persist *p);
 	void (*snapped)(struct snaptrace_persist *p);
+	void (*cleaned)(struct snaptrace_persist *p, size_t len);
 #endif
 	struct snaptrace_record *rec;
 	struct st_pr_need *need;
