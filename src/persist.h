@@ -42,6 +42,14 @@ struct snaptrace_buffer;
 /* The sources together take at most this share of the data area (1/n). */
 #define ST_PR_SRC_SHARE		2
 
+/*
+ * The region's start: a multiple of this. Every field of the layout is
+ * at a multiple of its size from the start (64-bit ones at a multiple of
+ * ST_PR_ALIGN), and the state word is claimed by a cmpxchg: a misaligned
+ * start makes it a split lock on x86, an alignment fault on arm64.
+ */
+#define ST_PR_ADDR_ALIGN	ST_PR_ALIGN
+
 /* Why a capture was taken. */
 enum st_pr_reason {
 	ST_PR_PANIC = 1,
@@ -321,6 +329,7 @@ bool snaptrace_persist_keeps(int err);
 #if IS_ENABLED(CONFIG_KUNIT)
 unsigned int snaptrace_persist_sources_free(void);
 #endif
+int snaptrace_persist_check_align(u64 start, const char *name);
 bool snaptrace_persist_geometry_ok(const struct st_pr_hdr *h, size_t size);
 int snaptrace_persist_take(struct snaptrace_persist *p, u64 now_real_ns,
 			   bool discard, struct snaptrace_persist_last **last,

@@ -26,6 +26,7 @@
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
+#include <kunit/visibility.h>
 
 #include <snaptrace/snaptrace.h>
 #include "internal.h"
@@ -674,11 +675,40 @@ static void st_pr_refuse_region(int ram)
 		       persist_address, end);
 }
 
+/**
+ * snaptrace_persist_check_align() - refuse a region that starts misaligned
+ * @start: the region's physical address (memremap() keeps its offset in
+ *	the page: the mapping is as aligned)
+ * @name: its reserve_mem= name (persist_name=), or NULL (persist_address=)
+ *
+ * Every field of the region is at a multiple of its size from its start,
+ * and its state word is claimed by a cmpxchg at the panic: from a start
+ * that is not a multiple of %ST_PR_ADDR_ALIGN, that is a split lock on
+ * x86 and an alignment fault on arm64, in the panic notifier. Refused at
+ * load instead, before anything is claimed, mapped or written.
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL (said in the log).
+ */
+int snaptrace_persist_check_align(u64 start, const char *name)
+{
+	if (IS_ALIGNED(start, ST_PR_ADDR_ALIGN))
+		return 0;
+	if (name)
+		pr_err("persist_name=%s: the reserve_mem= region starts at 0x%llx, not a multiple of %d: its 64-bit fields and the cmpxchg that claims it at a panic would be misaligned (a split lock on x86, an alignment fault on arm64): give it an alignment of %d or more (reserve_mem=SIZE:4096:%s)\n",
+		       name, start, ST_PR_ADDR_ALIGN, ST_PR_ADDR_ALIGN, name);
+	else
+		pr_err("persist_address=0x%llx is not a multiple of %d: the region's 64-bit fields and the cmpxchg that claims it at a panic would be misaligned (a split lock on x86, an alignment fault on arm64): reserve a range that starts at a multiple of %d (memmap=SIZE$ADDR)\n",
+		       start, ST_PR_ADDR_ALIGN, ST_PR_ADDR_ALIGN);
+	return -EINVAL;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_check_align);
+
 /* The region the parameters name: its physical address and size. */
 static int st_pr_region(phys_addr_t *start, phys_addr_t *size)
 {
 	u64 end;
-	int ram;
+	int ram, ret;
 
 	if (persist_name) {
 #ifdef SNAPTRACE_HAVE_RESERVE_MEM
@@ -687,7 +717,7 @@ static int st_pr_region(phys_addr_t *start, phys_addr_t *size)
 			       persist_name);
 			return -ENOENT;
 		}
-		return 0;
+		return snaptrace_persist_check_align(*start, persist_name);
 #else
 		pr_err("persist_name=%s: this kernel has no reserve_mem= (Linux 6.11 on): use memmap=SIZE$ADDR and persist_address=, persist_size=\n",
 		       persist_name);
@@ -711,6 +741,9 @@ static int st_pr_region(phys_addr_t *start, phys_addr_t *size)
 		       persist_address, persist_size);
 		return -EINVAL;
 	}
+	ret = snaptrace_persist_check_align(persist_address, NULL);
+	if (ret)
+		return ret;
 	/*
 	 * Memory the kernel uses is not ours (memmap=SIZE$ADDR keeps it
 	 * out); nor is MMIO, ACPI's tables or NVS, a hole, or a range the

@@ -3016,7 +3016,7 @@ static void persist_crc_is_crc32_le(struct kunit *test)
 					    "seed %#x, %zu bytes", seeds[s], len);
 }
 
-/* ---- the data cache (ARM) ---- */
+/* ---- the data cache, the region's address and name (ARM) ---- */
 
 /*
  * p->cleaned: called by the region's clean to the point of coherency,
@@ -3123,6 +3123,34 @@ static void persist_unfinished_cleaned_by_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, x->cleans, 1);
 }
 
+/*
+ * A region's start must be a multiple of ST_PR_ADDR_ALIGN (8): refused
+ * otherwise, as persist_address= and as a reserve_mem= region's start,
+ * with -EINVAL, before the load claims, maps or writes anything. The
+ * layout needs it: the state word (cmpxchg'd), and every 64-bit field,
+ * at a multiple of its size from the start.
+ */
+static void persist_misaligned_address_refused(struct kunit *test)
+{
+	const u64 base = 0x30000000ULL;
+	unsigned int off;
+
+	KUNIT_EXPECT_GE(test, ST_PR_ADDR_ALIGN, (int)sizeof(u64));
+	KUNIT_EXPECT_EQ(test, sizeof(struct st_pr_hdr) % sizeof(u32), 0);
+	KUNIT_EXPECT_EQ(test, offsetof(struct st_pr_hdr, boot_id) % sizeof(u64), 0);
+	for (off = 0; off <= 2 * ST_PR_ADDR_ALIGN; off++) {
+		int want = off % ST_PR_ADDR_ALIGN ? -EINVAL : 0;
+
+		KUNIT_EXPECT_EQ_MSG(test, snaptrace_persist_check_align(base + off, NULL),
+				    want, "persist_address=0x%llx", base + off);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    snaptrace_persist_check_align(base + off, "snaptrace"),
+				    want, "reserve_mem= at 0x%llx", base + off);
+	}
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_check_align(0xfffffffffffff001ULL, NULL),
+			-EINVAL);
+}
+
 static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_crc_is_crc32_le),
 	KUNIT_CASE(persist_capture_gives_back_every_record),
@@ -3184,6 +3212,7 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_walk_no_snapshot_nothing),
 	KUNIT_CASE(persist_clean_after_last_store),
 	KUNIT_CASE(persist_unfinished_cleaned_by_refused),
+	KUNIT_CASE(persist_misaligned_address_refused),
 	{}
 };
 
