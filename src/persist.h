@@ -50,6 +50,13 @@ struct snaptrace_buffer;
  */
 #define ST_PR_ADDR_ALIGN	ST_PR_ALIGN
 
+/* Who else the command line gives a reserve_mem= region to. */
+enum st_pr_user {
+	ST_PR_USER_NONE,
+	ST_PR_USER_FTRACE,	/* trace_instance=NAME@RESNAME */
+	ST_PR_USER_RAMOOPS,	/* ramoops.mem_name=RESNAME */
+};
+
 /* Why a capture was taken. */
 enum st_pr_reason {
 	ST_PR_PANIC = 1,
@@ -330,6 +337,8 @@ bool snaptrace_persist_keeps(int err);
 unsigned int snaptrace_persist_sources_free(void);
 #endif
 int snaptrace_persist_check_align(u64 start, const char *name);
+int snaptrace_persist_name_user(const char *cmdline, const char *name,
+				char *arg, size_t len);
 bool snaptrace_persist_geometry_ok(const struct st_pr_hdr *h, size_t size);
 int snaptrace_persist_take(struct snaptrace_persist *p, u64 now_real_ns,
 			   bool discard, struct snaptrace_persist_last **last,

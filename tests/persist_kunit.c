@@ -3151,6 +3151,72 @@ static void persist_misaligned_address_refused(struct kunit *test)
 			-EINVAL);
 }
 
+struct pr_user_case {
+	const char *cmdline;
+	int user;
+	const char *arg;	/* what the refusal quotes */
+};
+
+/*
+ * persist_name= refused when the command line gives the same reserve_mem=
+ * region to ftrace (trace_instance=NAME[^FLAGS]@RESNAME[=BACKUP][,EVENTS])
+ * or to ramoops (ramoops.mem_name=RESNAME): the parser, on command lines
+ * as /proc/cmdline shows them, finds the user and the argument that says
+ * so, and nothing else (another region's name, an instance named so, an
+ * address, init's arguments after "--"); the line is left as it was.
+ */
+static void persist_name_user_found(struct kunit *test)
+{
+	static const struct pr_user_case cases[] = {
+		{ "console=ttyS0 trace_instance=boot_map@snaprgn\n",
+		  ST_PR_USER_FTRACE, "trace_instance=boot_map@snaprgn" },
+		{ "trace_instance=boot_map^traceoff^traceprintk@snaprgn,sched:sched_switch quiet",
+		  ST_PR_USER_FTRACE,
+		  "trace_instance=boot_map^traceoff^traceprintk@snaprgn,sched:sched_switch" },
+		{ "trace_instance=boot_map@snaprgn^traceoff",
+		  ST_PR_USER_FTRACE, "trace_instance=boot_map@snaprgn^traceoff" },
+		{ "trace_instance=bk@snaprgn=boot_map",
+		  ST_PR_USER_FTRACE, "trace_instance=bk@snaprgn=boot_map" },
+		{ "quiet \"trace_instance=boot_map@snaprgn\" splash",
+		  ST_PR_USER_FTRACE, "trace_instance=boot_map@snaprgn" },
+		{ "trace_instance=\"boot_map@snaprgn\"",
+		  ST_PR_USER_FTRACE, "trace_instance=boot_map@snaprgn" },
+		{ "trace-instance=a@other trace_instance=b@snaprgn",
+		  ST_PR_USER_FTRACE, "trace_instance=b@snaprgn" },
+		{ "ramoops.mem_name=snaprgn ramoops.mem_size=1048576",
+		  ST_PR_USER_RAMOOPS, "ramoops.mem_name=snaprgn" },
+		{ "  ramoops.mem-name=snaprgn",
+		  ST_PR_USER_RAMOOPS, "ramoops.mem-name=snaprgn" },
+		{ "reserve_mem=1M:4096:snaprgn trace_instance=boot_map@snaprgn2",
+		  ST_PR_USER_NONE, "" },
+		{ "ramoops.mem_name=snaprg ramoops.mem_name=snaprgnx", ST_PR_USER_NONE, "" },
+		{ "trace_instance=snaprgn trace_instance=a,snaprgn", ST_PR_USER_NONE, "" },
+		{ "trace_instance=boot_map@0x30000000:1M", ST_PR_USER_NONE, "" },
+		{ "xtrace_instance=a@snaprgn myramoops.mem_name=snaprgn mem_name=snaprgn",
+		  ST_PR_USER_NONE, "" },
+		{ "quiet -- trace_instance=a@snaprgn ramoops.mem_name=snaprgn",
+		  ST_PR_USER_NONE, "" },
+		{ "", ST_PR_USER_NONE, "" },
+		{ "\n", ST_PR_USER_NONE, "" },
+	};
+	char line[160], arg[128];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		strscpy(line, cases[i].cmdline, sizeof(line));
+		KUNIT_EXPECT_EQ_MSG(test, snaptrace_persist_name_user(line, "snaprgn",
+								      arg, sizeof(arg)),
+				    cases[i].user, "%s", cases[i].cmdline);
+		KUNIT_EXPECT_STREQ_MSG(test, arg, cases[i].arg, "%s", cases[i].cmdline);
+		KUNIT_EXPECT_STREQ(test, line, cases[i].cmdline);
+	}
+	/* The argument quoted is cut to the room given. */
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_name_user("ramoops.mem_name=snaprgn",
+							  "snaprgn", arg, 8),
+			ST_PR_USER_RAMOOPS);
+	KUNIT_EXPECT_STREQ(test, arg, "ramoops");
+}
+
 static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_crc_is_crc32_le),
 	KUNIT_CASE(persist_capture_gives_back_every_record),
@@ -3213,6 +3279,7 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_clean_after_last_store),
 	KUNIT_CASE(persist_unfinished_cleaned_by_refused),
 	KUNIT_CASE(persist_misaligned_address_refused),
+	KUNIT_CASE(persist_name_user_found),
 	{}
 };
 
