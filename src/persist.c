@@ -14,6 +14,7 @@
 #include <linux/atomic.h>
 #include <linux/ctype.h>
 #include <linux/err.h>
+#include <linux/highmem.h>
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/overflow.h>
@@ -22,12 +23,18 @@
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/sched/clock.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
 #include <kunit/visibility.h>
+#include <asm/cacheflush.h>
+#ifdef CONFIG_ARM64
+#include <asm/barrier.h>
+#include <asm/cputype.h>
+#endif
 
 #include <snaptrace/snaptrace.h>
 #include "internal.h"
@@ -309,14 +316,66 @@ static int st_pr_geometry(u64 size, u64 nr_cpus, u64 *table_off, u64 *data_off)
 	return 0;
 }
 
+/*
+ * Clean the data cache over the region's first @len bytes to the point of
+ * coherency, after the last store to them: a warm reset may drop what a
+ * cache holds dirty, and the next boot would read the region as it was
+ * before (upstream's persistent ring buffer cleans its range at a panic
+ * on arm64 for that: arch_ring_buffer_flush_range()). Never sleeps, takes
+ * no lock but an outer cache's on 32-bit ARM: a panic, in NMI too.
+ *
+ * The kernel's helper for it is not exported on arm64 (dcache_clean_poc(),
+ * and arch_wb_cache_pmem() only with CONFIG_ARM64_PMEM): its loop is
+ * here, DC CIVAC by the smallest D-cache line (CTR_EL0.DminLine, in
+ * words), clean and invalidate as the kernel's own clean is on the CPUs
+ * whose errata need it. 32-bit ARM: the inner caches by virtual address,
+ * then the outer cache (an L2C-310) by physical one, as its DMA does.
+ * Elsewhere flush_kernel_vmap_range(), for the caches whose kernel
+ * mappings need it: a no-op on x86, whose caches a warm reset keeps
+ * coherent (Documentation/persist.rst, "What is not done yet").
+ */
+static void st_pr_clean(struct snaptrace_persist *p, size_t len)
+{
+	len = min(len, p->size);
+#if defined(CONFIG_ARM64)
+	{
+		unsigned long line = 4UL << ((read_cpuid_cachetype() >> 16) & 0xf);
+		unsigned long a = ALIGN_DOWN((unsigned long)p->base, line);
+		unsigned long end = (unsigned long)p->base + len;
+
+		for (; a < end; a += line)
+			asm volatile("dc civac, %0" : : "r" (a) : "memory");
+		dsb(sy);
+	}
+#elif defined(CONFIG_ARM)
+	__cpuc_flush_dcache_area(p->base, len);
+	outer_clean_range(p->phys, p->phys + len);
+#else
+	{
+		size_t off, n;
+
+		for (off = 0; off < len; off += n) {
+			n = min_t(size_t, len - off, SZ_1G);
+			flush_kernel_vmap_range(p->base + off, n);
+		}
+	}
+#endif
+#if IS_ENABLED(CONFIG_KUNIT)
+	if (p->cleaned)
+		p->cleaned(p, len);
+#endif
+}
+
 /**
  * snaptrace_persist_arm() - make a region ready for a capture
  * @p: the region, its physical address, and this load's boot id
  * @real_ns: the wall-clock time of the arming
  *
  * Writes the header (its CRC last) and an empty capture in state armed,
- * for nr_cpu_ids CPUs. The records' area is not cleared: each entry
- * carries its own marker and CRC.
+ * for nr_cpu_ids CPUs, then cleans what it wrote out of the data cache
+ * to the point of coherency (on arm64 and 32-bit ARM; a no-op on x86).
+ * The records' area is not cleared: each entry carries its own marker
+ * and CRC.
  *
  * Context: process context (the region is large: no NMI runs a capture
  * while it is armed, the caller has not registered its notifiers yet or
@@ -351,6 +410,8 @@ int snaptrace_persist_arm(struct snaptrace_persist *p, u64 real_ns)
 	cap->boot_id = p->boot_id;
 	/* The state last: a capture checks it first. */
 	smp_store_release(&cap->state, ST_PR_ARMED);
+	/* In memory, not only in a cache: a panic may come before a capture. */
+	st_pr_clean(p, data_off);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_arm);
@@ -577,7 +638,11 @@ static int st_pr_src_put(struct snaptrace_persist *p,
  * Takes a snapshot (snaptrace_snapshot()) and copies its records, CPU by
  * CPU, oldest first, into the region as entries (struct st_pr_ent), each
  * with its CRC and then its marker; then the capture's header with the
- * per-CPU table and the CRC over both, and last the state, captured. When
+ * per-CPU table and the CRC over both, and last the state, captured;
+ * then what it wrote is cleaned out of the data cache to the point of
+ * coherency (on arm64 and 32-bit ARM; a no-op on x86), as is the whole
+ * region when the capture is refused over an unfinished one of this load
+ * (its CPU stopped by this panic). When
  * the region cannot hold every record, each CPU keeps its newest ones, a
  * run ending at its last record, within a fair share of the region (a
  * first walk measures each CPU's records; what a CPU does not use goes
@@ -622,7 +687,7 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 	struct st_pr_cpu *table;
 	unsigned int nr_cpus, c, cpu, end;
 	bool past = false;
-	u32 flags = 0;
+	u32 flags = 0, state;
 	bool open;
 	int ret;
 
@@ -632,10 +697,19 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 	 */
 	cpu = raw_smp_processor_id();
 	if (READ_ONCE(h->magic) != ST_PR_MAGIC ||
-	    READ_ONCE(h->boot_id) != p->boot_id ||
-	    cmpxchg(&cap->state, ST_PR_ARMED,
-		    ST_PR_CAPTURING | cpu) != ST_PR_ARMED)
+	    READ_ONCE(h->boot_id) != p->boot_id)
 		return -EBUSY;
+	state = cmpxchg(&cap->state, ST_PR_ARMED, ST_PR_CAPTURING | cpu);
+	if (state != ST_PR_ARMED) {
+		/*
+		 * This load's capture that did not finish (an oops's, its CPU
+		 * stopped by this panic): what it wrote, out of the caches,
+		 * wherever it got to in the region.
+		 */
+		if ((state & ST_PR_CAPTURING_MASK) == ST_PR_CAPTURING)
+			st_pr_clean(p, p->size);
+		return -EBUSY;
+	}
 
 	/* The geometry as armed, not as the region now says (M3). */
 	nr_cpus = p->nr_cpus;
@@ -796,6 +870,8 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 	cap->cap_crc = st_pr_cap_crc(cap, table, nr_cpus);
 	smp_wmb(); /* the capture before its state */
 	WRITE_ONCE(cap->state, ST_PR_CAPTURED);
+	/* The last store is done: all of it to memory (the headers too). */
+	st_pr_clean(p, p->data_off + cur.off);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_capture);

@@ -42,6 +42,21 @@ struct snaptrace_buffer;
 /* The sources together take at most this share of the data area (1/n). */
 #define ST_PR_SRC_SHARE		2
 
+/*
+ * The region's start: a multiple of this. Every field of the layout is
+ * at a multiple of its size from the start (64-bit ones at a multiple of
+ * ST_PR_ALIGN), and the state word is claimed by a cmpxchg: a misaligned
+ * start makes it a split lock on x86, an alignment fault on arm64.
+ */
+#define ST_PR_ADDR_ALIGN	ST_PR_ALIGN
+
+/* Who else the command line gives a reserve_mem= region to. */
+enum st_pr_user {
+	ST_PR_USER_NONE,
+	ST_PR_USER_FTRACE,	/* trace_instance=NAME@RESNAME */
+	ST_PR_USER_RAMOOPS,	/* ramoops.mem_name=RESNAME */
+};
+
 /* Why a capture was taken. */
 enum st_pr_reason {
 	ST_PR_PANIC = 1,
@@ -201,6 +216,10 @@ struct st_pr_need {
  * @measured: KUnit builds: called between the capture's two walks
  * @snapped: KUnit builds: called between the capture's snapshot and its
  *	first walk
+ * @cleaned: KUnit builds: called with the bytes from the region's start
+ *	that were just cleaned to the point of coherency (st_pr_clean()):
+ *	after the arming's last store, the capture's, or at a capture
+ *	refused over an unfinished one
  * @remotes: the capture keeps the remotes' last traces registered with
  *	snaptrace_persist_source_add() (the module's region: true)
  * @src_need: the capture's scratch, per source row: its entries' bytes
@@ -227,6 +246,7 @@ struct snaptrace_persist {
 	u64 stop_after;
 	void (*measured)(struct snaptrace_persist *p);
 	void (*snapped)(struct snaptrace_persist *p);
+	void (*cleaned)(struct snaptrace_persist *p, size_t len);
 #endif
 	struct snaptrace_record *rec;
 	struct st_pr_need *need;
@@ -316,6 +336,9 @@ bool snaptrace_persist_keeps(int err);
 #if IS_ENABLED(CONFIG_KUNIT)
 unsigned int snaptrace_persist_sources_free(void);
 #endif
+int snaptrace_persist_check_align(u64 start, const char *name);
+int snaptrace_persist_name_user(const char *cmdline, const char *name,
+				char *arg, size_t len);
 bool snaptrace_persist_geometry_ok(const struct st_pr_hdr *h, size_t size);
 int snaptrace_persist_take(struct snaptrace_persist *p, u64 now_real_ns,
 			   bool discard, struct snaptrace_persist_last **last,

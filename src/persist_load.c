@@ -9,7 +9,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": persist: " fmt
 
 #include <linux/debugfs.h>
+#include <linux/ctype.h>
 #include <linux/err.h>
+#include <linux/fs.h>
 #include <linux/io.h>
 #include <linux/ioport.h>
 #include <linux/kdebug.h>
@@ -23,9 +25,12 @@
 #include <linux/random.h>
 #include <linux/seq_buf.h>
 #include <linux/seq_file.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
+#include <kunit/visibility.h>
 
 #include <snaptrace/snaptrace.h>
 #include "internal.h"
@@ -674,11 +679,204 @@ static void st_pr_refuse_region(int ram)
 		       persist_address, end);
 }
 
+/**
+ * snaptrace_persist_check_align() - refuse a region that starts misaligned
+ * @start: the region's physical address (memremap() keeps its offset in
+ *	the page: the mapping is as aligned)
+ * @name: its reserve_mem= name (persist_name=), or NULL (persist_address=)
+ *
+ * Every field of the region is at a multiple of its size from its start,
+ * and its state word is claimed by a cmpxchg at the panic: from a start
+ * that is not a multiple of %ST_PR_ADDR_ALIGN, that is a split lock on
+ * x86 and an alignment fault on arm64, in the panic notifier. Refused at
+ * load instead, before anything is claimed, mapped or written.
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL (said in the log).
+ */
+int snaptrace_persist_check_align(u64 start, const char *name)
+{
+	if (IS_ALIGNED(start, ST_PR_ADDR_ALIGN))
+		return 0;
+	if (name)
+		pr_err("persist_name=%s: the reserve_mem= region starts at 0x%llx, not a multiple of %d: its 64-bit fields and the cmpxchg that claims it at a panic would be misaligned (a split lock on x86, an alignment fault on arm64): give it an alignment of %d or more (reserve_mem=SIZE:4096:%s)\n",
+		       name, start, ST_PR_ADDR_ALIGN, ST_PR_ADDR_ALIGN, name);
+	else
+		pr_err("persist_address=0x%llx is not a multiple of %d: the region's 64-bit fields and the cmpxchg that claims it at a panic would be misaligned (a split lock on x86, an alignment fault on arm64): reserve a range that starts at a multiple of %d (memmap=SIZE$ADDR)\n",
+		       start, ST_PR_ADDR_ALIGN, ST_PR_ADDR_ALIGN);
+	return -EINVAL;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_check_align);
+
+/* A parameter's name as the kernel matches it: '-' and '_' alike. */
+static bool st_pr_param_is(const char *param, const char *want)
+{
+	for (; *param && *want; param++, want++) {
+		char a = *param == '-' ? '_' : *param;
+		char b = *want == '-' ? '_' : *want;
+
+		if (a != b)
+			return false;
+	}
+	return *param == *want;
+}
+
+/*
+ * The reserve_mem= name in the value of a trace_instance= (ftrace's
+ * enable_instances()): NAME[^FLAGS][@RESNAME][=BACKUP][,EVENTS], RESNAME
+ * up to a '^'; NULL if none, or an ADDR:SIZE (a leading digit). @v is
+ * cut in place.
+ */
+static char *st_pr_trace_instance_res(char *v)
+{
+	char *res;
+
+	v[strcspn(v, ",=")] = 0;
+	res = strchr(v, '@');
+	if (!res)
+		return NULL;
+	res++;
+	res[strcspn(res, "^")] = 0;
+	if (!*res || isdigit(*res))
+		return NULL;
+	return res;
+}
+
+/**
+ * snaptrace_persist_name_user() - who else the command line gives a region to
+ * @cmdline: the kernel's command line, as /proc/cmdline shows it
+ * @name: the name of a reserve_mem= region (persist_name=)
+ * @arg: set to the argument that gives it away ("param=value", cut to
+ *	@len bytes, NUL-terminated) if another user has it; "" otherwise
+ * @len: bytes at @arg (at least 1)
+ *
+ * A reserve_mem= region is the memory of whoever names it, with nothing
+ * to claim it by (it is System RAM): ftrace maps a trace instance's
+ * persistent ring buffer into it with trace_instance=NAME@RESNAME (flags
+ * after a '^', events after a ','), ramoops its records with
+ * ramoops.mem_name=RESNAME; both write into it at boot, and a capture
+ * would overwrite theirs, or they ours. The arguments are split as the
+ * kernel splits them (next_arg(): quotes, '-' and '_' alike in a name),
+ * up to a "--" (what follows is init's).
+ *
+ * Context: process context (allocates). Sleeps.
+ * Return: an &enum st_pr_user, or -ENOMEM.
+ */
+int snaptrace_persist_name_user(const char *cmdline, const char *name,
+				char *arg, size_t len)
+{
+	char *copy, *args, *param, *val, *res;
+	int user = ST_PR_USER_NONE;
+
+	arg[0] = 0;
+	copy = kstrdup(cmdline, GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	args = skip_spaces(copy);
+	while (*args && user == ST_PR_USER_NONE) {
+		args = next_arg(args, &param, &val);
+		if (!val && !strcmp(param, "--"))
+			break;
+		if (!val)
+			continue;
+		scnprintf(arg, len, "%s=%s", param, val);
+		if (st_pr_param_is(param, "ramoops.mem_name")) {
+			if (!strcmp(val, name))
+				user = ST_PR_USER_RAMOOPS;
+		} else if (st_pr_param_is(param, "trace_instance")) {
+			res = st_pr_trace_instance_res(val);
+			if (res && !strcmp(res, name))
+				user = ST_PR_USER_FTRACE;
+		}
+	}
+	if (user == ST_PR_USER_NONE)
+		arg[0] = 0;
+	kfree(copy);
+	return user;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_name_user);
+
+#ifdef SNAPTRACE_HAVE_RESERVE_MEM
+/* Most of /proc/cmdline read (bootconfig's arguments make it long). */
+#define ST_PR_CMDLINE_MAX	SZ_64K
+
+/*
+ * The kernel's command line: saved_command_line, which a module cannot
+ * reach (not exported): /proc/cmdline shows it.
+ */
+static char *st_pr_cmdline(void)
+{
+#ifdef MODULE
+	size_t len = 0;
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n = 0;
+	char *buf;
+
+	f = filp_open("/proc/cmdline", O_RDONLY, 0);
+	if (IS_ERR(f))
+		return ERR_CAST(f);
+	buf = kvmalloc(ST_PR_CMDLINE_MAX, GFP_KERNEL);
+	while (buf && len < ST_PR_CMDLINE_MAX - 1) {
+		n = kernel_read(f, buf + len, ST_PR_CMDLINE_MAX - 1 - len, &pos);
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	filp_close(f, NULL);
+	if (!buf)
+		return ERR_PTR(-ENOMEM);
+	if (n < 0) {
+		kvfree(buf);
+		return ERR_PTR(n);
+	}
+	buf[len] = 0;
+	return buf;
+#else
+	return kstrdup(saved_command_line, GFP_KERNEL) ?: ERR_PTR(-ENOMEM);
+#endif
+}
+
+/*
+ * persist_name= is not snaptrace's alone if the command line gives the
+ * region to ftrace or ramoops too: refused, saying whose it is, before
+ * anything reads or writes it. A command line that cannot be read is
+ * said, and not checked.
+ */
+static int st_pr_name_free(const char *name)
+{
+	char arg[128];
+	char *cmdline;
+	int user;
+
+	cmdline = st_pr_cmdline();
+	if (IS_ERR(cmdline)) {
+		pr_warn("persist_name=%s: cannot read the kernel's command line (/proc/cmdline: %pe): not checked whether ftrace or ramoops also uses the region\n",
+			name, cmdline);
+		return 0;
+	}
+	user = snaptrace_persist_name_user(cmdline, name, arg, sizeof(arg));
+	kvfree(cmdline);
+	switch (user) {
+	case ST_PR_USER_FTRACE:
+		pr_err("persist_name=%s: reserve_mem region %s is also ftrace's: \"%s\" on the kernel's command line keeps a trace instance's persistent ring buffer in it: give snaptrace a reserve_mem= region of its own\n",
+		       name, name, arg);
+		return -EBUSY;
+	case ST_PR_USER_RAMOOPS:
+		pr_err("persist_name=%s: reserve_mem region %s is also ramoops's: \"%s\" on the kernel's command line keeps pstore's records in it: give snaptrace a reserve_mem= region of its own\n",
+		       name, name, arg);
+		return -EBUSY;
+	default:
+		return user;	/* 0, or -ENOMEM */
+	}
+}
+#endif
+
 /* The region the parameters name: its physical address and size. */
 static int st_pr_region(phys_addr_t *start, phys_addr_t *size)
 {
 	u64 end;
-	int ram;
+	int ram, ret;
 
 	if (persist_name) {
 #ifdef SNAPTRACE_HAVE_RESERVE_MEM
@@ -687,7 +885,10 @@ static int st_pr_region(phys_addr_t *start, phys_addr_t *size)
 			       persist_name);
 			return -ENOENT;
 		}
-		return 0;
+		ret = st_pr_name_free(persist_name);
+		if (ret)
+			return ret;
+		return snaptrace_persist_check_align(*start, persist_name);
 #else
 		pr_err("persist_name=%s: this kernel has no reserve_mem= (Linux 6.11 on): use memmap=SIZE$ADDR and persist_address=, persist_size=\n",
 		       persist_name);
@@ -711,6 +912,9 @@ static int st_pr_region(phys_addr_t *start, phys_addr_t *size)
 		       persist_address, persist_size);
 		return -EINVAL;
 	}
+	ret = snaptrace_persist_check_align(persist_address, NULL);
+	if (ret)
+		return ret;
 	/*
 	 * Memory the kernel uses is not ours (memmap=SIZE$ADDR keeps it
 	 * out); nor is MMIO, ACPI's tables or NVS, a hole, or a range the

@@ -47,6 +47,11 @@ struct pr_ctx {
 	struct snaptrace_record *recs;	/* the snapshot, as an iterator reads it */
 	unsigned int nr;
 	u8 *copy;			/* the region before a refused parse */
+	/* pr_cleaned(): the cleans seen, the last one's bytes and state */
+	unsigned int cleans;
+	size_t clean_len;
+	u32 clean_state;
+	u8 *at_clean;			/* the whole region at the last clean */
 };
 
 KUNIT_DEFINE_ACTION_WRAPPER(pr_vfree, vfree, const void *);
@@ -3011,6 +3016,207 @@ static void persist_crc_is_crc32_le(struct kunit *test)
 					    "seed %#x, %zu bytes", seeds[s], len);
 }
 
+/* ---- the data cache, the region's address and name (ARM) ---- */
+
+/*
+ * p->cleaned: called by the region's clean to the point of coherency,
+ * right after it: what the region held then, whole, and its state word.
+ */
+static void pr_cleaned(struct snaptrace_persist *p, size_t len)
+{
+	struct pr_ctx *x = container_of(p, struct pr_ctx, p);
+	const struct st_pr_cap *cap = p->base + sizeof(struct st_pr_hdr);
+
+	x->cleans++;
+	x->clean_len = len;
+	x->clean_state = READ_ONCE(cap->state);
+	memcpy(x->at_clean, p->base, p->size);
+}
+
+/*
+ * The arming and the capture each clean what they wrote out of the data
+ * cache (arm64, 32-bit ARM; the hook runs on every architecture) once,
+ * after their last store: the region is then exactly as it was at the
+ * clean (nothing stored after it), which is the whole of it (the header
+ * sealed, the state armed; the capture finished, its every record, the
+ * clean's length up to its last entry). A capture refused over a finished
+ * one cleans nothing.
+ */
+static void persist_clean_after_last_store(struct kunit *test)
+{
+	struct pr_ctx *x = pr_setup(test, PR_SIZE);
+	const struct st_pr_cap *cap = x->p.base + sizeof(struct st_pr_hdr);
+	struct snaptrace_persist_last *last;
+	struct st_pr_hdr hc;
+
+	x->at_clean = pr_vzalloc(test, PR_SIZE);
+	x->p.cleaned = pr_cleaned;
+	memset(x->p.base, 0x5a, PR_SIZE);
+	KUNIT_ASSERT_EQ(test, snaptrace_persist_arm(&x->p, PR_ARMED_NS), 0);
+	KUNIT_EXPECT_EQ(test, x->cleans, 1);
+	KUNIT_EXPECT_EQ(test, x->clean_len, (size_t)x->p.data_off);
+	KUNIT_EXPECT_EQ(test, x->clean_state, ST_PR_ARMED);
+	KUNIT_EXPECT_TRUE_MSG(test, !memcmp(x->p.base, x->at_clean, PR_SIZE),
+			      "the arming stored to the region after its clean");
+	memcpy(&hc, x->at_clean, sizeof(hc));
+	KUNIT_EXPECT_EQ(test, hc.magic, ST_PR_MAGIC);
+	KUNIT_EXPECT_EQ(test, hc.boot_id, PR_BOOT);
+	hc.hdr_crc = 0;
+	KUNIT_EXPECT_EQ(test, ((struct st_pr_hdr *)x->at_clean)->hdr_crc,
+			crc32_le(~0, (const u8 *)&hc, sizeof(hc)));
+
+	pr_write(test, x);
+	KUNIT_ASSERT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_TEST,
+							"test capture", false), 0);
+	KUNIT_EXPECT_EQ(test, x->cleans, 2);
+	KUNIT_EXPECT_EQ(test, x->clean_state, ST_PR_CAPTURED);
+	KUNIT_EXPECT_GT(test, cap->data_bytes, 0);
+	KUNIT_EXPECT_EQ(test, x->clean_len, (size_t)(x->p.data_off + cap->data_bytes));
+	KUNIT_EXPECT_TRUE_MSG(test, !memcmp(x->p.base, x->at_clean, PR_SIZE),
+			      "the capture stored to the region after its clean");
+	pr_expect_snapshot(test, x);
+	last = snaptrace_persist_parse(x->at_clean, PR_SIZE, PR_PHYS, PR_BOOT + 1,
+				       PR_NOW);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, last);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pr_last_free, last), 0);
+	KUNIT_EXPECT_FALSE(test, last->unfinished);
+	pr_expect_same(test, x, last, -1, -1);
+
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_OOPS,
+							"again", false), -EBUSY);
+	KUNIT_EXPECT_EQ(test, x->cleans, 2);
+}
+
+/*
+ * A capture that did not finish (its CPU stopped part way) cleaned
+ * nothing; the panic's capture, refused over it, cleans the whole region
+ * (wherever it got to) and changes nothing in it.
+ */
+static void persist_unfinished_cleaned_by_refused(struct kunit *test)
+{
+	struct pr_ctx *x = pr_setup(test, PR_SIZE);
+	u8 *copy = pr_vzalloc(test, PR_SIZE);
+	int cpu;
+
+	x->at_clean = pr_vzalloc(test, PR_SIZE);
+	x->p.cleaned = pr_cleaned;
+	pr_write(test, x);
+	x->p.stop_after = 5;
+	cpu = get_cpu();
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_OOPS,
+							"oops", false), -EINTR);
+	put_cpu();
+	x->p.stop_after = 0;
+	KUNIT_EXPECT_EQ(test, x->cleans, 0);
+	memcpy(copy, x->p.base, PR_SIZE);
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_PANIC,
+							"panic", false), -EBUSY);
+	KUNIT_EXPECT_EQ(test, x->cleans, 1);
+	KUNIT_EXPECT_EQ(test, x->clean_len, (size_t)PR_SIZE);
+	KUNIT_EXPECT_EQ(test, x->clean_state, ST_PR_CAPTURING | cpu);
+	KUNIT_EXPECT_TRUE_MSG(test, !memcmp(x->p.base, copy, PR_SIZE),
+			      "the region changed");
+	/* Another load's region (its boot id): not ours to clean. */
+	x->p.boot_id = PR_BOOT + 2;
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_capture(&x->p, x->buf, ST_PR_PANIC,
+							"panic", false), -EBUSY);
+	KUNIT_EXPECT_EQ(test, x->cleans, 1);
+}
+
+/*
+ * A region's start must be a multiple of ST_PR_ADDR_ALIGN (8): refused
+ * otherwise, as persist_address= and as a reserve_mem= region's start,
+ * with -EINVAL, before the load claims, maps or writes anything. The
+ * layout needs it: the state word (cmpxchg'd), and every 64-bit field,
+ * at a multiple of its size from the start.
+ */
+static void persist_misaligned_address_refused(struct kunit *test)
+{
+	const u64 base = 0x30000000ULL;
+	unsigned int off;
+
+	KUNIT_EXPECT_GE(test, ST_PR_ADDR_ALIGN, (int)sizeof(u64));
+	KUNIT_EXPECT_EQ(test, sizeof(struct st_pr_hdr) % sizeof(u32), 0);
+	KUNIT_EXPECT_EQ(test, offsetof(struct st_pr_hdr, boot_id) % sizeof(u64), 0);
+	for (off = 0; off <= 2 * ST_PR_ADDR_ALIGN; off++) {
+		int want = off % ST_PR_ADDR_ALIGN ? -EINVAL : 0;
+
+		KUNIT_EXPECT_EQ_MSG(test, snaptrace_persist_check_align(base + off, NULL),
+				    want, "persist_address=0x%llx", base + off);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    snaptrace_persist_check_align(base + off, "snaptrace"),
+				    want, "reserve_mem= at 0x%llx", base + off);
+	}
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_check_align(0xfffffffffffff001ULL, NULL),
+			-EINVAL);
+}
+
+struct pr_user_case {
+	const char *cmdline;
+	int user;
+	const char *arg;	/* what the refusal quotes */
+};
+
+/*
+ * persist_name= refused when the command line gives the same reserve_mem=
+ * region to ftrace (trace_instance=NAME[^FLAGS]@RESNAME[=BACKUP][,EVENTS])
+ * or to ramoops (ramoops.mem_name=RESNAME): the parser, on command lines
+ * as /proc/cmdline shows them, finds the user and the argument that says
+ * so, and nothing else (another region's name, an instance named so, an
+ * address, init's arguments after "--"); the line is left as it was.
+ */
+static void persist_name_user_found(struct kunit *test)
+{
+	static const struct pr_user_case cases[] = {
+		{ "console=ttyS0 trace_instance=boot_map@snaprgn\n",
+		  ST_PR_USER_FTRACE, "trace_instance=boot_map@snaprgn" },
+		{ "trace_instance=boot_map^traceoff^traceprintk@snaprgn,sched:sched_switch quiet",
+		  ST_PR_USER_FTRACE,
+		  "trace_instance=boot_map^traceoff^traceprintk@snaprgn,sched:sched_switch" },
+		{ "trace_instance=boot_map@snaprgn^traceoff",
+		  ST_PR_USER_FTRACE, "trace_instance=boot_map@snaprgn^traceoff" },
+		{ "trace_instance=bk@snaprgn=boot_map",
+		  ST_PR_USER_FTRACE, "trace_instance=bk@snaprgn=boot_map" },
+		{ "quiet \"trace_instance=boot_map@snaprgn\" splash",
+		  ST_PR_USER_FTRACE, "trace_instance=boot_map@snaprgn" },
+		{ "trace_instance=\"boot_map@snaprgn\"",
+		  ST_PR_USER_FTRACE, "trace_instance=boot_map@snaprgn" },
+		{ "trace-instance=a@other trace_instance=b@snaprgn",
+		  ST_PR_USER_FTRACE, "trace_instance=b@snaprgn" },
+		{ "ramoops.mem_name=snaprgn ramoops.mem_size=1048576",
+		  ST_PR_USER_RAMOOPS, "ramoops.mem_name=snaprgn" },
+		{ "  ramoops.mem-name=snaprgn",
+		  ST_PR_USER_RAMOOPS, "ramoops.mem-name=snaprgn" },
+		{ "reserve_mem=1M:4096:snaprgn trace_instance=boot_map@snaprgn2",
+		  ST_PR_USER_NONE, "" },
+		{ "ramoops.mem_name=snaprg ramoops.mem_name=snaprgnx", ST_PR_USER_NONE, "" },
+		{ "trace_instance=snaprgn trace_instance=a,snaprgn", ST_PR_USER_NONE, "" },
+		{ "trace_instance=boot_map@0x30000000:1M", ST_PR_USER_NONE, "" },
+		{ "xtrace_instance=a@snaprgn myramoops.mem_name=snaprgn mem_name=snaprgn",
+		  ST_PR_USER_NONE, "" },
+		{ "quiet -- trace_instance=a@snaprgn ramoops.mem_name=snaprgn",
+		  ST_PR_USER_NONE, "" },
+		{ "", ST_PR_USER_NONE, "" },
+		{ "\n", ST_PR_USER_NONE, "" },
+	};
+	char line[160], arg[128];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		strscpy(line, cases[i].cmdline, sizeof(line));
+		KUNIT_EXPECT_EQ_MSG(test, snaptrace_persist_name_user(line, "snaprgn",
+								      arg, sizeof(arg)),
+				    cases[i].user, "%s", cases[i].cmdline);
+		KUNIT_EXPECT_STREQ_MSG(test, arg, cases[i].arg, "%s", cases[i].cmdline);
+		KUNIT_EXPECT_STREQ(test, line, cases[i].cmdline);
+	}
+	/* The argument quoted is cut to the room given. */
+	KUNIT_EXPECT_EQ(test, snaptrace_persist_name_user("ramoops.mem_name=snaprgn",
+							  "snaprgn", arg, 8),
+			ST_PR_USER_RAMOOPS);
+	KUNIT_EXPECT_STREQ(test, arg, "ramoops");
+}
+
 static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_crc_is_crc32_le),
 	KUNIT_CASE(persist_capture_gives_back_every_record),
@@ -3070,6 +3276,10 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_walk_stops_when_snapshot_taken),
 	KUNIT_CASE(persist_walk_ends_with_writer_keeping_pace),
 	KUNIT_CASE(persist_walk_no_snapshot_nothing),
+	KUNIT_CASE(persist_clean_after_last_store),
+	KUNIT_CASE(persist_unfinished_cleaned_by_refused),
+	KUNIT_CASE(persist_misaligned_address_refused),
+	KUNIT_CASE(persist_name_user_found),
 	{}
 };
 

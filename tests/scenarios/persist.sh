@@ -6,14 +6,16 @@
 # found empty at first, armed, found armed and not captured at the next
 # load; memory the kernel uses, more than the reservation, MMIO, a
 # reserved hole that keeps nothing (with memmap=64K$0x50000000 on the
-# command line too), and a reserve_mem= name the kernel was not given,
-# are refused with a clear message. KUnit builds: a test capture
-# read back, with a simulated remote crashed before it, whose two last
-# traces are under last_boot/remotes/, by a load whose wall clock is a day
-# behind it (shown, its time said to be doubtful, the region armed); a
-# capture of another size kept, not armed, until released (a release that
-# failed part way, retried) or persist_discard=1. The capture itself and
-# its validation are the snaptrace_persist KUnit suite's; a panic and the
+# command line too), a misaligned address, a reserve_mem= name the
+# kernel was not given, and (when the command line gives it to ftrace
+# too) a reserve_mem= region of ftrace's, are refused with a clear
+# message. KUnit builds: a test capture read back, with a simulated
+# remote crashed before it, whose two last traces are under
+# last_boot/remotes/, by a load whose wall clock is a day behind it
+# (shown, its time said to be doubtful, the region armed); a capture of
+# another size kept, not armed, until released (a release that failed
+# part way, retried) or persist_discard=1. The capture itself and its
+# validation are the snaptrace_persist KUnit suite's; a panic and the
 # reboot after it are not run here (Documentation/persist.rst).
 . ./lib.sh
 st_begin persist
@@ -305,5 +307,32 @@ st_check "and says a size is needed" test $(($(st_count "$st_msg") - st_before))
 st_check_fails "insmod with an unknown reserve_mem= name is refused" \
 	insmod $ST_MOD/snaptrace.ko persist_name=nosuchregion
 st_check_fails "nothing left loaded" test -e /sys/module/snaptrace
+# A misaligned start inside the reservation: refused with -EINVAL before
+# anything is claimed or mapped (its cmpxchg would be a split lock).
+if grep -qF "memmap=1M\$$st_addr" /proc/cmdline; then
+	st_msg="persist_address=0x30000004 is not a multiple of 8"
+	st_before=$(st_count "$st_msg")
+	st_rc=0
+	insmod $ST_MOD/snaptrace.ko persist_address=0x30000004 persist_size=65536 \
+		2>/dev/null || st_rc=$?
+	st_expect_eq "insmod with a misaligned persist_address is refused with -EINVAL" \
+		22 $st_rc
+	st_check "and says why" test $(($(st_count "$st_msg") - st_before)) -ge 1
+	st_check_fails "not loaded" test -e /sys/module/snaptrace
+	st_check_fails "nothing claimed" grep -qF snaptrace /proc/iomem
+fi
+# A reserve_mem= region that the command line also gives to ftrace (run
+# by hand with --append 'reserve_mem=1M:4096:st_ftrace
+# trace_instance=st_bm@st_ftrace'): refused with -EBUSY, saying whose.
+if grep -qF "trace_instance=st_bm@st_ftrace" /proc/cmdline; then
+	st_msg="reserve_mem region st_ftrace is also ftrace's: \"trace_instance=st_bm@st_ftrace\""
+	st_before=$(st_count "$st_msg")
+	st_rc=0
+	insmod $ST_MOD/snaptrace.ko persist_name=st_ftrace 2>/dev/null || st_rc=$?
+	st_expect_eq "insmod with ftrace's reserve_mem= region is refused with -EBUSY" \
+		16 $st_rc
+	st_check "and says whose it is" test $(($(st_count "$st_msg") - st_before)) -ge 1
+	st_check_fails "not loaded" test -e /sys/module/snaptrace
+fi
 
 st_end
