@@ -64,6 +64,9 @@ set -euo pipefail
 # A new boot is a new line; a new kind of run, a name for SCENARIOS and
 # its case in the loop at the end.
 #
+# The persist scenario on the 6.12 debug kernel gets a reserve_mem= region
+# that ftrace's trace_instance= also names, which persist_name= must
+# refuse (Linux 6.11 on; the stock 6.1 row has none).
 # The debug kernels (KASAN, UBSAN, lockdep, kmemleak, fault injection, and
 # upstream's remoteproc, which the RT one has too) run everything, in two
 # boots: snaptrace_faults (KUnit) and the faults
@@ -89,7 +92,7 @@ MATRIX=(
 	"debug-7.3 7.3:kunit+remoteproc+faults  kunit+faults          --faults --timeout 3300"
 	"debug     6.12:kunit+remoteproc+faults kunit+faults          --faults --timeout 3300"
 	"debug-7.3 7.3:kunit+remoteproc+faults  tracefs+remoteproc+cycle+rproc_follow --timeout 1800"
-	"debug     6.12:kunit+remoteproc+faults tracefs+remoteproc+cycle+rproc_follow+persist --timeout 1800 --append 'memmap=1M\$0x30000000 memmap=64K\$0x50000000'"
+	"debug     6.12:kunit+remoteproc+faults tracefs+remoteproc+cycle+rproc_follow+persist --timeout 1800 --append 'memmap=1M\$0x30000000 memmap=64K\$0x50000000 reserve_mem=1M:4096:st_ftrace trace_instance=st_bm@st_ftrace'"
 	"debug     6.12:kunit+remoteproc+faults persist_reboot --timeout 1800 --reboots 6 --append 'memmap=1M\$0x30000000'"
 	"rt        6.12:kunit+remoteproc+rt  kunit+remoteproc+rproc_follow --timeout 1500 --allow-skip '$SKIP_RT'"
 	"clang     6.12:kunit+clang          kunit                    --timeout 900 --allow-skip '$SKIP_NOFAILSLAB'"
