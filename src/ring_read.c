@@ -521,11 +521,11 @@ EXPORT_SYMBOL_GPL(snaptrace_consume);
  * ring live or empty), the walk stops at once, without passing that record
  * to @fn: the records of a ring a writer may be filling would be live ones,
  * and a writer keeping pace would make the walk endless. Head is read
- * once more when the walk ends (at head's position, or where tail or an
- * end of data stopped it): a walk returned as complete was of a snapshot
- * still there at its end, not one cut short by a writer that reopened the
- * ring and raised its tail. The walk never covers more than the ring's
- * size.
+ * again after each read of tail too, where that read decided the walk's
+ * course (its start, or a jump past records consumed): a walk returned as
+ * complete was of a snapshot still there at its end, not one cut short by
+ * a writer that reopened the ring and raised its tail. The walk never
+ * covers more than the ring's size.
  *
  * Two walks of one snapshot (the capture measures, then copies) pass the
  * same @pin: the second walks only if the half, the buffer's state word
@@ -559,6 +559,7 @@ int snaptrace_snapshot_walk(struct snaptrace_buffer *buf, int cpu,
 	struct st_half *half;
 	struct st_ring *r;
 	int n = 0, ret;
+	bool tail_unchecked;
 	long state;
 	u64 ts;
 
@@ -595,6 +596,7 @@ int snaptrace_snapshot_walk(struct snaptrace_buffer *buf, int cpu,
 	end = st_pos(h);
 	*open = (long)(end - local_read(&r->commit)) > 0;
 	first = st_pos(atomic_long_read(&r->tail));
+	tail_unchecked = true;
 	if ((long)(end - first) > (long)st_p(r->size))
 		first = end - st_p(r->size);
 	for (pos = first; (long)(end - pos) > 0; ) {
@@ -604,6 +606,7 @@ int snaptrace_snapshot_walk(struct snaptrace_buffer *buf, int cpu,
 			ret = -ESTALE;
 			goto out;
 		}
+		tail_unchecked = false;
 		switch (rr) {
 		case ST_READ_OK:
 			rec->cpu = cpu;
@@ -619,6 +622,7 @@ int snaptrace_snapshot_walk(struct snaptrace_buffer *buf, int cpu,
 		case ST_READ_LOST:
 			/* Consumed by a reader of the snapshot: on from tail. */
 			t = st_pos(atomic_long_read(&r->tail));
+			tail_unchecked = true;
 			if ((long)(t - pos) <= 0 || (long)(t - end) > 0)
 				goto done;
 			pos = t;
@@ -631,14 +635,16 @@ int snaptrace_snapshot_walk(struct snaptrace_buffer *buf, int cpu,
 	}
 done:
 	/*
-	 * The walk ends on what it read of tail, or an end of data: only
-	 * complete if head still holds the snapshot it walked. A round
-	 * (an NMI's, or another CPU's) may have made the ring live again
-	 * and its writer opened it, raising tail past @end, since the last
-	 * re-check.
+	 * A walk that ended on what it read of tail (before the first
+	 * record, or past a record consumed) is complete only if head
+	 * still holds the snapshot: a round (an NMI's, or another CPU's)
+	 * may have made the ring live again and its writer opened it,
+	 * raising tail past @end, after the last re-check. One that ended
+	 * on a record's re-check is complete as it is: turning it into
+	 * -ESTALE would only lose what it walked.
 	 */
-	smp_rmb(); /* tail and the records before head's re-check */
-	if (atomic_long_read(&r->head) != h) {
+	smp_rmb(); /* tail before head's re-check */
+	if (tail_unchecked && atomic_long_read(&r->head) != h) {
 		ret = -ESTALE;
 		goto out;
 	}

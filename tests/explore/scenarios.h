@@ -188,4 +188,20 @@ static const struct ex_scen ex_scens[] = {
 	},
 	.nmi = { { RESET } },
 },
+/*
+ * A walk of CPU 0's snapshot that jumps past a record consumed by a
+ * reader of the snapshot (tail read after its last re-check of head)
+ * while an NMI's round makes the ring live again and its writer opens it,
+ * raising tail past the cut: the walk must not return as complete.
+ */
+{
+	.name = "walk_past_a_consumed_record",
+	.about = "a walk jumping past a consumed record while an NMI's snapshot and writer reopen the ring",
+	.ncpu = 2, .home = -1, .bound = 3, .focus = 4,
+	.task = {
+		{ W(16), W(20), SNAP, WALK(0) },
+		{ CONS(SNAPS, 0, 1) },
+	},
+	.nmi = { { SNAP, W(24) } },
+},
 };
