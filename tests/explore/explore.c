@@ -115,6 +115,8 @@ struct ex_ctx {
 	u64 last_ts;		/* the test clock's last value it read */
 	long resv_seq;		/* its last reservation (head cmpxchg) */
 	int resv_ring;
+	unsigned long resv_pos;	/* where it begins */
+	bool resv_open;		/* reserved, its record not written yet */
 	bool drop_mark;		/* ST_STEP_WRITE_FULL seen: next access */
 	long drop_seq;
 };
@@ -134,6 +136,9 @@ struct ex_rec {
 	u16 len, type;
 	u64 ts;
 	long resv_seq;
+	const void *ring;	/* its ring (struct st_ring) and position */
+	unsigned long pos;
+	bool written;		/* its payload written: snaptrace_commit() next */
 	bool committed;
 	int consumed;		/* times a consuming read returned it */
 	long cons_t0;		/* that read's first access */
@@ -339,6 +344,7 @@ static struct ex_ctx *ex_new_ctx(int cpu, int kind, const struct ex_op *ops,
 	x->ops = ops;
 	x->nops = nops;
 	x->resv_seq = -1;
+	x->resv_open = false;
 	x->drop_seq = -1;
 	getcontext(&x->uc);
 	x->uc.uc_stack.ss_sp = x->stack;
@@ -554,10 +560,55 @@ static void ex_check_head(int ring, const struct ex_event *e, long old, long new
 	(void)e;
 }
 
+/*
+ * Commit says every record below it is complete: at each change, no
+ * record of that ring still being written may lie below it (an opening
+ * that raised commit over a record a writer it interrupted still holds
+ * would let the new epoch's writers reach that record's bytes, I2).
+ */
+static void ex_check_commit(const volatile void *p, long c)
+{
+	int i;
+
+	/* Reservations made, their records not registered yet. */
+	for (i = 0; i < ex.nctx; i++) {
+		const struct ex_ctx *x = &ex.ctxs[i];
+		const struct st_ring *r;
+
+		if (!x->resv_open)
+			continue;
+		r = container_of(ex.rings[x->resv_ring].head, struct st_ring, head);
+		if ((const volatile void *)&r->commit == p &&
+		    (long)(c - x->resv_pos) > 0)
+			ex_failf("commit of half%d/cpu%d %#lx passed %s#%d's reservation at %#lx, still being written",
+				 ex.rings[x->resv_ring].half, ex.rings[x->resv_ring].cpu,
+				 c, ex_kind_name[x->kind], x->id, x->resv_pos);
+	}
+
+	for (i = 0; i < ex.nrecs; i++) {
+		const struct ex_rec *r = &ex.recs[i];
+
+		if (r->written || !r->ring ||
+		    (const volatile void *)&((struct st_ring *)r->ring)->commit != p)
+			continue;
+		if ((long)(c - r->pos) > 0)
+			ex_failf("commit of cpu%d's ring %#lx passed record #%d at %#lx, still being written",
+				 r->cpu, c, i, r->pos);
+	}
+}
+
+/* A plain store (atomic_long_set(), local_set()) of @v at @p. */
+void ex_store(const volatile void *p, long v)
+{
+	ex_check_commit(p, v);
+}
+
 void ex_cas_ok(const volatile void *p, long old, long new)
 {
 	struct ex_event *e;
 	int i, ring = -2;
+
+	ex_check_commit(p, new);
 
 	if (p == ex.state_addr)
 		ring = -1;
@@ -588,6 +639,8 @@ void ex_cas_ok(const volatile void *p, long old, long new)
 	if (ring >= 0 && !(old & ST_FLAGS) && !(new & ST_FLAGS) && ex.cur) {
 		ex.cur->resv_seq = ex.seq;
 		ex.cur->resv_ring = ring;
+		ex.cur->resv_pos = st_pos(old);
+		ex.cur->resv_open = true;
 	}
 	if (ring >= 0)
 		ex_tracef("head of half%d/cpu%d: %#lx %s -> %#lx %s",
@@ -830,7 +883,11 @@ static void ex_op_write(const struct ex_op *op)
 		p[i] = ex_fill(ex.nrecs, i);
 	ex_tracef("record #%d reserved (%u bytes, ts %llu, seq %ld)", ex.nrecs,
 		  op->len, (unsigned long long)r->ts, r->resv_seq);
+	r->ring = res.ring;
+	r->pos = res.pos;
 	ex.nrecs++;
+	r->written = true;
+	x->resv_open = false;
 	snaptrace_commit(ex.buf, &res);
 	r->committed = true;
 }

@@ -189,6 +189,22 @@ static const struct ex_scen ex_scens[] = {
 	.nmi = { { RESET } },
 },
 /*
+ * An opening under a record still being written: two snapshots from NMIs
+ * between a writer's reservation and its commit make its ring live
+ * again, and a third NMI's writer opens it. Commit must stay below that
+ * record (st_ring_settled(): not settled), or the new epoch's writers
+ * reach its bytes.
+ */
+{
+	.name = "open_over_a_record_being_written",
+	.about = "two NMI snapshots and an NMI writer's opening between a writer's reservation and its commit",
+	.ncpu = 1, .home = -1, .bound = 3, .inject_only = true,
+	.task = {
+		{ W(16), W(20) },
+	},
+	.nmi = { { SNAP, SNAP, W(24) } },
+},
+/*
  * A walk of CPU 0's snapshot that jumps past a record consumed by a
  * reader of the snapshot (tail read after its last re-check of head)
  * while an NMI's round makes the ring live again and its writer opens it,

@@ -44,6 +44,7 @@ struct list_head {
 /* The explorer's runtime (explore.c). */
 void ex_access(const volatile void *p);
 void ex_cas_ok(const volatile void *p, long old, long new);
+void ex_store(const volatile void *p, long v);
 int ex_cpu(void);
 unsigned long ex_irq_save(void);
 void ex_irq_restore(unsigned long flags);
@@ -182,6 +183,7 @@ static inline void atomic_long_set(atomic_long_t *v, long i)
 {
 	ex_access(v);
 	v->counter = i;
+	ex_store(v, i);
 }
 
 static inline void atomic_long_inc(atomic_long_t *v)
