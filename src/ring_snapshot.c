@@ -39,8 +39,11 @@ static void st_last_raise(struct st_ring *r, unsigned long pos)
  * snaptrace_consume() expect the bit clear). Each cmpxchg expects values
  * read before a check that @state (the halves' roles) still holds: if a
  * snapshot from an NMI changed them meanwhile, they fail. Returns true
- * once head carries @flag's state (closed here, or by a close nested in
- * this one), false if @state no longer holds before that.
+ * once head is closed: for a cut, once it carries %ST_SPARE (cut here,
+ * by a round nested in this one, or by a writer that took its own cut:
+ * st_writer_ring()); for a reset, once it carries any state bit, which a
+ * snapshot nested in the reset may have set (the ring then went to the
+ * snapshot, not emptied). False if @state no longer holds before that.
  */
 static bool st_close(struct snaptrace_buffer *buf, struct st_ring *r,
 		     long state, unsigned long flag, int cpu)
