@@ -23,6 +23,20 @@ st_begin persist
 st_addr=0x30000000
 st_size=1048576
 st_count() { dmesg | grep -cF "$1"; }
+# st_insmod_refused WHAT ERRNO MSG ARGS...: insmod with ARGS fails with
+# ERRNO (insmod's status is the errno init_module() failed with), dmesg
+# gains MSG, and nothing is left loaded or claimed.
+st_insmod_refused() {
+	st_what=$1 st_errno=$2 st_msg=$3
+	shift 3
+	st_before=$(st_count "$st_msg")
+	st_rc=0
+	insmod $ST_MOD/snaptrace.ko "$@" 2>/dev/null || st_rc=$?
+	st_expect_eq "$st_what" "$st_errno" $st_rc
+	st_check "and says why" test $(($(st_count "$st_msg") - st_before)) -ge 1
+	st_check_fails "not loaded" test -e /sys/module/snaptrace
+	st_check_fails "nothing claimed" grep -qF snaptrace /proc/iomem
+}
 
 st_before=$(st_count "snaptrace: persist:")
 st_check "insmod without the parameters" insmod $ST_MOD/snaptrace.ko
@@ -258,15 +272,9 @@ fi
 # memmap= reserved a hole beyond the guest's 1 GiB of RAM (the runner's
 # --append): the range is reserved, but keeps nothing written there.
 if grep -qF 'memmap=64K$0x50000000' /proc/cmdline; then
-	st_msg="0x50000000..0x5000ffff does not keep what is written: no memory there"
-	st_before=$(st_count "$st_msg")
-	st_rc=0
-	insmod $ST_MOD/snaptrace.ko persist_address=0x50000000 persist_size=65536 \
-		2>/dev/null || st_rc=$?
-	st_expect_eq "insmod with a reserved hole is refused with -EIO" 5 $st_rc
-	st_check "and says why" test $(($(st_count "$st_msg") - st_before)) -ge 1
-	st_check_fails "not loaded" test -e /sys/module/snaptrace
-	st_check_fails "nothing claimed" grep -qF snaptrace /proc/iomem
+	st_insmod_refused "insmod with a reserved hole is refused with -EIO" 5 \
+		"0x50000000..0x5000ffff does not keep what is written: no memory there" \
+		persist_address=0x50000000 persist_size=65536
 fi
 
 st_before=$(st_count "is the kernel's memory")
@@ -277,24 +285,13 @@ st_check_fails "insmod with the kernel's own memory is refused" \
 st_check "and says why" test $(($(st_count "is the kernel's memory") - st_before)) -ge 1
 # MMIO (the HPET's) is neither RAM nor reserved memory: refused, with
 # -EINVAL, said why, and nothing claimed or left loaded.
-st_before=$(st_count "0xfed00000..0xfed0ffff is neither RAM nor reserved memory")
-st_rc=0
-insmod $ST_MOD/snaptrace.ko persist_address=0xfed00000 persist_size=65536 \
-	2>/dev/null || st_rc=$?
-# insmod's status is the errno init_module() failed with.
-st_expect_eq "insmod with HPET MMIO is refused with -EINVAL" 22 $st_rc
-st_check "and says why" \
-	test $(($(st_count "0xfed00000..0xfed0ffff is neither RAM nor reserved memory") - st_before)) -ge 1
-st_check_fails "not loaded" test -e /sys/module/snaptrace
-st_check_fails "nothing claimed" grep -qF snaptrace /proc/iomem
+st_insmod_refused "insmod with HPET MMIO is refused with -EINVAL" 22 \
+	"0xfed00000..0xfed0ffff is neither RAM nor reserved memory" \
+	persist_address=0xfed00000 persist_size=65536
 # A range past the end of the address space: refused, -EINVAL, said why.
-st_msg="persist_address=0xfffffffffffff000 persist_size=65536: past the end of the address space"
-st_before=$(st_count "$st_msg")
-st_rc=0
-insmod $ST_MOD/snaptrace.ko persist_address=0xfffffffffffff000 persist_size=65536 \
-	2>/dev/null || st_rc=$?
-st_expect_eq "insmod with a range that wraps is refused with -EINVAL" 22 $st_rc
-st_check "and says why" test $(($(st_count "$st_msg") - st_before)) -ge 1
+st_insmod_refused "insmod with a range that wraps is refused with -EINVAL" 22 \
+	"persist_address=0xfffffffffffff000 persist_size=65536: past the end of the address space" \
+	persist_address=0xfffffffffffff000 persist_size=65536
 st_msg="persist_address=$st_addr persist_size=0: both are needed, a size of 0 bytes is none"
 st_before=$(st_count "$st_msg")
 st_check_fails "insmod with persist_address alone is refused" \
@@ -310,29 +307,18 @@ st_check_fails "nothing left loaded" test -e /sys/module/snaptrace
 # A misaligned start inside the reservation: refused with -EINVAL before
 # anything is claimed or mapped (its cmpxchg would be a split lock).
 if grep -qF "memmap=1M\$$st_addr" /proc/cmdline; then
-	st_msg="persist_address=0x30000004 is not a multiple of 8"
-	st_before=$(st_count "$st_msg")
-	st_rc=0
-	insmod $ST_MOD/snaptrace.ko persist_address=0x30000004 persist_size=65536 \
-		2>/dev/null || st_rc=$?
-	st_expect_eq "insmod with a misaligned persist_address is refused with -EINVAL" \
-		22 $st_rc
-	st_check "and says why" test $(($(st_count "$st_msg") - st_before)) -ge 1
-	st_check_fails "not loaded" test -e /sys/module/snaptrace
-	st_check_fails "nothing claimed" grep -qF snaptrace /proc/iomem
+	st_insmod_refused "insmod with a misaligned persist_address is refused with -EINVAL" 22 \
+		"persist_address=0x30000004 is not a multiple of 8" \
+		persist_address=0x30000004 persist_size=65536
 fi
-# A reserve_mem= region that the command line also gives to ftrace (run
-# by hand with --append 'reserve_mem=1M:4096:st_ftrace
-# trace_instance=st_bm@st_ftrace'): refused with -EBUSY, saying whose.
+# A reserve_mem= region that the command line also gives to ftrace (the
+# 6.12 debug kernel's row in scripts/check.sh boots with
+# 'reserve_mem=1M:4096:st_ftrace trace_instance=st_bm@st_ftrace'):
+# refused with -EBUSY, saying whose.
 if grep -qF "trace_instance=st_bm@st_ftrace" /proc/cmdline; then
-	st_msg="reserve_mem region st_ftrace is also ftrace's: \"trace_instance=st_bm@st_ftrace\""
-	st_before=$(st_count "$st_msg")
-	st_rc=0
-	insmod $ST_MOD/snaptrace.ko persist_name=st_ftrace 2>/dev/null || st_rc=$?
-	st_expect_eq "insmod with ftrace's reserve_mem= region is refused with -EBUSY" \
-		16 $st_rc
-	st_check "and says whose it is" test $(($(st_count "$st_msg") - st_before)) -ge 1
-	st_check_fails "not loaded" test -e /sys/module/snaptrace
+	st_insmod_refused "insmod with ftrace's reserve_mem= region is refused with -EBUSY" 16 \
+		"reserve_mem region st_ftrace is also ftrace's: \"trace_instance=st_bm@st_ftrace\"" \
+		persist_name=st_ftrace
 fi
 
 st_end
