@@ -15,8 +15,9 @@
 # are taken at the image's exact version.
 #
 # The headers tree is usable as it comes, with the host's cross compiler
-# (make ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-, which
-# scripts/build-module.sh picks from its .config): Debian's
+# (make ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-, or ARCH=arm
+# CROSS_COMPILE=arm-linux-gnueabihf-, which scripts/build-module.sh picks
+# from its .config; the Makefile's CC is $(CROSS_COMPILE)gcc-12): Debian's
 # linux-headers-KVER points scripts/ and tools/ at linux-kbuild-SERIES,
 # which is Multi-Arch: foreign for this use, with a modpost for every ELF
 # class and byte order. So the kbuild tools are the host's architecture's
@@ -26,9 +27,11 @@
 # the cache. The image is taken out of linux-image-KVER alone (no modules:
 # the virt machine's console, RTC and the remoteproc core are built in);
 # an arm64 vmlinuz that is gzip-compressed is decompressed, as QEMU's
-# -kernel and qemu-run.sh want an Image.
+# -kernel and qemu-run.sh want an Image; armhf's is a zImage.
 #
-# Usage: stock-arm.sh [ARCH]   ARCH: arm64 (the default; flavour arm64)
+# Usage: stock-arm.sh [ARCH]   ARCH: arm64 (the default; flavour arm64) or
+#        armhf (flavour armmp-lpae: ARMv7-A with LPAE, from the Cortex-A7
+#        of the STM32MP1 on; QEMU's virt machine runs it)
 # Prints the image's path and then the headers tree (KDIR) as its last
 # two lines; the release is the tree's name without "linux-headers-".
 set -euo pipefail
@@ -37,7 +40,8 @@ set -euo pipefail
 arch=${1:-arm64}
 case $arch in
 arm64) flavour=arm64 image=Image ;;
-*) die "stock-arm: ARCH arm64, not '$arch'" ;;
+armhf) flavour=armmp-lpae image=zImage ;;
+*) die "stock-arm: ARCH arm64 or armhf, not '$arch'" ;;
 esac
 host=$(dpkg --print-architecture)
 apt_dir=$SNAPTRACE_CACHE/apt-stock-$arch
@@ -143,7 +147,8 @@ unpack() {
 	deb=$(ls "$dir/deb/linux-image-${kver}_"*.deb) || return
 	dpkg-deb --fsys-tarfile "$deb" |
 		tar -x -C "$dir" "./boot/vmlinuz-$kver" "./boot/config-$kver" || return
-	if [ "$(od -An -tx1 -N2 "$dir/boot/vmlinuz-$kver" | tr -d ' ')" = 1f8b ]; then
+	if [ "$image" = Image ] &&
+		[ "$(od -An -tx1 -N2 "$dir/boot/vmlinuz-$kver" | tr -d ' ')" = 1f8b ]; then
 		gzip -dc "$dir/boot/vmlinuz-$kver" >"$img" || return
 		rm -f "$dir/boot/vmlinuz-$kver"
 	else
@@ -152,10 +157,13 @@ unpack() {
 	rm -rf "${dir:?}/deb" "${dir:?}/lib" "${dir:?}/usr/share"
 }
 stage "stock-arm: extract the headers tree and the image" "$log-extract.log" unpack || exit
-# arm64's "ARM\x64" at 0x38 (Documentation/arch/arm64/booting.rst), as
-# qemu-run.sh tells the guest's architecture.
-[ "$(od -An -tx1 -j56 -N4 "$img" | tr -d ' ')" = 41524d64 ] ||
-	die "stock-arm: $img is not an arm64 Image"
+# The magic numbers qemu-run.sh tells the guest's architecture by: arm64's
+# "ARM\x64" at 0x38 (Documentation/arch/arm64/booting.rst), the zImage's
+# 0x016f2818 at 0x24 (arch/arm/boot/compressed/head.S).
+case $image in
+Image) [ "$(od -An -tx1 -j56 -N4 "$img" | tr -d ' ')" = 41524d64 ] ;;
+zImage) [ "$(od -An -tx1 -j36 -N4 "$img" | tr -d ' ')" = 18286f01 ] ;;
+esac || die "stock-arm: $img is not an $arch $image"
 if [ ! -f "$kdir/.config" ] || [ ! -x "$kdir/scripts/mod/modpost" ]; then
 	die "stock-arm: $kdir is not a usable headers tree"
 fi
