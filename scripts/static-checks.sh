@@ -8,7 +8,9 @@
 #               error, warning or check
 #   sparse      the modules built with C=2 against the Debian 6.12 headers
 #               (the crash test module too): no sparse warning or error in
-#               our files
+#               our files. "sparse KDIR": against a test kernel's tree
+#               instead (make check: the arm64 and ARMv7-A ones, checked
+#               as those architectures; log static-sparse-<tree>.log)
 #   kernel-doc  kernel-doc -Wall on src/ and include/snaptrace/: no output
 #   docs        the pages against the tree: Documentation/index.rst's map
 #               of src/ names every src/*.c and src/*.h and nothing else,
@@ -22,11 +24,13 @@
 # One stage line per check, its log in out/logs/static-<check>.log. Exit
 # status 1 when any check found something.
 #
-# Usage: static-checks.sh [checkpatch|sparse|kernel-doc|docs|all|clang-format]
+# Usage: static-checks.sh [checkpatch|sparse [KDIR]|kernel-doc|docs|all|clang-format]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 what=${1:-all}
+sparse_kdir=
+[ "$what" != sparse ] || sparse_kdir=${2:-}
 top=$SNAPTRACE_TOP
 logs=$SNAPTRACE_OUT/logs
 
@@ -59,17 +63,28 @@ checkpatch() {
 }
 
 sparse_check() {
-	local kver kdir copy=$SNAPTRACE_OUT/build/sparse rc=0
+	local kver kdir copy=$SNAPTRACE_OUT/build/sparse rc=0 args=(CONFIG_SNAPTRACE_CRASH_TEST=m)
 	command -v sparse >/dev/null || { echo "sparse is not installed: run 'make deps'"; return 1; }
-	kver=$(stock_kver linux-headers-6.12-amd64)
-	[ -n "$kver" ] || { echo "cannot resolve linux-headers-6.12-amd64"; return 1; }
-	kdir=/usr/src/linux-headers-$kver
+	if [ -n "$sparse_kdir" ]; then
+		# A test kernel's tree (tests/qemu/kernel-kunit.sh): cross-built
+		# for ARM as the tree was, and checked as that architecture.
+		kdir=$sparse_kdir kver=$(basename "$kdir") copy=$copy-$kver args=()
+		if grep -q '^CONFIG_ARM64=y' "$kdir/.config"; then
+			args=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
+		elif grep -q '^CONFIG_ARM=y' "$kdir/.config"; then
+			args=(ARCH=arm CROSS_COMPILE=arm-linux-gnueabihf-)
+		fi
+	else
+		kver=$(stock_kver linux-headers-6.12-amd64)
+		[ -n "$kver" ] || { echo "cannot resolve linux-headers-6.12-amd64"; return 1; }
+		kdir=/usr/src/linux-headers-$kver
+	fi
 	rm -rf "$copy"
 	mkdir -p "$copy"
 	cp -r "$top"/{Kbuild,Kconfig,src,include,compat-include,tests} "$copy/" || return
 	echo "sparse $(sparse --version) on $kver (C=2)"
 	# -k: a file sparse fails on must not hide the findings in the others.
-	make -k -C "$kdir" M="$copy" C=2 CONFIG_SNAPTRACE_CRASH_TEST=m \
+	make -k -C "$kdir" M="$copy" C=2 "${args[@]}" \
 		-j"$(nproc)" modules 2>&1 |
 		tee "$copy/build.log" || rc=$?
 	grep -F "$copy/" "$copy/build.log" | grep -E ': (warning|error):' |
@@ -166,7 +181,12 @@ run() { # run NAME FUNCTION
 }
 case "$what" in
 checkpatch) run checkpatch checkpatch ;;
-sparse) run sparse sparse_check ;;
+sparse)
+	if [ -n "$sparse_kdir" ]; then
+		run "sparse-$(basename "$sparse_kdir" | sed 's/-[0-9a-f]*$//')" sparse_check
+	else
+		run sparse sparse_check
+	fi ;;
 kernel-doc) run kernel-doc kernel_doc ;;
 docs) run docs docs ;;
 all)
@@ -179,7 +199,7 @@ clang-format)
 	run clang-format clang_format
 	grep 'would change' "$logs/static-clang-format.log" | sed 's/^/    /' >&2
 	;;
-*) die "usage: static-checks.sh [checkpatch|sparse|kernel-doc|docs|all|clang-format]" ;;
+*) die "usage: static-checks.sh [checkpatch|sparse [KDIR]|kernel-doc|docs|all|clang-format]" ;;
 esac
 if [ -n "$failed" ]; then
 	say "static: FAILED:$failed"
