@@ -231,11 +231,14 @@ static_assert(ST_REC_MAX < ST_FRAME);
 /*
  * @t is an atomic64_t so that it is read and written whole on 32-bit
  * kernels too (ldrexd/strexd on ARMv7-A); on 64-bit ones its read and
- * set are READ_ONCE() and WRITE_ONCE(), as for a u64.
+ * set are READ_ONCE() and WRITE_ONCE(), as for a u64. Aligned to 8 in
+ * so many words: ldrexd/strexd fault on anything less, and AEABI's
+ * 8-byte alignment of a 64-bit integer, which gives it that already, is
+ * not what sparse assumes of 32-bit ARM.
  */
 struct st_anchor {
 	unsigned long frame;	/* the frame's first position | ST_ANCHOR_VALID */
-	atomic64_t t;		/* ns; written before @frame */
+	atomic64_t t __aligned(8);	/* ns; written before @frame */
 };
 
 /* 16 bytes on every word size: ST_ANCHORS() slots take what the doc says. */

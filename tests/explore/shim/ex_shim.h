@@ -124,6 +124,9 @@ static inline bool IS_ERR_OR_NULL(const void *p) { return !p || IS_ERR_VALUE(p);
 #define cpu_relax()		ex_relax()
 #define cond_resched()		do { } while (0)
 
+/* compiler_attributes.h */
+#define __aligned(x)	__attribute__((aligned(x)))
+
 /* atomic.h */
 typedef struct { int counter; } atomic_t;
 typedef struct { long counter; } atomic_long_t;
