@@ -360,10 +360,7 @@ static void st_pr_clean(struct snaptrace_persist *p, size_t len)
 		}
 	}
 #endif
-#if IS_ENABLED(CONFIG_KUNIT)
-	if (p->cleaned)
-		p->cleaned(p, len);
-#endif
+	st_pr_hook(p, ST_PR_STEP_CLEANED, len);
 }
 
 /**
@@ -751,10 +748,7 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 	}
 	if (ret)
 		flags |= ST_PR_F_NO_SNAPSHOT;
-#if IS_ENABLED(CONFIG_KUNIT)
-	if (p->snapped)
-		p->snapped(p);
-#endif
+	st_pr_hook(p, ST_PR_STEP_SNAPPED, 0);
 
 	/*
 	 * First pass: each CPU's entry bytes, and its last record. The
@@ -798,10 +792,7 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 		}
 	}
 	level = st_pr_level(p->need, nr_cpus, room);
-#if IS_ENABLED(CONFIG_KUNIT)
-	if (p->measured)
-		p->measured(p);
-#endif
+	st_pr_hook(p, ST_PR_STEP_MEASURED, 0);
 
 	/*
 	 * Second pass: each CPU keeps its newest records, a run ending at
@@ -812,10 +803,7 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 	cur.room = room;
 	cur.boot_id = p->boot_id;
 	cur.written = 0;
-	cur.stop_after = 0;
-#if IS_ENABLED(CONFIG_KUNIT)
-	cur.stop_after = p->stop_after;
-#endif
+	cur.stop_after = st_pr_hook(p, ST_PR_STEP_PLACE, 0);
 	for (c = 0; c < end && !(flags & ST_PR_F_NO_SNAPSHOT); c++) {
 		if (!cpu_possible(c))
 			continue;

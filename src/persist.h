@@ -209,7 +209,9 @@ struct st_pr_need {
  * @phys: its physical address (checked at the next load)
  * @boot_id: this load's random id, in the header
  * @stop_after: KUnit builds: the capture stops after this many entries,
- *	unfinished, as if its CPU had been stopped there (0: never)
+ *	unfinished, as if its CPU had been stopped there (0: never); this
+ *	and the three hooks below are read by st_pr_hook() alone, the
+ *	capture's test seam
  * @rec: room for one record, for the capture (an NMI's stack is small)
  * @need: per CPU (nr_cpu_ids), the capture's scratch: what its first
  *	walk found of the CPU's snapshot (struct st_pr_need)
@@ -259,6 +261,59 @@ struct snaptrace_persist {
 	u64 data_off;
 	u32 found_state;
 };
+
+/**
+ * enum st_pr_step - where the capture and the arming call their test seam
+ * @ST_PR_STEP_SNAPPED: the capture's snapshot is taken, its first walk
+ *	not begun (the region's snapped())
+ * @ST_PR_STEP_MEASURED: between the capture's two walks (measured())
+ * @ST_PR_STEP_PLACE: the capture's second walk begins: the seam returns
+ *	after how many entries it stops, unfinished (stop_after; 0: never)
+ * @ST_PR_STEP_CLEANED: the region's first bytes, as many as the seam's
+ *	argument, were just cleaned to the point of coherency (cleaned())
+ */
+enum st_pr_step {
+	ST_PR_STEP_SNAPPED,
+	ST_PR_STEP_MEASURED,
+	ST_PR_STEP_PLACE,
+	ST_PR_STEP_CLEANED,
+};
+
+/*
+ * The capture's one test seam, as the ring's st_hook() is: in KUnit builds
+ * it calls what the test set in @p (struct snaptrace_persist's KUnit
+ * fields) at @step; without KUnit it is empty and returns 0, and nothing
+ * of it is left in the capture.
+ */
+#if IS_ENABLED(CONFIG_KUNIT)
+static __always_inline u64 st_pr_hook(struct snaptrace_persist *p,
+				      enum st_pr_step step, u64 arg)
+{
+	switch (step) {
+	case ST_PR_STEP_SNAPPED:
+		if (p->snapped)
+			p->snapped(p);
+		break;
+	case ST_PR_STEP_MEASURED:
+		if (p->measured)
+			p->measured(p);
+		break;
+	case ST_PR_STEP_PLACE:
+		return p->stop_after;
+	case ST_PR_STEP_CLEANED:
+		if (p->cleaned)
+			p->cleaned(p, arg);
+		break;
+	}
+	return 0;
+}
+#else
+static __always_inline u64 st_pr_hook(struct snaptrace_persist *p,
+				      enum st_pr_step step, u64 arg)
+{
+	return 0;
+}
+#endif
 
 /**
  * struct snaptrace_persist_last - a previous boot's capture, validated
