@@ -622,6 +622,258 @@ static int st_pr_src_put(struct snaptrace_persist *p,
 	return 0;
 }
 
+/*
+ * One capture, from its claim to its seal: what its steps (claim, snap,
+ * measure, place, seal) hand on to the next, on the capturing CPU's stack.
+ */
+struct st_pr_run {
+	struct snaptrace_persist *p;
+	struct snaptrace_buffer *buf;
+	struct st_pr_cap *cap;
+	struct st_pr_cpu *table;	/* the per-CPU table, as armed */
+	struct st_pr_src *rows;		/* the sources' table, right after it */
+	unsigned int nr_cpus;		/* as armed */
+	unsigned int end;	/* the CPUs from here on: replaced, not kept */
+	u32 flags;		/* ST_PR_F_* */
+	u64 room;		/* the CPUs' bytes of the data area */
+	u64 src_room;		/* the sources' bytes, kept for them */
+	u64 level;		/* each CPU's fair share of @room */
+	u64 entries;		/* written, every CPU's and source's */
+	u64 torn;		/* CPUs whose last record was open */
+	struct snaptrace_snap_hold hold;	/* the crash's snapshot */
+	struct snaptrace_persist_source *srcs[ST_PR_SRCS];	/* measured */
+	u32 src_flags[ST_PR_SRCS];	/* ST_PR_SRC_F_*, as measured */
+	struct st_pr_cursor cur;	/* where the entries go */
+};
+
+/*
+ * Claim: the region becomes this CPU's capture, by one cmpxchg of its
+ * state from armed (the first capture wins), then why and when are
+ * written and sealed before any record. -EBUSY if the region is not
+ * armed by this load, or holds a capture already.
+ */
+static int st_pr_capture_claim(struct st_pr_run *run,
+			       struct snaptrace_persist *p, u32 reason,
+			       const char *msg)
+{
+	struct st_pr_hdr *h = p->base;
+	struct st_pr_cap *cap = p->base + sizeof(*h);
+	unsigned int cpu;
+	u32 state;
+
+	/*
+	 * The state names the CPU, in the same cmpxchg that claims the
+	 * region: a capture that never finishes still says whose it was.
+	 */
+	cpu = raw_smp_processor_id();
+	if (READ_ONCE(h->magic) != ST_PR_MAGIC ||
+	    READ_ONCE(h->boot_id) != p->boot_id)
+		return -EBUSY;
+	state = cmpxchg(&cap->state, ST_PR_ARMED, ST_PR_CAPTURING | cpu);
+	if (state != ST_PR_ARMED) {
+		/*
+		 * This load's capture that did not finish (an oops's, its CPU
+		 * stopped by this panic): what it wrote, out of the caches,
+		 * wherever it got to in the region.
+		 */
+		if ((state & ST_PR_CAPTURING_MASK) == ST_PR_CAPTURING)
+			st_pr_clean(p, p->size);
+		return -EBUSY;
+	}
+
+	/* The geometry as armed, not as the region now says (M3). */
+	run->p = p;
+	run->cap = cap;
+	run->nr_cpus = p->nr_cpus;
+	run->table = p->base + p->table_off;
+	run->rows = (struct st_pr_src *)(run->table + run->nr_cpus);
+	run->flags = 0;
+	run->entries = 0;
+	run->torn = 0;
+	cap->reason = reason;
+	cap->cpu = cpu;
+	cap->real_ns = ktime_get_real_fast_ns();
+	cap->clock_ns = local_clock();
+	cap->kernel_anchor = (unsigned long)&_printk;
+	cap->nr_mods = min_t(unsigned int, p->nr_mods, ST_PR_MODS);
+	memcpy(cap->mods, p->mods, sizeof(cap->mods));
+	if (msg)
+		strscpy(cap->msg, msg, sizeof(cap->msg));
+	/*
+	 * Why and when, sealed before any record: a capture that does not
+	 * finish (an oops's, when a panic stops its CPU) is still told at
+	 * the next load, with the entries it wrote. The counts stay 0 until
+	 * the end.
+	 */
+	cap->cap_crc = st_pr_cap_crc(cap, run->table, 0);
+	smp_wmb(); /* the preamble before the entries */
+	return 0;
+}
+
+/*
+ * Snap: the snapshot of the crash, its state word said, and the lock kept
+ * until both walks are done where it could be taken: no snapshot, clear
+ * or reset on another CPU (an oops: they run) replaces or empties it
+ * meanwhile; one nested on this CPU (an NMI) changes the state word,
+ * which every walk is pinned to.
+ */
+static void st_pr_capture_snap(struct st_pr_run *run,
+			       struct snaptrace_buffer *buf,
+			       bool others_stopped)
+{
+	bool past = false;
+	int ret;
+
+	run->buf = buf;
+	run->hold.state = 0;
+	if (others_stopped) {
+		/* Never waits for a lock a stopped CPU holds. */
+		ret = snaptrace_snapshot_panic(buf, &past, &run->hold);
+		if (past || ret == -EBUSY || ret == -EDEADLK)
+			run->flags |= ST_PR_F_LOCKED;
+	} else {
+		ret = snaptrace_snapshot_hold(buf, &run->hold);
+	}
+	if (ret)
+		run->flags |= ST_PR_F_NO_SNAPSHOT;
+	st_pr_hook(run->p, ST_PR_STEP_SNAPPED, 0);
+}
+
+/*
+ * Measure, the first pass: each CPU's entry bytes, and its last record.
+ * The snapshot is sealed: a second walk sees the same records, or fewer
+ * of the oldest if a reader of the snapshot consumed some meanwhile (an
+ * oops: the other CPUs run; readers do not take the lock held here), and
+ * then the CPU keeps fewer than its share would hold
+ * (Documentation/persist.rst, "What is not done yet"); or more at the
+ * newest end, if a record open at the cut (its writer on another CPU) was
+ * committed meanwhile: the second walk stops at the first one's last
+ * record, and the rest stay torn. Each walk of a CPU is pinned to the
+ * snapshot this capture took: if one nested in it (an NMI) replaced it,
+ * the CPUs from there on are not kept, and the capture says so; never
+ * records of another snapshot. Under the caller's rcu_read_lock().
+ */
+static void st_pr_capture_measure(struct st_pr_run *run)
+{
+	struct snaptrace_persist *p = run->p;
+	unsigned int c;
+	int ret;
+
+	run->room = p->size - p->data_off;
+	/*
+	 * The remotes' last traces are kept whole or not at all, and are
+	 * budgeted first, out of at most 1 / ST_PR_SRC_SHARE of the room:
+	 * the CPUs share what remains, newest records first, as if the
+	 * region were that much smaller.
+	 */
+	run->src_room = st_pr_src_measure(p, run->srcs, run->src_flags,
+					  run->room);
+	run->room -= run->src_room;
+	memset(p->need, 0, run->nr_cpus * sizeof(*p->need));
+	run->end = run->nr_cpus;
+	for (c = 0; c < run->end && !(run->flags & ST_PR_F_NO_SNAPSHOT); c++) {
+		if (!cpu_possible(c))
+			continue;
+		p->need[c].pin.state = run->hold.state;
+		ret = snaptrace_snapshot_walk(run->buf, c, p->rec, st_pr_measure,
+					      &p->need[c], &p->need[c].open,
+					      &p->need[c].pin);
+		if (ret == -ESTALE) {
+			memset(&p->need[c], 0, sizeof(p->need[c]));
+			run->end = c;	/* replaced: not this CPU, nor the next */
+		} else if (ret < 0) {
+			run->flags |= ST_PR_F_NO_SNAPSHOT;
+		}
+	}
+	run->level = st_pr_level(p->need, run->nr_cpus, run->room);
+	st_pr_hook(p, ST_PR_STEP_MEASURED, 0);
+}
+
+/*
+ * Place, the second pass: each CPU keeps its newest records, a run ending
+ * at its last, in its share and what the CPUs before it left unused; then
+ * the sources, in the room kept for them (and what the CPUs left). Under
+ * the caller's rcu_read_lock(). Return: 0, or -EINTR (KUnit: stopped,
+ * unfinished).
+ */
+static int st_pr_capture_place(struct st_pr_run *run)
+{
+	struct snaptrace_persist *p = run->p;
+	struct st_pr_cpu *table = run->table;
+	struct st_pr_cursor *cur = &run->cur;
+	u64 start, carry = 0;
+	unsigned int c;
+	bool open;
+	int ret;
+
+	cur->data = p->base + p->data_off;
+	cur->off = 0;
+	cur->room = run->room;
+	cur->boot_id = p->boot_id;
+	cur->written = 0;
+	cur->stop_after = st_pr_hook(p, ST_PR_STEP_PLACE, 0);
+	for (c = 0; c < run->end && !(run->flags & ST_PR_F_NO_SNAPSHOT); c++) {
+		if (!cpu_possible(c))
+			continue;
+		cur->cpu = &table[c];
+		cur->need = &p->need[c];
+		cur->c = c;
+		cur->seq = 0;
+		cur->rest = p->need[c].bytes;
+		cur->budget = min(p->need[c].bytes, run->level) + carry;
+		cur->full = false;
+		start = cur->off;
+		ret = snaptrace_snapshot_walk(run->buf, c, p->rec, st_pr_put, cur,
+					      &open, &p->need[c].pin);
+		carry = cur->budget - min(cur->budget, cur->off - start);
+		run->entries += table[c].entries;
+		if (ret == -EINTR)
+			return ret; /* KUnit: stopped, unfinished */
+		if (ret < 0) {
+			/*
+			 * -ESTALE: replaced since the first walk, or during
+			 * this one (what it wrote is of the first snapshot).
+			 */
+			run->end = c;
+			break;
+		}
+		/* The first walk's: a record it saw open is torn (st_pr_put()). */
+		table[c].torn = p->need[c].open;
+		run->torn += p->need[c].open;
+		if (table[c].left_out)
+			run->flags |= ST_PR_F_FULL;
+	}
+	for (c = run->end;
+	     c < run->nr_cpus && !(run->flags & ST_PR_F_NO_SNAPSHOT); c++) {
+		if (!cpu_possible(c))
+			continue;
+		table[c].flags |= ST_PR_CPU_F_REPLACED;
+		run->flags |= ST_PR_F_REPLACED;
+	}
+	cur->room = run->room + run->src_room;
+	return st_pr_src_put(p, run->srcs, run->src_flags, run->rows, cur,
+			     &run->entries);
+}
+
+/*
+ * Seal: the capture's counts, its CRC over the header and the tables, and
+ * last its state, captured; then all it wrote, out of the data cache.
+ */
+static void st_pr_capture_seal(struct st_pr_run *run)
+{
+	struct st_pr_cap *cap = run->cap;
+
+	cap->flags = run->flags;
+	cap->entries = run->entries;
+	cap->torn = run->torn;
+	cap->data_bytes = run->cur.off;
+	cap->cap_crc = st_pr_cap_crc(cap, run->table, run->nr_cpus);
+	smp_wmb(); /* the capture before its state */
+	WRITE_ONCE(cap->state, ST_PR_CAPTURED);
+	/* The last store is done: all of it to memory (the headers too). */
+	st_pr_clean(run->p, run->p->data_off + run->cur.off);
+}
+
 /**
  * snaptrace_persist_capture() - snapshot @buf into an armed region
  * @p: the region, armed by snaptrace_persist_arm() in this load
@@ -653,6 +905,11 @@ static int st_pr_src_put(struct snaptrace_persist *p,
  * that never finishes (an oops's, its CPU stopped by a panic) is still
  * told, with its records, at the next load.
  *
+ * In steps, each its own function: claim the region (the cmpxchg, then
+ * the preamble sealed), snap (the snapshot), measure (the first walk),
+ * place (the second walk: the entries) and seal (the counts, the CRC,
+ * the state, the clean).
+ *
  * The walks are of the snapshot this call took: it keeps the buffer's
  * lock until they are done (snaptrace_snapshot_hold(), or
  * snaptrace_snapshot_panic() when the lock was free), and each walk is
@@ -673,193 +930,25 @@ int snaptrace_persist_capture(struct snaptrace_persist *p,
 			      struct snaptrace_buffer *buf, u32 reason,
 			      const char *msg, bool others_stopped)
 {
-	struct st_pr_hdr *h = p->base;
-	struct st_pr_cap *cap = p->base + sizeof(*h);
-	struct snaptrace_persist_source *srcs[ST_PR_SRCS];
-	struct snaptrace_snap_hold hold;
-	u32 src_flags[ST_PR_SRCS];
-	struct st_pr_cursor cur;
-	u64 room, src_room, level, start, carry = 0, entries = 0, torn = 0;
-	struct st_pr_src *rows;
-	struct st_pr_cpu *table;
-	unsigned int nr_cpus, c, cpu, end;
-	bool past = false;
-	u32 flags = 0, state;
-	bool open;
+	struct st_pr_run run;
 	int ret;
 
-	/*
-	 * The state names the CPU, in the same cmpxchg that claims the
-	 * region: a capture that never finishes still says whose it was.
-	 */
-	cpu = raw_smp_processor_id();
-	if (READ_ONCE(h->magic) != ST_PR_MAGIC ||
-	    READ_ONCE(h->boot_id) != p->boot_id)
-		return -EBUSY;
-	state = cmpxchg(&cap->state, ST_PR_ARMED, ST_PR_CAPTURING | cpu);
-	if (state != ST_PR_ARMED) {
-		/*
-		 * This load's capture that did not finish (an oops's, its CPU
-		 * stopped by this panic): what it wrote, out of the caches,
-		 * wherever it got to in the region.
-		 */
-		if ((state & ST_PR_CAPTURING_MASK) == ST_PR_CAPTURING)
-			st_pr_clean(p, p->size);
-		return -EBUSY;
-	}
-
-	/* The geometry as armed, not as the region now says (M3). */
-	nr_cpus = p->nr_cpus;
-	table = p->base + p->table_off;
-	rows = (struct st_pr_src *)(table + nr_cpus);
-	cap->reason = reason;
-	cap->cpu = cpu;
-	cap->real_ns = ktime_get_real_fast_ns();
-	cap->clock_ns = local_clock();
-	cap->kernel_anchor = (unsigned long)&_printk;
-	cap->nr_mods = min_t(unsigned int, p->nr_mods, ST_PR_MODS);
-	memcpy(cap->mods, p->mods, sizeof(cap->mods));
-	if (msg)
-		strscpy(cap->msg, msg, sizeof(cap->msg));
-	/*
-	 * Why and when, sealed before any record: a capture that does not
-	 * finish (an oops's, when a panic stops its CPU) is still told at
-	 * the next load, with the entries it wrote. The counts stay 0 until
-	 * the end.
-	 */
-	cap->cap_crc = st_pr_cap_crc(cap, table, 0);
-	smp_wmb(); /* the preamble before the entries */
-
-	/*
-	 * The snapshot of the crash, its state word said, and the lock kept
-	 * until both walks are done where it could be taken: no snapshot,
-	 * clear or reset on another CPU (an oops: they run) replaces or
-	 * empties it meanwhile; one nested on this CPU (an NMI) changes the
-	 * state word, which every walk is pinned to.
-	 */
-	hold.state = 0;
-	if (others_stopped) {
-		/* Never waits for a lock a stopped CPU holds. */
-		ret = snaptrace_snapshot_panic(buf, &past, &hold);
-		if (past || ret == -EBUSY || ret == -EDEADLK)
-			flags |= ST_PR_F_LOCKED;
-	} else {
-		ret = snaptrace_snapshot_hold(buf, &hold);
-	}
+	ret = st_pr_capture_claim(&run, p, reason, msg);
 	if (ret)
-		flags |= ST_PR_F_NO_SNAPSHOT;
-	st_pr_hook(p, ST_PR_STEP_SNAPPED, 0);
-
+		return ret;
+	st_pr_capture_snap(&run, buf, others_stopped);
 	/*
-	 * First pass: each CPU's entry bytes, and its last record. The
-	 * snapshot is sealed: a second walk sees the same records, or fewer
-	 * of the oldest if a reader of the snapshot consumed some meanwhile
-	 * (an oops: the other CPUs run; readers do not take the lock held
-	 * here), and then the CPU keeps fewer than its share would hold
-	 * (Documentation/persist.rst, "What is not done yet"); or more at
-	 * the newest end, if a record open at the cut (its writer on
-	 * another CPU) was committed meanwhile: the second walk stops at the
-	 * first one's last record, and the rest stay torn. Each walk of a
-	 * CPU is pinned to the snapshot this call took: if one nested in it
-	 * (an NMI) replaced it, the CPUs from there on are not kept, and the
-	 * capture says so; never records of another snapshot.
-	 */
-	room = p->size - p->data_off;
-	/*
-	 * The remotes' last traces are kept whole or not at all, and are
-	 * budgeted first, out of at most 1 / ST_PR_SRC_SHARE of the room:
-	 * the CPUs share what remains, newest records first, as if the
-	 * region were that much smaller. rcu_read_lock() (NMI-safe) until
-	 * they are written: a source removed meanwhile is freed after.
+	 * rcu_read_lock() (NMI-safe) from the sources' measure until they
+	 * are written: a source removed meanwhile is freed after.
 	 */
 	rcu_read_lock();
-	src_room = st_pr_src_measure(p, srcs, src_flags, room);
-	room -= src_room;
-	memset(p->need, 0, nr_cpus * sizeof(*p->need));
-	end = nr_cpus;
-	for (c = 0; c < end && !(flags & ST_PR_F_NO_SNAPSHOT); c++) {
-		if (!cpu_possible(c))
-			continue;
-		p->need[c].pin.state = hold.state;
-		ret = snaptrace_snapshot_walk(buf, c, p->rec, st_pr_measure,
-					      &p->need[c], &p->need[c].open,
-					      &p->need[c].pin);
-		if (ret == -ESTALE) {
-			memset(&p->need[c], 0, sizeof(p->need[c]));
-			end = c;	/* replaced: not this CPU, nor the next */
-		} else if (ret < 0) {
-			flags |= ST_PR_F_NO_SNAPSHOT;
-		}
-	}
-	level = st_pr_level(p->need, nr_cpus, room);
-	st_pr_hook(p, ST_PR_STEP_MEASURED, 0);
-
-	/*
-	 * Second pass: each CPU keeps its newest records, a run ending at
-	 * its last, in its share and what the CPUs before it left unused.
-	 */
-	cur.data = p->base + p->data_off;
-	cur.off = 0;
-	cur.room = room;
-	cur.boot_id = p->boot_id;
-	cur.written = 0;
-	cur.stop_after = st_pr_hook(p, ST_PR_STEP_PLACE, 0);
-	for (c = 0; c < end && !(flags & ST_PR_F_NO_SNAPSHOT); c++) {
-		if (!cpu_possible(c))
-			continue;
-		cur.cpu = &table[c];
-		cur.need = &p->need[c];
-		cur.c = c;
-		cur.seq = 0;
-		cur.rest = p->need[c].bytes;
-		cur.budget = min(p->need[c].bytes, level) + carry;
-		cur.full = false;
-		start = cur.off;
-		ret = snaptrace_snapshot_walk(buf, c, p->rec, st_pr_put, &cur,
-					      &open, &p->need[c].pin);
-		carry = cur.budget - min(cur.budget, cur.off - start);
-		entries += table[c].entries;
-		if (ret == -EINTR) {
-			rcu_read_unlock();
-			snaptrace_snapshot_unhold(buf, &hold);
-			return ret; /* KUnit: stopped, unfinished */
-		}
-		if (ret < 0) {
-			/*
-			 * -ESTALE: replaced since the first walk, or during
-			 * this one (what it wrote is of the first snapshot).
-			 */
-			end = c;
-			break;
-		}
-		/* The first walk's: a record it saw open is torn (st_pr_put()). */
-		table[c].torn = p->need[c].open;
-		torn += p->need[c].open;
-		if (table[c].left_out)
-			flags |= ST_PR_F_FULL;
-	}
-	for (c = end; c < nr_cpus && !(flags & ST_PR_F_NO_SNAPSHOT); c++) {
-		if (!cpu_possible(c))
-			continue;
-		table[c].flags |= ST_PR_CPU_F_REPLACED;
-		flags |= ST_PR_F_REPLACED;
-	}
-	/* The sources, in the room kept for them (and what the CPUs left). */
-	cur.room = room + src_room;
-	ret = st_pr_src_put(p, srcs, src_flags, rows, &cur, &entries);
+	st_pr_capture_measure(&run);
+	ret = st_pr_capture_place(&run);
 	rcu_read_unlock();
-	snaptrace_snapshot_unhold(buf, &hold);
+	snaptrace_snapshot_unhold(buf, &run.hold);
 	if (ret == -EINTR)
 		return ret; /* KUnit: stopped, unfinished */
-	cap->flags = flags;
-	cap->entries = entries;
-	cap->torn = torn;
-	cap->data_bytes = cur.off;
-	cap->cap_crc = st_pr_cap_crc(cap, table, nr_cpus);
-	smp_wmb(); /* the capture before its state */
-	WRITE_ONCE(cap->state, ST_PR_CAPTURED);
-	/* The last store is done: all of it to memory (the headers too). */
-	st_pr_clean(p, p->data_off + cur.off);
+	st_pr_capture_seal(&run);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_capture);
