@@ -41,38 +41,6 @@
 #include "persist.h"
 #include "ring.h"
 
-static_assert(sizeof(struct st_pr_hdr) % ST_PR_ALIGN == 0);
-static_assert(sizeof(struct st_pr_cap) % ST_PR_ALIGN == 0);
-static_assert(sizeof(struct st_pr_ent) % ST_PR_ALIGN == 0);
-static_assert(sizeof(struct st_pr_cpu) % ST_PR_ALIGN == 0);
-static_assert(sizeof(struct st_pr_src) % ST_PR_ALIGN == 0);
-/* A source's row in an entry's cpu field never looks like a CPU. */
-static_assert(ST_PR_CPUS_MAX < ST_PR_ENT_SRC);
-/*
- * The region outlives the kernel that wrote it: its layout is the same on
- * every architecture and word size (fixed-width fields, each at a
- * multiple of its size, no implicit padding: as x86-64 lays it out), so
- * that a 32-bit ARM kernel reads what a 64-bit one wrote and back.
- */
-static_assert(sizeof(struct st_pr_hdr) == 72);
-static_assert(offsetof(struct st_pr_hdr, nr_cpus) == 48);
-static_assert(offsetof(struct st_pr_hdr, data_off) == 64);
-static_assert(sizeof(struct st_pr_mod) == 64);
-static_assert(sizeof(struct st_pr_cap) == 464);
-static_assert(offsetof(struct st_pr_cap, real_ns) == 24);
-static_assert(offsetof(struct st_pr_cap, mods) == 56);
-static_assert(offsetof(struct st_pr_cap, msg) == 312);
-static_assert(offsetof(struct st_pr_cap, data_bytes) == 440);
-static_assert(offsetof(struct st_pr_cap, torn) == 456);
-static_assert(sizeof(struct st_pr_cpu) == 32);
-static_assert(sizeof(struct st_pr_src) == 64);
-static_assert(offsetof(struct st_pr_src, entries) == 8);
-static_assert(offsetof(struct st_pr_src, name) == 16);
-static_assert(sizeof(struct st_pr_ent) == 40);
-static_assert(offsetof(struct st_pr_ent, seq) == 16);
-static_assert(offsetof(struct st_pr_ent, pos) == 32);
-static_assert(offsetof(struct st_pr_ent, data) == 40);
-
 /*
  * The sources a capture keeps besides the instance's CPUs: the remotes'
  * last traces (traceN_last). Filled and emptied in process context under
@@ -188,134 +156,6 @@ void snaptrace_persist_source_remove(struct snaptrace_persist_source *src)
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_source_remove);
 
-/**
- * snaptrace_persist_ent_size() - bytes an entry of @len payload bytes takes
- * @len: payload bytes
- *
- * Context: any.
- * Return: the entry's header and its payload, padded to ST_PR_ALIGN.
- */
-size_t snaptrace_persist_ent_size(size_t len)
-{
-	return sizeof(struct st_pr_ent) + ALIGN(len, ST_PR_ALIGN);
-}
-EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_ent_size);
-
-/*
- * The region's CRC: the same function as crc32_le() (CRC-32, reflected,
- * polynomial 0xedb88320, no inversion), computed here a nibble at a time
- * from a table of 16. Not crc32_le() itself: on kernels that give it to
- * the architecture (CONFIG_CRC32_ARCH, 7.x) it may use the FPU, and
- * irq_fpu_usable() warns in NMI, where the capture may run; the generic
- * crc32_le_base() is not exported. The table is constant: nothing to set
- * up, nothing that a panic could find half done.
- */
-static const u32 st_pr_crc_nibble[16] = {
-	0x00000000, 0x1db71064, 0x3b6e20c8, 0x26d930ac,
-	0x76dc4190, 0x6b6b51f4, 0x4db26158, 0x5005713c,
-	0xedb88320, 0xf00f9344, 0xd6d6a3e8, 0xcb61b38c,
-	0x9b64c2b0, 0x86d3d2d4, 0xa00ae278, 0xbdbdf21c,
-};
-
-/**
- * snaptrace_persist_crc() - the region's CRC of @len bytes at @p
- * @crc: the CRC so far (~0 to start)
- * @p: the bytes
- * @len: how many
- *
- * Equal to crc32_le(@crc, @p, @len), and safe in NMI on every kernel.
- *
- * Context: any, NMI included.
- * Return: the CRC of @p following @crc.
- */
-u32 snaptrace_persist_crc(u32 crc, const u8 *p, size_t len)
-{
-	while (len--) {
-		crc ^= *p++;
-		crc = (crc >> 4) ^ st_pr_crc_nibble[crc & 15];
-		crc = (crc >> 4) ^ st_pr_crc_nibble[crc & 15];
-	}
-	return crc;
-}
-EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_crc);
-
-static u32 st_pr_hdr_crc(const struct st_pr_hdr *h)
-{
-	struct st_pr_hdr c = *h;
-
-	c.hdr_crc = 0;
-	return snaptrace_persist_crc(~0, (const u8 *)&c, sizeof(c));
-}
-
-/*
- * The capture's CRC: its header (state, cap_crc as 0), then the per-CPU
- * table and the sources' table, which follows it (none if @nr_cpus is 0).
- */
-static u32 st_pr_cap_crc(const struct st_pr_cap *cap,
-			 const struct st_pr_cpu *table, unsigned int nr_cpus)
-{
-	u32 z = 0, crc;
-
-	crc = snaptrace_persist_crc(~0, (const u8 *)&z, sizeof(z));
-	crc = snaptrace_persist_crc(crc, (const u8 *)&z, sizeof(z));
-	crc = snaptrace_persist_crc(crc, (const u8 *)cap + 2 * sizeof(u32),
-				    sizeof(*cap) - 2 * sizeof(u32));
-	if (!nr_cpus)
-		return crc;
-	return snaptrace_persist_crc(crc, (const u8 *)table,
-				     (size_t)nr_cpus * sizeof(*table) +
-				     ST_PR_SRCS * sizeof(struct st_pr_src));
-}
-
-/* A source row's own CRC: the boot id, its index, its name. */
-static u32 st_pr_src_crc(const struct st_pr_src *src, u32 row, u64 boot_id)
-{
-	u32 crc;
-
-	crc = snaptrace_persist_crc(~0, (const u8 *)&boot_id, sizeof(boot_id));
-	crc = snaptrace_persist_crc(crc, (const u8 *)&row, sizeof(row));
-	return snaptrace_persist_crc(crc, (const u8 *)src->name,
-				     sizeof(src->name));
-}
-
-/*
- * An entry's CRC starts with the boot id, so that an unfinished capture's
- * entries are told from an older capture's left in the data area.
- */
-static u32 st_pr_ent_crc(const struct st_pr_ent *e, u64 boot_id)
-{
-	u32 z = 0, crc;
-
-	crc = snaptrace_persist_crc(~0, (const u8 *)&boot_id, sizeof(boot_id));
-	crc = snaptrace_persist_crc(crc, (const u8 *)&z, sizeof(z));
-	crc = snaptrace_persist_crc(crc, (const u8 *)&z, sizeof(z));
-	return snaptrace_persist_crc(crc, (const u8 *)e + 2 * sizeof(u32),
-				     sizeof(*e) - 2 * sizeof(u32) + e->len);
-}
-
-/*
- * The geometry of a region of @size bytes for @nr_cpus CPUs: where the
- * per-CPU table (the sources' table right after it) and the data start.
- * Every step is checked for overflow.
- */
-static int st_pr_geometry(u64 size, u64 nr_cpus, u64 *table_off, u64 *data_off)
-{
-	u64 t = sizeof(struct st_pr_hdr) + sizeof(struct st_pr_cap), tb, d;
-
-	if (!nr_cpus || nr_cpus > ST_PR_CPUS_MAX)
-		return -ERANGE;
-	if (check_mul_overflow(nr_cpus, (u64)sizeof(struct st_pr_cpu), &tb) ||
-	    check_add_overflow(t, tb, &d))
-		return -ERANGE;
-	d += ST_PR_SRCS * sizeof(struct st_pr_src);	/* the sources' table */
-	d = ALIGN(d, 64);
-	if (d > size)
-		return -ERANGE;
-	*table_off = t;
-	*data_off = d;
-	return 0;
-}
-
 /*
  * Clean the data cache over the region's first @len bytes to the point of
  * coherency, after the last store to them: a warm reset may drop what a
@@ -386,7 +226,7 @@ int snaptrace_persist_arm(struct snaptrace_persist *p, u64 real_ns)
 	u64 table_off, data_off;
 
 	if (p->size < sizeof(*h) ||
-	    st_pr_geometry(p->size, nr_cpu_ids, &table_off, &data_off))
+	    snaptrace_persist_geometry(p->size, nr_cpu_ids, &table_off, &data_off))
 		return -ENOSPC;
 	cap = p->base + sizeof(*h);
 	memset(p->base, 0, data_off);
@@ -400,7 +240,7 @@ int snaptrace_persist_arm(struct snaptrace_persist *p, u64 real_ns)
 	h->cap_off = sizeof(*h);
 	h->table_off = table_off;
 	h->data_off = data_off;
-	h->hdr_crc = st_pr_hdr_crc(h);
+	h->hdr_crc = snaptrace_persist_hdr_crc(h);
 	p->nr_cpus = nr_cpu_ids;
 	p->table_off = table_off;
 	p->data_off = data_off;
@@ -519,7 +359,7 @@ static int st_pr_put(void *arg, const struct snaptrace_record *rec)
 	e->pos = rec->pos;
 	memcpy(e->data, rec->data, rec->len);
 	memset(e->data + rec->len, 0, ALIGN(rec->len, ST_PR_ALIGN) - rec->len);
-	e->crc = st_pr_ent_crc(e, cur->boot_id);
+	e->crc = snaptrace_persist_ent_crc(e, cur->boot_id);
 	smp_wmb(); /* the entry before its marker */
 	WRITE_ONCE(e->marker, ST_PR_ENT_MAGIC);
 	cur->off += sz;
@@ -592,7 +432,7 @@ static int st_pr_src_put(struct snaptrace_persist *p,
 		if (!srcs[s])
 			continue;
 		strscpy(rows[s].name, srcs[s]->name, sizeof(rows[s].name));
-		rows[s].name_crc = st_pr_src_crc(&rows[s], s, p->boot_id);
+		rows[s].name_crc = snaptrace_persist_src_crc(&rows[s], s, p->boot_id);
 		rows[s].flags = src_flags[s];
 		smp_wmb(); /* the row before its entries */
 		if (src_flags[s])
@@ -705,7 +545,7 @@ static int st_pr_capture_claim(struct st_pr_run *run,
 	 * the next load, with the entries it wrote. The counts stay 0 until
 	 * the end.
 	 */
-	cap->cap_crc = st_pr_cap_crc(cap, run->table, 0);
+	cap->cap_crc = snaptrace_persist_cap_crc(cap, run->table, 0);
 	smp_wmb(); /* the preamble before the entries */
 	return 0;
 }
@@ -867,7 +707,7 @@ static void st_pr_capture_seal(struct st_pr_run *run)
 	cap->entries = run->entries;
 	cap->torn = run->torn;
 	cap->data_bytes = run->cur.off;
-	cap->cap_crc = st_pr_cap_crc(cap, run->table, run->nr_cpus);
+	cap->cap_crc = snaptrace_persist_cap_crc(cap, run->table, run->nr_cpus);
 	smp_wmb(); /* the capture before its state */
 	WRITE_ONCE(cap->state, ST_PR_CAPTURED);
 	/* The last store is done: all of it to memory (the headers too). */
@@ -976,7 +816,7 @@ static bool st_pr_ent_ok(const u8 *data, u64 bytes, u64 off,
 		return false;
 	}
 	sz = snaptrace_persist_ent_size(e->len);
-	if (bytes - off < sz || st_pr_ent_crc(e, boot_id) != e->crc)
+	if (bytes - off < sz || snaptrace_persist_ent_crc(e, boot_id) != e->crc)
 		return false;
 	*size = sz;
 	return true;
@@ -1087,7 +927,7 @@ static bool st_pr_preamble_sealed(const struct st_pr_hdr *h,
 				  const struct st_pr_cap *cap)
 {
 	return cap->cpu >= 0 && (u32)cap->cpu < h->nr_cpus &&
-	       st_pr_cap_crc(cap, NULL, 0) == cap->cap_crc &&
+	       snaptrace_persist_cap_crc(cap, NULL, 0) == cap->cap_crc &&
 	       cap->boot_id == h->boot_id &&
 	       !cap->flags && !cap->data_bytes && !cap->entries && !cap->torn;
 }
@@ -1099,30 +939,6 @@ static bool st_pr_preamble_ok(const struct st_pr_hdr *h,
 	return cap->cpu == ST_PR_CAPTURING_CPU(cap->state) &&
 	       st_pr_preamble_sealed(h, cap);
 }
-
-/**
- * snaptrace_persist_geometry_ok() - whether a header's geometry fits a region
- * @h: the region's header, as found
- * @size: the region's bytes, as this load maps it
- *
- * The header's size is @size, and its offsets are those of a region of
- * @size for its CPUs. snaptrace_persist_parse() refuses a header that
- * fails this with -ERANGE (armed with another size or layout); a capture
- * refused with -ERANGE whose header passes it has a length (data_bytes)
- * that runs past the region's end. No upstream twin.
- *
- * Context: any.
- * Return: true if the geometry fits.
- */
-bool snaptrace_persist_geometry_ok(const struct st_pr_hdr *h, size_t size)
-{
-	u64 table_off, data_off;
-
-	return h->size == size && h->cap_off == sizeof(*h) &&
-	       !st_pr_geometry(size, h->nr_cpus, &table_off, &data_off) &&
-	       h->table_off == table_off && h->data_off == data_off;
-}
-EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_geometry_ok);
 
 /*
  * Check the headers of the region at @base; 0 or why it is refused. A
@@ -1147,11 +963,11 @@ static int st_pr_check(const void *base, size_t size, u64 phys, u64 boot_id,
 	 * header and the capture's state word right after it.
 	 */
 	memcpy(cap, base + sizeof(*h), sizeof(*cap));
-	if (st_pr_hdr_crc(h) == h->hdr_crc && cap->state == ST_PR_ARMED)
+	if (snaptrace_persist_hdr_crc(h) == h->hdr_crc && cap->state == ST_PR_ARMED)
 		return -ENODATA;
 	if (h->version != ST_PR_VERSION)
 		return -EPROTONOSUPPORT;
-	if (st_pr_hdr_crc(h) != h->hdr_crc)
+	if (snaptrace_persist_hdr_crc(h) != h->hdr_crc)
 		return -EBADMSG;
 	if (!snaptrace_persist_geometry_ok(h, size))
 		return -ERANGE;
@@ -1165,7 +981,7 @@ static int st_pr_check(const void *base, size_t size, u64 phys, u64 boot_id,
 		return -EINPROGRESS;
 	if (!*unfinished) {
 		table = base + table_off;
-		if (st_pr_cap_crc(cap, table, h->nr_cpus) != cap->cap_crc ||
+		if (snaptrace_persist_cap_crc(cap, table, h->nr_cpus) != cap->cap_crc ||
 		    cap->boot_id != h->boot_id) {
 			if (cap->state == ST_PR_CAPTURED)
 				return -EBADMSG;
@@ -1295,7 +1111,7 @@ snaptrace_persist_parse(const void *base, size_t size, u64 phys, u64 boot_id,
 		else
 			written += r->entries;
 		last->remotes[s] = r->name[0] && st_pr_src_name_ok(r->name) &&
-			st_pr_src_crc(r, s, last->hdr.boot_id) == r->name_crc;
+			snaptrace_persist_src_crc(r, s, last->hdr.boot_id) == r->name_crc;
 	}
 	/* Unfinished: how far it wrote is not known; the whole data area. */
 	bytes = last->unfinished ? size - last->hdr.data_off :
@@ -1443,7 +1259,7 @@ int snaptrace_persist_take(struct snaptrace_persist *p, u64 now_real_ns,
 		return err;
 	/* What snaptrace_persist_arm() checks: it then cannot fail. */
 	if (p->size < sizeof(struct st_pr_hdr) ||
-	    st_pr_geometry(p->size, nr_cpu_ids, &table_off, &data_off)) {
+	    snaptrace_persist_geometry(p->size, nr_cpu_ids, &table_off, &data_off)) {
 		snaptrace_persist_last_free(l);
 		return -ENOSPC;
 	}

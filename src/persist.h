@@ -11,6 +11,7 @@
 #ifndef _SNAPTRACE_PERSIST_H
 #define _SNAPTRACE_PERSIST_H
 
+#include <linux/align.h>
 #include <linux/types.h>
 
 #include <snaptrace/snaptrace.h>
@@ -181,6 +182,20 @@ struct st_pr_ent {
 	u64 pos;		/* byte position in its CPU's ring (gaps: lost) */
 	u8 data[];		/* @len bytes, padded to ST_PR_ALIGN */
 };
+
+/**
+ * snaptrace_persist_ent_size() - bytes an entry of @len payload bytes takes
+ * @len: payload bytes
+ *
+ * Inline: the capture's walks take it for every record, at a panic.
+ *
+ * Context: any.
+ * Return: the entry's header and its payload, padded to ST_PR_ALIGN.
+ */
+static inline size_t snaptrace_persist_ent_size(size_t len)
+{
+	return sizeof(struct st_pr_ent) + ALIGN(len, ST_PR_ALIGN);
+}
 
 /**
  * struct st_pr_need - one CPU's snapshot, as the capture's first walk saw it
@@ -377,8 +392,17 @@ struct snaptrace_persist_source {
 	int slot;
 };
 
+/* persist_layout.c: the layout and checksums */
 u32 snaptrace_persist_crc(u32 crc, const u8 *p, size_t len);
-size_t snaptrace_persist_ent_size(size_t len);
+u32 snaptrace_persist_hdr_crc(const struct st_pr_hdr *h);
+u32 snaptrace_persist_cap_crc(const struct st_pr_cap *cap,
+			      const struct st_pr_cpu *table, unsigned int nr_cpus);
+u32 snaptrace_persist_src_crc(const struct st_pr_src *src, u32 row, u64 boot_id);
+u32 snaptrace_persist_ent_crc(const struct st_pr_ent *e, u64 boot_id);
+int snaptrace_persist_geometry(u64 size, u64 nr_cpus, u64 *table_off,
+			       u64 *data_off);
+bool snaptrace_persist_geometry_ok(const struct st_pr_hdr *h, size_t size);
+
 int snaptrace_persist_arm(struct snaptrace_persist *p, u64 real_ns);
 int snaptrace_persist_capture(struct snaptrace_persist *p,
 			      struct snaptrace_buffer *buf, u32 reason,
@@ -394,7 +418,6 @@ unsigned int snaptrace_persist_sources_free(void);
 int snaptrace_persist_check_align(u64 start, const char *name);
 int snaptrace_persist_name_user(const char *cmdline, const char *name,
 				char *arg, size_t len);
-bool snaptrace_persist_geometry_ok(const struct st_pr_hdr *h, size_t size);
 int snaptrace_persist_take(struct snaptrace_persist *p, u64 now_real_ns,
 			   bool discard, struct snaptrace_persist_last **last,
 			   int *err_out);
