@@ -17,6 +17,8 @@
 #include <snaptrace/snaptrace.h>
 #include "internal.h"
 
+struct dentry;
+struct mutex;
 struct seq_file;
 struct snaptrace_buffer;
 
@@ -403,27 +405,29 @@ int snaptrace_persist_geometry(u64 size, u64 nr_cpus, u64 *table_off,
 			       u64 *data_off);
 bool snaptrace_persist_geometry_ok(const struct st_pr_hdr *h, size_t size);
 
+/* persist.c: the sources' registry, the arming and the capture */
+int snaptrace_persist_source_add(struct snaptrace_persist_source *src);
+bool snaptrace_persist_source_clear(struct snaptrace_persist_source *src);
+void snaptrace_persist_source_remove(struct snaptrace_persist_source *src);
+#if IS_ENABLED(CONFIG_KUNIT)
+unsigned int snaptrace_persist_sources_free(void);
+#endif
 int snaptrace_persist_arm(struct snaptrace_persist *p, u64 real_ns);
 int snaptrace_persist_capture(struct snaptrace_persist *p,
 			      struct snaptrace_buffer *buf, u32 reason,
 			      const char *msg, bool others_stopped);
+
+/* persist_parse.c: a previous capture, validated and taken */
 struct snaptrace_persist_last *
 snaptrace_persist_parse(const void *base, size_t size, u64 phys, u64 boot_id,
 			u64 now_real_ns);
 void snaptrace_persist_last_free(struct snaptrace_persist_last *last);
 bool snaptrace_persist_keeps(int err);
-#if IS_ENABLED(CONFIG_KUNIT)
-unsigned int snaptrace_persist_sources_free(void);
-#endif
-int snaptrace_persist_check_align(u64 start, const char *name);
-int snaptrace_persist_name_user(const char *cmdline, const char *name,
-				char *arg, size_t len);
 int snaptrace_persist_take(struct snaptrace_persist *p, u64 now_real_ns,
 			   bool discard, struct snaptrace_persist_last **last,
 			   int *err_out);
-int snaptrace_persist_source_add(struct snaptrace_persist_source *src);
-bool snaptrace_persist_source_clear(struct snaptrace_persist_source *src);
-void snaptrace_persist_source_remove(struct snaptrace_persist_source *src);
+
+/* persist_show.c: last_boot/ */
 void snaptrace_persist_snapshot_show(struct seq_file *m,
 				     const struct snaptrace_persist_last *l);
 void snaptrace_persist_times_show(struct seq_file *m,
@@ -433,5 +437,27 @@ void snaptrace_persist_remotes_show(struct seq_file *m,
 				    const struct snaptrace_persist_last *l);
 void snaptrace_persist_ent_record(const struct st_pr_ent *e,
 				  struct snaptrace_record *rec);
+const char *snaptrace_persist_reason(u32 reason);
+const char *snaptrace_persist_why(int err);
+int snaptrace_persist_debugfs(struct dentry *root);
+
+/*
+ * persist_load.c: the load path (parameters, mapping, notifiers, the
+ * arming, last_boot/release), and what its last_boot/ shows: the previous
+ * boot's capture taken out of the region, or the error of a region kept
+ * as found, not armed, until released, under snaptrace_persist_lock;
+ * whether captures may run (snaptrace_persist_armed, set and cleared under
+ * kernel_param_lock(THIS_MODULE) too); last_boot/ itself.
+ */
+extern struct mutex snaptrace_persist_lock;
+extern struct snaptrace_persist_last *snaptrace_persist_last_boot;
+extern int snaptrace_persist_kept;
+extern bool snaptrace_persist_kept_past_end;
+extern bool snaptrace_persist_armed;
+extern struct dentry *snaptrace_persist_dir;
+extern const struct file_operations snaptrace_persist_release_fops;
+int snaptrace_persist_check_align(u64 start, const char *name);
+int snaptrace_persist_name_user(const char *cmdline, const char *name,
+				char *arg, size_t len);
 
 #endif /* _SNAPTRACE_PERSIST_H */
