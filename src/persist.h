@@ -3,7 +3,7 @@
  * The persistent capture (Documentation/persist.rst): the layout of the
  * region that keeps a snapshot across a panic and a warm reboot, and the
  * functions that arm it, fill it at a panic and read it back at the next
- * load. Shared by src/persist.c and its KUnit suite.
+ * load. Shared by src/persist_*.c and their KUnit suite.
  *
  * Every field is native-endian (x86-64 writes and reads it back); every
  * size and offset is checked against the region's size before it is used.
@@ -405,7 +405,7 @@ int snaptrace_persist_geometry(u64 size, u64 nr_cpus, u64 *table_off,
 			       u64 *data_off);
 bool snaptrace_persist_geometry_ok(const struct st_pr_hdr *h, size_t size);
 
-/* persist.c: the sources' registry, the arming and the capture */
+/* persist_capture.c: the sources' registry, the arming and the capture */
 int snaptrace_persist_source_add(struct snaptrace_persist_source *src);
 bool snaptrace_persist_source_clear(struct snaptrace_persist_source *src);
 void snaptrace_persist_source_remove(struct snaptrace_persist_source *src);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for the persistent capture (src/persist.c,
+ * KUnit tests for the persistent capture (src/persist_*.c,
  * Documentation/persist.rst), on an ordinary vmalloc'd "region": a
  * capture, called directly and from IRQs off, a hardirq and an NMI, gives
  * back at validation exactly the records the snapshot holds (time stamps,

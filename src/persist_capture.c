@@ -1,34 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * snaptrace: the persistent capture (Documentation/persist.rst). A region
- * of memory that survives a warm reboot is armed at load; at a panic (or
- * an oops) a snapshot of the buffer is taken and its records are copied
- * into the region as self-contained entries, each with a CRC and a commit
- * marker; at the next load the region is validated and the previous
- * boot's records are given back. No upstream twin: pstore/ramoops keeps
- * the console's text, ftrace's boot-mapped instances a live buffer with
- * no snapshot.
+ * snaptrace: the persistent capture (Documentation/persist.rst, "At the
+ * panic"). A region of memory that survives a warm reboot is armed at
+ * load; at a panic (or an oops) a snapshot of the buffer is taken and its
+ * records are copied into the region as self-contained entries, each with
+ * a CRC and a commit marker, in steps: claim, snap, measure, place, seal.
+ * Also the sources it keeps besides the CPUs (the remotes' last traces,
+ * registered here) and the arming. The layout is persist_layout.c's; the
+ * next load reads the capture back with persist_parse.c. No upstream
+ * twin: pstore/ramoops keeps the console's text, ftrace's boot-mapped
+ * instances a live buffer with no snapshot.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/atomic.h>
-#include <linux/ctype.h>
+#include <linux/cpumask.h>
 #include <linux/err.h>
+#include <linux/export.h>
 #include <linux/highmem.h>
-#include <linux/math64.h>
-#include <linux/module.h>
-#include <linux/overflow.h>
+#include <linux/minmax.h>
 #include <linux/mutex.h>
 #include <linux/printk.h>
 #include <linux/rcupdate.h>
-#include <linux/seq_file.h>
 #include <linux/sched/clock.h>
 #include <linux/sizes.h>
-#include <linux/slab.h>
-#include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
-#include <linux/vmalloc.h>
 #include <kunit/visibility.h>
 #include <asm/cacheflush.h>
 #ifdef CONFIG_ARM64
