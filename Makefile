@@ -27,6 +27,7 @@
 #   make explore-mutants            each guard of the ring removed in turn:
 #                                   the explorer must find every one
 #   make bench [BENCH_ACCEL=kvm|icount] snaptrace vs ftrace in one QEMU boot (out/bench/)
+#                                   (BENCH_ARCH=arm64: Debian 12's arm64 kernel)
 #   make bench-here                 the same on the running kernel, as root (dev box)
 #   make install                    snaptrace.ko, its Module.symvers and headers
 #                                   for KDIR's kernel (no DKMS; see below)

@@ -88,6 +88,31 @@
 /* Memory left free for the rest of the guest when allocating buffers. */
 #define BENCH_MARGIN_KIB	(96UL << 10)
 
+/*
+ * The kernel's ring buffer API as Debian 12's stock 6.1 has it (make bench
+ * BENCH_ARCH=arm64): ring_buffer_unlock_commit() took the event too, and
+ * a sub-buffer was one page, before its size could be set
+ * (ring_buffer_subbuf_size_get()). Probed in the headers (Kbuild).
+ */
+static __always_inline void bench_rb_commit(struct trace_buffer *b,
+					    struct ring_buffer_event *ev)
+{
+#ifdef BENCH_HAVE_RB_COMMIT_BUFFER
+	ring_buffer_unlock_commit(b);
+#else
+	ring_buffer_unlock_commit(b, ev);
+#endif
+}
+
+static int bench_rb_subbuf_size(struct trace_buffer *b)
+{
+#ifdef BENCH_HAVE_RB_SUBBUF_SIZE
+	return ring_buffer_subbuf_size_get(b);
+#else
+	return PAGE_SIZE;
+#endif
+}
+
 static char *test = "info";
 module_param(test, charp, 0444);
 MODULE_PARM_DESC(test, "What to run: info, write, read, space, snap or clock (default info)");
@@ -331,7 +356,7 @@ static noinline void bench_loop(struct bench_w *w)
 				continue;
 			}
 			memcpy(ring_buffer_event_data(ev), bench_src, len);
-			ring_buffer_unlock_commit(b);
+			bench_rb_commit(b, ev);
 		}
 	}
 	t1 = local_clock();
@@ -659,7 +684,7 @@ static const u16 bench_mix[] = {
  * Bytes at the start of each of ftrace's sub-buffers before its data:
  * offsetof(struct buffer_data_page, data) in kernel/trace/ring_buffer.c
  * (u64 time_stamp, local_t commit), which no header exports. A sub-buffer
- * holds ring_buffer_subbuf_size_get() minus this of records.
+ * holds bench_rb_subbuf_size() minus this of records.
  */
 #define BENCH_RB_PAGE_HDR	16
 
@@ -718,7 +743,7 @@ static void bench_space_ft(void *arg)
 		if (!sp->written)
 			sp->ev_len = ring_buffer_event_length(ev);
 		memcpy(ring_buffer_event_data(ev), bench_src, len);
-		ring_buffer_unlock_commit(bench_ft);
+		bench_rb_commit(bench_ft, ev);
 		sp->payload += len;
 	}
 }
@@ -726,14 +751,14 @@ static void bench_space_ft(void *arg)
 /*
  * What ftrace's buffer takes: per CPU that has one, its ring's sub-buffers
  * (ring_buffer_size() / what each holds) and the reader's one more, each
- * ring_buffer_subbuf_size_get() bytes. Their struct buffer_page (a cache
+ * bench_rb_subbuf_size() bytes. Their struct buffer_page (a cache
  * line each) and the per-CPU structures are left out, as ours are.
  */
 static void bench_ft_memory(struct trace_buffer *b, int c,
 			    unsigned long *pages, unsigned long *mem_cpu,
 			    unsigned long *mem_total, unsigned int *cpus)
 {
-	unsigned long sub = ring_buffer_subbuf_size_get(b);
+	unsigned long sub = bench_rb_subbuf_size(b);
 	unsigned long cap = sub - BENCH_RB_PAGE_HDR;
 	unsigned long n;
 	int i;
@@ -794,7 +819,7 @@ static int bench_space_one(size_t len)
 			sp.len, size, ring_buffer_size(bench_ft, sp.cpu),
 			sp.written, ring_buffer_entries_cpu(bench_ft, sp.cpu),
 			sp.payload, sp.ev_len,
-			ring_buffer_subbuf_size_get(bench_ft), pages, mem_cpu,
+			bench_rb_subbuf_size(bench_ft), pages, mem_cpu,
 			mem_total, cpus);
 	}
 	ring_buffer_free(bench_ft);

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # make bench: snaptrace against ftrace's ring buffer and snapshot, side by
-# side in one boot of the stock Debian 6.12 kernel in QEMU (TCG, 2 vCPUs).
+# side in one boot of the stock Debian 6.12 kernel in QEMU (TCG, 2 vCPUs);
+# with BENCH_ARCH=arm64, of Debian 12's stock arm64 kernel on QEMU's virt
+# machine instead.
 #
 #  1. builds snaptrace.ko (scripts/build-module.sh) and bench/snaptrace_bench.ko
 #     against its Module.symvers, both with W=1 and no warning allowed
@@ -33,20 +35,38 @@
 # Knobs (environment): BENCH_RUNS (7), BENCH_RECORDS (200000 records per
 # write run), BENCH_PAYLOADS (8,64,512), BENCH_SIZES_KB
 # (64,256,1024,4096,16384,65536), BENCH_PIPE_RECORDS (16384),
-# BENCH_TIMEOUT (480 s for the guest), BENCH_KVER (the kernel of
-# linux-headers-6.12-amd64).
+# BENCH_TIMEOUT (480 s for the guest; 1800 s for arm64), BENCH_KVER (the
+# kernel of linux-headers-6.12-amd64; x86_64 only), BENCH_ARCH (x86_64, or
+# arm64: the guest architecture of the QEMU modes, not of --here).
+#
+# BENCH_ARCH=arm64 boots Debian 12's stock arm64 kernel (scripts/stock-arm.sh
+# fetches its image and headers) on qemu-system-aarch64 -M virt, and
+# cross-compiles both modules against its headers (W=1, no warning
+# allowed); tcg or icount only (qemu-run.sh: no KVM for ARM guests). Its
+# guest gets no memmap= (x86's, and its kernel, 6.1, predates
+# reserve_mem=): the persistence row is skipped there, and said so.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 here=0
 [ "${1:-}" = --here ] && here=1
 accel=${BENCH_ACCEL:-tcg}
+arch=${BENCH_ARCH:-x86_64}
+case $arch in
+x86_64) ;;
+arm64)
+	[ $here = 0 ] || die "bench: --here measures the running kernel, whatever its architecture: no BENCH_ARCH"
+	[ "$accel" != kvm ] || die "bench: BENCH_ARCH=arm64 runs under TCG (BENCH_ACCEL=tcg or icount), not KVM"
+	;;
+*) die "bench: BENCH_ARCH x86_64 or arm64, not '$arch'" ;;
+esac
 runs=${BENCH_RUNS:-7}
 records=${BENCH_RECORDS:-200000}
 payloads=${BENCH_PAYLOADS:-8,64,512}
 sizes=${BENCH_SIZES_KB:-64,256,1024,4096,16384,65536}
 pipe_records=${BENCH_PIPE_RECORDS:-16384}
 timeout=${BENCH_TIMEOUT:-480}
+[ "$arch" = x86_64 ] || timeout=${BENCH_TIMEOUT:-1800}
 res=$SNAPTRACE_OUT/bench
 logs=$SNAPTRACE_OUT/logs
 
@@ -67,6 +87,18 @@ if [ $here = 1 ]; then
 	[ -f "$kdir/Makefile" ] ||
 		die "bench: no headers for the running kernel at $kdir: install linux-headers-$kver"
 	platform="this machine ($(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1))"
+elif [ "$arch" = arm64 ]; then
+	# Debian 12's arm64 kernel: the image and the headers tree are
+	# stock-arm.sh's last two lines, the release the tree's name.
+	r=$("$SNAPTRACE_TOP/scripts/stock-arm.sh" arm64 | tail -n 2)
+	[ "$(echo "$r" | wc -l)" = 2 ] || die "bench: scripts/stock-arm.sh arm64 failed"
+	vmlinuz=${r%%$'\n'*} kdir=${r#*$'\n'}
+	kver=${kdir##*/linux-headers-}
+	[ -f "$kdir/Makefile" ] && [ -f "$vmlinuz" ] || die "bench: no arm64 image or headers from scripts/stock-arm.sh"
+	case $accel in
+	icount) platform="QEMU -M virt -accel tcg,thread=single -cpu max,pauth-impdef=on -icount shift=0,sleep=off -smp 2 -m 1024 (icount: 1 ns = 1 guest instruction, both vCPUs on one host thread)" ;;
+	*) platform="QEMU -M virt -accel tcg,thread=multi -cpu max,pauth-impdef=on -smp 2 -m 1024 (TCG: emulated timing)" ;;
+	esac
 else
 	kver=${BENCH_KVER:-$(stock_kver linux-headers-6.12-amd64)}
 	[ -n "$kver" ] || die "cannot resolve linux-headers-6.12-amd64 (apt-get update?)"
@@ -86,8 +118,11 @@ bdir=$SNAPTRACE_OUT/build/bench-$kver
 rm -rf "$bdir/src" "$bdir/modules"
 mkdir -p "$bdir/src" "$bdir/modules"
 cp -r "$SNAPTRACE_TOP/bench" "$SNAPTRACE_TOP/include" "$bdir/src/"
+# arm64's headers: cross-compiled, as build-module.sh builds snaptrace.ko.
+cross=()
+[ "$arch" = x86_64 ] || cross=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
 stage "build: snaptrace_bench.ko ($kver)" "$bdir/bench-build.log" \
-	make -C "$kdir" M="$bdir/src/bench" W=1 \
+	make -C "$kdir" M="$bdir/src/bench" W=1 ${cross[@]+"${cross[@]}"} \
 	KBUILD_EXTRA_SYMBOLS="$bdir/snaptrace/Module.symvers" modules
 # Read after the build: grep cannot read the file its output goes to.
 if grep -n 'warning:' "$bdir/bench-build.log" >&2; then
@@ -109,6 +144,18 @@ if [ $here = 1 ]; then
 		BENCH_SIZES_KB="$sizes" BENCH_PIPE_RECORDS="$pipe_records" \
 		"$SNAPTRACE_TOP/scripts/bench-here-run.sh" "$SNAPTRACE_OUT/runs/bench-here" \
 		"$bdir/modules" || rc=$?
+elif [ "$arch" = arm64 ]; then
+	# No tsc=reliable: local_clock() is the generic timer's counter, which
+	# QEMU derives from its virtual clock (under icount, the instructions).
+	# No memmap= either (x86's): the scenario skips the persistence row,
+	# which is allowed here and only here.
+	append="BENCH_RUNS=$runs BENCH_RECORDS=$records BENCH_PAYLOADS=$payloads"
+	append+=" BENCH_SIZES_KB=$sizes BENCH_PIPE_RECORDS=$pipe_records"
+	"$SNAPTRACE_TOP/tests/qemu/qemu-run.sh" --name bench --kernel "$vmlinuz" \
+		--modules "$bdir/modules" --scenario "$SNAPTRACE_TOP/tests/scenarios/bench.sh" \
+		--timeout "$timeout" --append "$append" --accel "$accel" \
+		--allow-skip 'write with persistence armed # SKIP' >"$logs/bench-run.log" || rc=$?
+	console=$SNAPTRACE_OUT/runs/bench/console.log
 else
 	vmlinuz=$("$SNAPTRACE_TOP/scripts/stock-kernel.sh" "$kver" | tail -n 1)
 	# tsc=reliable: under TCG the clocksource watchdog finds the TSC "skewed"

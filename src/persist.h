@@ -3,7 +3,7 @@
  * The persistent capture (Documentation/persist.rst): the layout of the
  * region that keeps a snapshot across a panic and a warm reboot, and the
  * functions that arm it, fill it at a panic and read it back at the next
- * load. Shared by src/persist.c and its KUnit suite.
+ * load. Shared by src/persist_*.c and their KUnit suite.
  *
  * Every field is native-endian (x86-64 writes and reads it back); every
  * size and offset is checked against the region's size before it is used.
@@ -11,11 +11,14 @@
 #ifndef _SNAPTRACE_PERSIST_H
 #define _SNAPTRACE_PERSIST_H
 
+#include <linux/align.h>
 #include <linux/types.h>
 
 #include <snaptrace/snaptrace.h>
 #include "internal.h"
 
+struct dentry;
+struct mutex;
 struct seq_file;
 struct snaptrace_buffer;
 
@@ -183,6 +186,20 @@ struct st_pr_ent {
 };
 
 /**
+ * snaptrace_persist_ent_size() - bytes an entry of @len payload bytes takes
+ * @len: payload bytes
+ *
+ * Inline: the capture's walks take it for every record, at a panic.
+ *
+ * Context: any.
+ * Return: the entry's header and its payload, padded to ST_PR_ALIGN.
+ */
+static inline size_t snaptrace_persist_ent_size(size_t len)
+{
+	return sizeof(struct st_pr_ent) + ALIGN(len, ST_PR_ALIGN);
+}
+
+/**
  * struct st_pr_need - one CPU's snapshot, as the capture's first walk saw it
  * @bytes: the bytes its records take as entries
  * @last: the position of its last record (if @nr)
@@ -209,7 +226,9 @@ struct st_pr_need {
  * @phys: its physical address (checked at the next load)
  * @boot_id: this load's random id, in the header
  * @stop_after: KUnit builds: the capture stops after this many entries,
- *	unfinished, as if its CPU had been stopped there (0: never)
+ *	unfinished, as if its CPU had been stopped there (0: never); this
+ *	and the three hooks below are read by st_pr_hook() alone, the
+ *	capture's test seam
  * @rec: room for one record, for the capture (an NMI's stack is small)
  * @need: per CPU (nr_cpu_ids), the capture's scratch: what its first
  *	walk found of the CPU's snapshot (struct st_pr_need)
@@ -259,6 +278,59 @@ struct snaptrace_persist {
 	u64 data_off;
 	u32 found_state;
 };
+
+/**
+ * enum st_pr_step - where the capture and the arming call their test seam
+ * @ST_PR_STEP_SNAPPED: the capture's snapshot is taken, its first walk
+ *	not begun (the region's snapped())
+ * @ST_PR_STEP_MEASURED: between the capture's two walks (measured())
+ * @ST_PR_STEP_PLACE: the capture's second walk begins: the seam returns
+ *	after how many entries it stops, unfinished (stop_after; 0: never)
+ * @ST_PR_STEP_CLEANED: the region's first bytes, as many as the seam's
+ *	argument, were just cleaned to the point of coherency (cleaned())
+ */
+enum st_pr_step {
+	ST_PR_STEP_SNAPPED,
+	ST_PR_STEP_MEASURED,
+	ST_PR_STEP_PLACE,
+	ST_PR_STEP_CLEANED,
+};
+
+/*
+ * The capture's one test seam, as the ring's st_hook() is: in KUnit builds
+ * it calls what the test set in @p (struct snaptrace_persist's KUnit
+ * fields) at @step; without KUnit it is empty and returns 0, and nothing
+ * of it is left in the capture.
+ */
+#if IS_ENABLED(CONFIG_KUNIT)
+static __always_inline u64 st_pr_hook(struct snaptrace_persist *p,
+				      enum st_pr_step step, u64 arg)
+{
+	switch (step) {
+	case ST_PR_STEP_SNAPPED:
+		if (p->snapped)
+			p->snapped(p);
+		break;
+	case ST_PR_STEP_MEASURED:
+		if (p->measured)
+			p->measured(p);
+		break;
+	case ST_PR_STEP_PLACE:
+		return p->stop_after;
+	case ST_PR_STEP_CLEANED:
+		if (p->cleaned)
+			p->cleaned(p, arg);
+		break;
+	}
+	return 0;
+}
+#else
+static __always_inline u64 st_pr_hook(struct snaptrace_persist *p,
+				      enum st_pr_step step, u64 arg)
+{
+	return 0;
+}
+#endif
 
 /**
  * struct snaptrace_persist_last - a previous boot's capture, validated
@@ -322,30 +394,40 @@ struct snaptrace_persist_source {
 	int slot;
 };
 
+/* persist_layout.c: the layout and checksums */
 u32 snaptrace_persist_crc(u32 crc, const u8 *p, size_t len);
-size_t snaptrace_persist_ent_size(size_t len);
+u32 snaptrace_persist_hdr_crc(const struct st_pr_hdr *h);
+u32 snaptrace_persist_cap_crc(const struct st_pr_cap *cap,
+			      const struct st_pr_cpu *table, unsigned int nr_cpus);
+u32 snaptrace_persist_src_crc(const struct st_pr_src *src, u32 row, u64 boot_id);
+u32 snaptrace_persist_ent_crc(const struct st_pr_ent *e, u64 boot_id);
+int snaptrace_persist_geometry(u64 size, u64 nr_cpus, u64 *table_off,
+			       u64 *data_off);
+bool snaptrace_persist_geometry_ok(const struct st_pr_hdr *h, size_t size);
+
+/* persist_capture.c: the sources' registry, the arming and the capture */
+int snaptrace_persist_source_add(struct snaptrace_persist_source *src);
+bool snaptrace_persist_source_clear(struct snaptrace_persist_source *src);
+void snaptrace_persist_source_remove(struct snaptrace_persist_source *src);
+#if IS_ENABLED(CONFIG_KUNIT)
+unsigned int snaptrace_persist_sources_free(void);
+#endif
 int snaptrace_persist_arm(struct snaptrace_persist *p, u64 real_ns);
 int snaptrace_persist_capture(struct snaptrace_persist *p,
 			      struct snaptrace_buffer *buf, u32 reason,
 			      const char *msg, bool others_stopped);
+
+/* persist_parse.c: a previous capture, validated and taken */
 struct snaptrace_persist_last *
 snaptrace_persist_parse(const void *base, size_t size, u64 phys, u64 boot_id,
 			u64 now_real_ns);
 void snaptrace_persist_last_free(struct snaptrace_persist_last *last);
 bool snaptrace_persist_keeps(int err);
-#if IS_ENABLED(CONFIG_KUNIT)
-unsigned int snaptrace_persist_sources_free(void);
-#endif
-int snaptrace_persist_check_align(u64 start, const char *name);
-int snaptrace_persist_name_user(const char *cmdline, const char *name,
-				char *arg, size_t len);
-bool snaptrace_persist_geometry_ok(const struct st_pr_hdr *h, size_t size);
 int snaptrace_persist_take(struct snaptrace_persist *p, u64 now_real_ns,
 			   bool discard, struct snaptrace_persist_last **last,
 			   int *err_out);
-int snaptrace_persist_source_add(struct snaptrace_persist_source *src);
-bool snaptrace_persist_source_clear(struct snaptrace_persist_source *src);
-void snaptrace_persist_source_remove(struct snaptrace_persist_source *src);
+
+/* persist_show.c: last_boot/ */
 void snaptrace_persist_snapshot_show(struct seq_file *m,
 				     const struct snaptrace_persist_last *l);
 void snaptrace_persist_times_show(struct seq_file *m,
@@ -355,5 +437,27 @@ void snaptrace_persist_remotes_show(struct seq_file *m,
 				    const struct snaptrace_persist_last *l);
 void snaptrace_persist_ent_record(const struct st_pr_ent *e,
 				  struct snaptrace_record *rec);
+const char *snaptrace_persist_reason(u32 reason);
+const char *snaptrace_persist_why(int err);
+int snaptrace_persist_debugfs(struct dentry *root);
+
+/*
+ * persist_load.c: the load path (parameters, mapping, notifiers, the
+ * arming, last_boot/release), and what its last_boot/ shows: the previous
+ * boot's capture taken out of the region, or the error of a region kept
+ * as found, not armed, until released, under snaptrace_persist_lock;
+ * whether captures may run (snaptrace_persist_armed, set and cleared under
+ * kernel_param_lock(THIS_MODULE) too); last_boot/ itself.
+ */
+extern struct mutex snaptrace_persist_lock;
+extern struct snaptrace_persist_last *snaptrace_persist_last_boot;
+extern int snaptrace_persist_kept;
+extern bool snaptrace_persist_kept_past_end;
+extern bool snaptrace_persist_armed;
+extern struct dentry *snaptrace_persist_dir;
+extern const struct file_operations snaptrace_persist_release_fops;
+int snaptrace_persist_check_align(u64 start, const char *name);
+int snaptrace_persist_name_user(const char *cmdline, const char *name,
+				char *arg, size_t len);
 
 #endif /* _SNAPTRACE_PERSIST_H */

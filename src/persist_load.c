@@ -2,8 +2,9 @@
 /*
  * snaptrace: the persistent capture at load (Documentation/persist.rst):
  * the module parameters naming the region, its mapping, the previous
- * boot's capture taken out of it and shown under last_boot/ in debugfs,
- * the arming, and the panic and die notifiers that capture into it.
+ * boot's capture taken out of it (shown under last_boot/ in debugfs by
+ * persist_show.c), the arming (and last_boot/release, which arms a region
+ * kept as found), and the panic and die notifiers that capture into it.
  * Without the parameters nothing here runs and nothing is printed.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": persist: " fmt
@@ -66,8 +67,10 @@ MODULE_PARM_DESC(persist_discard,
 
 static struct snaptrace_persist st_pr;
 static struct snaptrace_buffer *st_pr_buf;
-static struct dentry *st_pr_dir;
-static bool st_pr_armed;
+/* last_boot/ (persist_show.c), removed here. */
+struct dentry *snaptrace_persist_dir;
+/* Captures may run: under kernel_param_lock(THIS_MODULE); info reads it. */
+bool snaptrace_persist_armed;
 /* snaptrace_persist_init() took the region: to be armed at the end. */
 static bool st_pr_to_arm;
 static bool st_pr_panic_registered;
@@ -77,13 +80,14 @@ static bool st_pr_claimed;
 
 /*
  * The previous boot's capture, until released; or the error of a refused
- * region kept as found, not armed, until released. Under st_pr_lock.
+ * region kept as found, not armed, until released. Under
+ * snaptrace_persist_lock. Shown by last_boot/ (persist_show.c).
  */
-static DEFINE_MUTEX(st_pr_lock);
-static struct snaptrace_persist_last *st_pr_last;
-static int st_pr_kept;
+DEFINE_MUTEX(snaptrace_persist_lock);
+struct snaptrace_persist_last *snaptrace_persist_last_boot;
+int snaptrace_persist_kept;
 /* Kept for -ERANGE, its geometry right: its length runs past the end. */
-static bool st_pr_kept_past_end;
+bool snaptrace_persist_kept_past_end;
 
 static int st_pr_panic(struct notifier_block *nb, unsigned long ev, void *data)
 {
@@ -128,10 +132,11 @@ static int st_pr_test_capture_set(const char *val, const struct kernel_param *kp
 		return ret ? ret : -EINVAL;
 	/*
 	 * The sysfs store holds kernel_param_lock(THIS_MODULE) around this
-	 * call; snaptrace_persist_exit() clears st_pr_armed under it before
-	 * it frees what a capture uses, so it is armed until this returns.
+	 * call; snaptrace_persist_exit() clears snaptrace_persist_armed under
+	 * it before it frees what a capture uses, so it is armed until this
+	 * returns.
 	 */
-	if (!st_pr_armed)
+	if (!snaptrace_persist_armed)
 		return -ENODEV;
 	return snaptrace_persist_capture(&st_pr, st_pr_buf, ST_PR_TEST,
 					 "test capture", false);
@@ -175,8 +180,8 @@ static int st_pr_register_die(void)
 /*
  * Captures may run from now on (the test hook's check, the notifiers):
  * into the region once this load armed it; until then (at load, before
- * snaptrace_persist_start()) they get -EBUSY. Under st_pr_lock when
- * called from release.
+ * snaptrace_persist_start()) they get -EBUSY. Under snaptrace_persist_lock
+ * when called from release.
  * Idempotent: a release retried after a failure here registers only what
  * is not registered yet (a notifier registered twice would be called
  * twice, and the kernel warns).
@@ -186,7 +191,7 @@ static int st_pr_arm_notifiers(void)
 	int ret;
 
 	kernel_param_lock(THIS_MODULE); /* against persist_test_capture */
-	st_pr_armed = true;
+	snaptrace_persist_armed = true;
 	kernel_param_unlock(THIS_MODULE);
 	if (!st_pr_panic_registered) {
 		atomic_notifier_chain_register(&panic_notifier_list,
@@ -203,40 +208,7 @@ static int st_pr_arm_notifiers(void)
 }
 
 /* ------------------------------------------------------------------ */
-/* last_boot/ */
-
-static const char *st_pr_reason(u32 reason)
-{
-	switch (reason) {
-	case ST_PR_PANIC:
-		return "panic";
-	case ST_PR_OOPS:
-		return "oops";
-	case ST_PR_TEST:
-		return "test";
-	default:
-		return "unknown";
-	}
-}
-
-/* Why a region is kept, for info and the log. */
-static const char *st_pr_why(int err)
-{
-	switch (err) {
-	case -EPROTONOSUPPORT:
-		return "another version of snaptrace's region: that version can read it";
-	case -ERANGE:
-		if (st_pr_kept_past_end)
-			return "a capture whose length runs past the region's end: damaged";
-		return "armed with another size or layout: load with the size it was armed with";
-	case -EBADMSG:
-		return "a capture whose header or per-CPU table is damaged";
-	case -EINPROGRESS:
-		return "an unfinished capture whose header is damaged";
-	default:
-		return "refused";
-	}
-}
+/* The previous capture: what the log says of it, last_boot/release */
 
 /*
  * The log's word on a capture kept for -ERANGE: the size and CPUs it was
@@ -250,7 +222,7 @@ static void st_pr_say_range(int err, const struct st_pr_hdr *hdr, size_t size)
 
 	if (err != -ERANGE)
 		return;
-	if (st_pr_kept_past_end)
+	if (snaptrace_persist_kept_past_end)
 		pr_warn("its capture's length is out of range: %llu bytes of records from offset %llu, past the region's %zu bytes\n",
 			cap->data_bytes, hdr->data_off, size);
 	else if (hdr->size != size || hdr->nr_cpus != nr_cpu_ids)
@@ -268,276 +240,6 @@ static const char *st_pr_doubtful(const struct snaptrace_persist_last *l)
 	return "; its wall-clock time is doubtful: not between its arming and now";
 }
 
-static int st_pr_info_show(struct seq_file *m, void *unused)
-{
-	struct snaptrace_persist_last *l;
-	u64 left = 0;
-	unsigned int i;
-	u32 ns;
-	u64 s;
-
-	mutex_lock(&st_pr_lock);
-	l = st_pr_last;
-	if (!l && st_pr_kept && st_pr_armed) {
-		seq_puts(m, "released part way: armed, a notifier not registered (echo 0 > release again)\n");
-		goto out;
-	}
-	if (!l && st_pr_kept) {
-		seq_printf(m, "kept: %pe: %s\n", ERR_PTR(st_pr_kept),
-			   st_pr_why(st_pr_kept));
-		seq_puts(m, "armed: no (this boot is not captured until the region is released: echo 0 > release)\n");
-		goto out;
-	}
-	if (!l) {
-		seq_puts(m, "released\n");
-		goto out;
-	}
-	for (i = 0; i < l->nr_cpus; i++)
-		left += l->per_cpu[i].left_out;
-	seq_printf(m, "boot id: %016llx\n", l->hdr.boot_id);
-	/* This boot's start on the wall clock, as this boot's clock says. */
-	snaptrace_persist_times_show(m, l, ktime_get_real_ns() -
-					   ktime_get_boottime_ns());
-	s = div_u64_rem(l->cap.clock_ns, NSEC_PER_SEC, &ns);
-	seq_printf(m, "captured at trace clock: %llu.%06u\n", s, ns / 1000);
-	seq_printf(m, "reason: %s\n", st_pr_reason(l->cap.reason));
-	seq_printf(m, "cpu: %d\n", l->cap.cpu);
-	if (l->unfinished)
-		seq_printf(m, "capture: unfinished: the machine stopped while CPU %d was capturing; the records are those it had written, found intact\n",
-			   l->cap.cpu);
-	else
-		seq_puts(m, "capture: finished\n");
-	seq_printf(m, "message: %.*s\n", (int)strnlen(l->cap.msg, sizeof(l->cap.msg)),
-		   l->cap.msg);
-	seq_printf(m, "kernel: _printk at 0x%llx\n", l->cap.kernel_anchor);
-	for (i = 0; i < min_t(u32, l->cap.nr_mods, ST_PR_MODS); i++)
-		seq_printf(m, "module: %.*s text at 0x%llx size 0x%llx\n",
-			   (int)strnlen(l->cap.mods[i].name, ST_PR_MOD_NAME),
-			   l->cap.mods[i].name, l->cap.mods[i].base,
-			   l->cap.mods[i].size);
-	snaptrace_persist_snapshot_show(m, l);
-	seq_printf(m, "records kept: %llu\n", l->kept);
-	seq_printf(m, "dropped torn: %llu\n", l->torn);
-	seq_printf(m, "dropped corrupt: %llu\n", l->corrupt);
-	seq_printf(m, "left out (region full): %llu\n", left);
-	snaptrace_persist_remotes_show(m, l);
-out:
-	mutex_unlock(&st_pr_lock);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(st_pr_info);
-
-static int st_pr_stats_show(struct seq_file *m, void *unused)
-{
-	struct snaptrace_persist_last *l;
-	unsigned int c;
-
-	mutex_lock(&st_pr_lock);
-	l = st_pr_last;
-	if (!l)
-		seq_puts(m, st_pr_kept ? "kept as found, not shown: info says why\n" :
-					 "released\n");
-	for (c = 0; l && c < l->nr_cpus; c++) {
-		const struct st_pr_cpu *t = &l->per_cpu[c];
-
-		if (t->entries || t->torn || t->left_out || t->flags)
-			seq_printf(m, "cpu%u: written %llu torn %llu left out %llu%s\n",
-				   c, t->entries, t->torn, t->left_out,
-				   t->flags & ST_PR_CPU_F_REPLACED ?
-				   " replaced" : "");
-	}
-	mutex_unlock(&st_pr_lock);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(st_pr_stats);
-
-/* trace and per_cpu/cpuN/trace: i_private is the CPU + 1, 0 for all. */
-struct st_pr_dump {
-	int cpu;
-	struct snaptrace_record rec;
-};
-
-/* The first kept entry at or after @i of the dump's CPU. */
-static loff_t st_pr_seek(struct st_pr_dump *d, loff_t i)
-{
-	struct snaptrace_persist_last *l = st_pr_last;
-
-	while (l && i < l->kept && d->cpu >= 0 && l->ents[i]->cpu != d->cpu)
-		i++;
-	return i;
-}
-
-static void *st_pr_start(struct seq_file *m, loff_t *pos)
-{
-	struct st_pr_dump *d = m->private;
-	loff_t i;
-
-	mutex_lock(&st_pr_lock);
-	if (*pos == 0)
-		return SEQ_START_TOKEN;
-	i = st_pr_seek(d, *pos - 1);
-	if (!st_pr_last || i >= st_pr_last->kept)
-		return NULL;
-	*pos = i + 1;
-	return (void *)st_pr_last->ents[i];
-}
-
-static void *st_pr_next(struct seq_file *m, void *v, loff_t *pos)
-{
-	struct st_pr_dump *d = m->private;
-	loff_t i = st_pr_seek(d, *pos);
-
-	if (!st_pr_last || i >= st_pr_last->kept) {
-		*pos = i + 1;
-		return NULL;
-	}
-	*pos = i + 1;
-	return (void *)st_pr_last->ents[i];
-}
-
-static void st_pr_stop(struct seq_file *m, void *v)
-{
-	mutex_unlock(&st_pr_lock);
-}
-
-/* per_cpu/cpuN/trace's counts: that CPU's. */
-static void st_pr_cpu_header(struct seq_file *m,
-			     const struct snaptrace_persist_last *l, int cpu)
-{
-	const struct st_pr_cpu *t = &l->per_cpu[cpu];
-	u64 i, n = 0;
-
-	for (i = 0; i < l->kept; i++)
-		n += l->ents[i]->cpu == cpu;
-	seq_printf(m, "# cpu%d: records kept: %llu, dropped torn: %llu, dropped corrupt: %llu (all CPUs: %llu kept)\n#\n",
-		   cpu, n, t->torn, t->entries > n ? t->entries - n : 0,
-		   l->kept);
-}
-
-static int st_pr_show(struct seq_file *m, void *v)
-{
-	struct st_pr_dump *d = m->private;
-	unsigned int i;
-
-	if (v == SEQ_START_TOKEN) {
-		seq_puts(m, "# snaptrace: the previous boot's capture (info says when and why)\n#\n");
-		if (!st_pr_last && st_pr_kept)
-			seq_puts(m, "# kept as found, not shown: info says why\n");
-		else if (!st_pr_last)
-			seq_puts(m, "# released\n");
-		else if (d->cpu < 0)
-			seq_printf(m, "# records kept: %llu, dropped torn: %llu, dropped corrupt: %llu\n#\n",
-				   st_pr_last->kept, st_pr_last->torn,
-				   st_pr_last->corrupt);
-		else
-			st_pr_cpu_header(m, st_pr_last, d->cpu);
-		seq_puts(m, "# CPU   TIMESTAMP  PAYLOAD\n#  |        |         |\n");
-		return 0;
-	}
-	snaptrace_persist_ent_record(v, &d->rec);
-	/*
-	 * A stack's addresses are the previous boot's: symbolising them
-	 * with this boot's symbols would lie. Shown raw; info has the
-	 * bases to symbolise them with.
-	 */
-	if (d->rec.type == SNAPTRACE_REC_STACK) {
-		unsigned long a;
-		u32 ns;
-		u64 secs = div_u64_rem(d->rec.ts, NSEC_PER_SEC, &ns);
-
-		seq_printf(m, "[%03u] %5llu.%06u: <stack trace>\n", d->rec.cpu,
-			   secs, ns / (u32)NSEC_PER_USEC);
-		for (i = 0; i + sizeof(a) <= d->rec.len; i += sizeof(a)) {
-			memcpy(&a, d->rec.data + i, sizeof(a));
-			seq_printf(m, " => 0x%lx\n", a);
-		}
-		return 0;
-	}
-	snaptrace_seq_record(m, &d->rec);
-	return 0;
-}
-
-static const struct seq_operations st_pr_dump_ops = {
-	.start = st_pr_start,
-	.next = st_pr_next,
-	.stop = st_pr_stop,
-	.show = st_pr_show,
-};
-
-static int st_pr_dump_open(struct inode *inode, struct file *filp)
-{
-	struct st_pr_dump *d;
-
-	d = __seq_open_private(filp, &st_pr_dump_ops, sizeof(*d));
-	if (!d)
-		return -ENOMEM;
-	d->cpu = (int)(uintptr_t)inode->i_private - 1;
-	return 0;
-}
-
-static const struct file_operations st_pr_dump_fops = {
-	.owner = THIS_MODULE,
-	.open = st_pr_dump_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = seq_release_private,
-};
-
-/* remotes/<dir>/traceN_last: i_private is the source's row + 1. */
-static ssize_t st_pr_remote_read(struct file *filp, char __user *ubuf,
-				 size_t cnt, loff_t *ppos)
-{
-	unsigned int s = (uintptr_t)filp->private_data - 1;
-	ssize_t ret = 0;
-
-	mutex_lock(&st_pr_lock);
-	if (st_pr_last && s < ST_PR_SRCS && st_pr_last->remote_text[s])
-		ret = simple_read_from_buffer(ubuf, cnt, ppos,
-					      st_pr_last->remote_text[s],
-					      st_pr_last->remote_len[s]);
-	mutex_unlock(&st_pr_lock);
-	return ret;
-}
-
-static const struct file_operations st_pr_remote_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.read = st_pr_remote_read,
-	.llseek = default_llseek,
-};
-
-/*
- * last_boot/remotes/<dir>/<file>: each remote's last trace kept, named as
- * its traceN_last was (the parser checked the name: two components).
- */
-static void st_pr_debugfs_remotes(struct dentry *dir)
-{
-	struct dentry *rd = NULL, *dirs[ST_PR_SRCS];
-	const struct snaptrace_persist_last *l = st_pr_last;
-	char name[ST_PR_SRC_NAME];
-	unsigned int s, t;
-	char *file;
-
-	for (s = 0; s < ST_PR_SRCS; s++) {
-		dirs[s] = NULL;
-		if (!l->remotes[s] || !l->remote_text[s])
-			continue;
-		if (!rd)
-			rd = debugfs_create_dir("remotes", dir);
-		strscpy(name, l->srcs[s].name, sizeof(name));
-		file = strchr(name, '/');
-		*file++ = 0;
-		/* A remote's traces share its directory. */
-		for (t = 0; t < s; t++)
-			if (dirs[t] && !strncmp(l->srcs[t].name, name, strlen(name)) &&
-			    l->srcs[t].name[strlen(name)] == '/')
-				break;
-		dirs[s] = t < s ? dirs[t] : debugfs_create_dir(name, rd);
-		debugfs_create_file(file, 0400, dirs[s], (void *)(uintptr_t)(s + 1),
-				    &st_pr_remote_fops);
-	}
-}
-
 static ssize_t st_pr_release_write(struct file *filp, const char __user *ubuf,
 				   size_t cnt, loff_t *ppos)
 {
@@ -551,21 +253,21 @@ static ssize_t st_pr_release_write(struct file *filp, const char __user *ubuf,
 		return ret;
 	if (v)
 		return -EINVAL;
-	mutex_lock(&st_pr_lock);
-	snaptrace_persist_last_free(st_pr_last);
-	st_pr_last = NULL;
+	mutex_lock(&snaptrace_persist_lock);
+	snaptrace_persist_last_free(snaptrace_persist_last_boot);
+	snaptrace_persist_last_boot = NULL;
 	ret = 0;
-	if (st_pr_kept) {
+	if (snaptrace_persist_kept) {
 		/*
 		 * The region was kept as found: armed over now, at last. A
 		 * release retried after a notifier failed does not arm again
 		 * (a capture may be in it by then), and registers the rest.
 		 */
-		if (!st_pr_armed)
+		if (!snaptrace_persist_armed)
 			ret = snaptrace_persist_arm(&st_pr, ktime_get_real_ns());
 		if (!ret)
 			ret = st_pr_arm_notifiers();
-		if (ret && st_pr_armed)
+		if (ret && snaptrace_persist_armed)
 			pr_warn("the kept region's release failed part way: %pe: armed, a notifier not registered: echo 0 > last_boot/release again\n",
 				ERR_PTR(ret));
 		else if (ret)
@@ -573,10 +275,10 @@ static ssize_t st_pr_release_write(struct file *filp, const char __user *ubuf,
 		if (!ret) {
 			pr_info("the kept region is released: armed: 0x%llx, %zu bytes, boot id %016llx\n",
 				st_pr.phys, st_pr.size, st_pr.boot_id);
-			st_pr_kept = 0;
+			snaptrace_persist_kept = 0;
 		}
 	}
-	mutex_unlock(&st_pr_lock);
+	mutex_unlock(&snaptrace_persist_lock);
 	return ret ? ret : cnt;
 }
 
@@ -586,48 +288,21 @@ static ssize_t st_pr_release_read(struct file *filp, char __user *ubuf,
 	char s[4];
 	int n;
 
-	mutex_lock(&st_pr_lock);
-	n = scnprintf(s, sizeof(s), "%d\n", st_pr_last || st_pr_kept);
-	mutex_unlock(&st_pr_lock);
+	mutex_lock(&snaptrace_persist_lock);
+	n = scnprintf(s, sizeof(s), "%d\n",
+		      snaptrace_persist_last_boot || snaptrace_persist_kept);
+	mutex_unlock(&snaptrace_persist_lock);
 	return simple_read_from_buffer(ubuf, cnt, ppos, s, n);
 }
 
-static const struct file_operations st_pr_release_fops = {
+/* last_boot/release, which persist_show.c creates with the others. */
+const struct file_operations snaptrace_persist_release_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
 	.read = st_pr_release_read,
 	.write = st_pr_release_write,
 	.llseek = default_llseek,
 };
-
-static int st_pr_debugfs(struct dentry *root)
-{
-	struct dentry *dir, *pc, *cd;
-	char name[16];
-	unsigned int c;
-
-	dir = debugfs_create_dir("last_boot", root);
-	if (IS_ERR(dir))
-		return PTR_ERR(dir);
-	st_pr_dir = dir;
-	debugfs_create_file("info", 0400, dir, NULL, &st_pr_info_fops);
-	debugfs_create_file("stats", 0400, dir, NULL, &st_pr_stats_fops);
-	debugfs_create_file("trace", 0400, dir, NULL, &st_pr_dump_fops);
-	debugfs_create_file("release", 0600, dir, NULL, &st_pr_release_fops);
-	if (!st_pr_last)
-		return 0;
-	st_pr_debugfs_remotes(dir);
-	pc = debugfs_create_dir("per_cpu", dir);
-	for (c = 0; c < st_pr_last->nr_cpus; c++) {
-		if (!st_pr_last->per_cpu[c].entries)
-			continue;
-		snprintf(name, sizeof(name), "cpu%u", c);
-		cd = debugfs_create_dir(name, pc);
-		debugfs_create_file("trace", 0400, cd, (void *)(uintptr_t)(c + 1),
-				    &st_pr_dump_fops);
-	}
-	return 0;
-}
 
 /* ------------------------------------------------------------------ */
 /* Load and unload */
@@ -1090,13 +765,13 @@ int snaptrace_persist_init(struct dentry *root)
 	}
 	if (ret) {
 		/* Evidence: kept as found, not armed, until released. */
-		st_pr_kept = ret;
-		st_pr_kept_past_end = ret == -ERANGE &&
+		snaptrace_persist_kept = ret;
+		snaptrace_persist_kept_past_end = ret == -ERANGE &&
 				      snaptrace_persist_geometry_ok(hdr, st_pr.size);
 		pr_warn("the region's previous capture cannot be shown (%pe: %s): kept as found, not armed: this boot is not captured until it is released (echo 0 > last_boot/release, or load with persist_discard=1)\n",
-			ERR_PTR(ret), st_pr_why(ret));
+			ERR_PTR(ret), snaptrace_persist_why(ret));
 		st_pr_say_range(ret, hdr, st_pr.size);
-		ret = st_pr_debugfs(root);
+		ret = snaptrace_persist_debugfs(root);
 		if (ret)
 			goto fail;
 		return 0;
@@ -1104,17 +779,17 @@ int snaptrace_persist_init(struct dentry *root)
 	if (err)
 		st_pr_say(err);
 	if (last) {
-		st_pr_last = last;
+		snaptrace_persist_last_boot = last;
 		if (last->unfinished)
 			pr_warn("the previous boot's capture (%s) did not finish: the machine stopped while CPU %d was capturing; %llu records found intact%s: see last_boot/\n",
-				st_pr_reason(last->cap.reason), last->cap.cpu,
+				snaptrace_persist_reason(last->cap.reason), last->cap.cpu,
 				last->kept, st_pr_doubtful(last));
 		else
 			pr_info("the previous boot's capture (%s): %llu record%s, %llu torn, %llu corrupt%s: see last_boot/\n",
-				st_pr_reason(last->cap.reason), last->kept,
+				snaptrace_persist_reason(last->cap.reason), last->kept,
 				last->kept == 1 ? "" : "s", last->torn,
 				last->corrupt, st_pr_doubtful(last));
-		ret = st_pr_debugfs(root);
+		ret = snaptrace_persist_debugfs(root);
 		if (ret)
 			goto fail;
 	}
@@ -1144,17 +819,17 @@ fail:
  * region, for the next load. No upstream twin.
  *
  * Context: module init, after every step that may fail. Sleeps (takes
- * st_pr_lock, against last_boot/release).
+ * snaptrace_persist_lock, against last_boot/release).
  */
 void snaptrace_persist_start(void)
 {
-	mutex_lock(&st_pr_lock);
+	mutex_lock(&snaptrace_persist_lock);
 	if (st_pr_to_arm &&
 	    !WARN_ON_ONCE(snaptrace_persist_arm(&st_pr, ktime_get_real_ns())))
 		pr_info("armed: 0x%llx, %zu bytes, boot id %016llx\n", st_pr.phys,
 			st_pr.size, st_pr.boot_id);
 	st_pr_to_arm = false;
-	mutex_unlock(&st_pr_lock);
+	mutex_unlock(&snaptrace_persist_lock);
 }
 
 /**
@@ -1174,8 +849,8 @@ void snaptrace_persist_start(void)
 void snaptrace_persist_exit(void)
 {
 	/* First: a release under way (which may arm) ends before this goes on. */
-	debugfs_remove(st_pr_dir);
-	st_pr_dir = NULL;
+	debugfs_remove(snaptrace_persist_dir);
+	snaptrace_persist_dir = NULL;
 	if (st_pr_die_registered)
 		unregister_die_notifier(&st_pr_die_nb);
 	st_pr_die_registered = false;
@@ -1186,19 +861,19 @@ void snaptrace_persist_exit(void)
 	 * and none begins after.
 	 */
 	kernel_param_lock(THIS_MODULE);
-	st_pr_armed = false;
+	snaptrace_persist_armed = false;
 	kernel_param_unlock(THIS_MODULE);
 	if (st_pr_panic_registered)
 		atomic_notifier_chain_unregister(&panic_notifier_list,
 						 &st_pr_panic_nb);
 	st_pr_panic_registered = false;
-	mutex_lock(&st_pr_lock);
-	snaptrace_persist_last_free(st_pr_last);
-	st_pr_last = NULL;
-	st_pr_kept = 0;
-	st_pr_kept_past_end = false;
+	mutex_lock(&snaptrace_persist_lock);
+	snaptrace_persist_last_free(snaptrace_persist_last_boot);
+	snaptrace_persist_last_boot = NULL;
+	snaptrace_persist_kept = 0;
+	snaptrace_persist_kept_past_end = false;
 	st_pr_to_arm = false;
-	mutex_unlock(&st_pr_lock);
+	mutex_unlock(&snaptrace_persist_lock);
 	if (st_pr_buf)
 		snaptrace_put(st_pr_buf);
 	st_pr_buf = NULL;

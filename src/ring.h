@@ -238,7 +238,7 @@ static_assert(ST_REC_MAX < ST_FRAME);
  */
 struct st_anchor {
 	unsigned long frame;	/* the frame's first position | ST_ANCHOR_VALID */
-	atomic64_t t __aligned(8);	/* ns; written before @frame */
+	atomic64_t __aligned(8) t;	/* ns; written before @frame */
 };
 
 /* 16 bytes on every word size: ST_ANCHORS() slots take what the doc says. */

@@ -505,7 +505,7 @@ EXPORT_SYMBOL_GPL(snaptrace_consume);
  *
  * A non-consuming read of the snapshot half for a caller that cannot take
  * the reader mutex: the persistent capture at a panic or an oops
- * (src/persist.c), where a CPU stopped by the panic may hold it, and which
+ * (src/persist_capture.c), where a CPU stopped by the panic may hold it, and which
  * may run in NMI. Each record is read with the readers' own checks (I4: a
  * copy whose bytes tail passed meanwhile is not returned); the half is
  * found under RCU, as st_has_data() does, so it cannot be freed meanwhile.

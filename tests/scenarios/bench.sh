@@ -34,7 +34,8 @@ NOW=/sys/module/snaptrace_bench/parameters/now_ns
 
 # mem TAG: MemFree, Slab and VmallocUsed (KiB) as a BENCH line, and
 # "free": the free pages of /proc/zoneinfo with those on the per-CPU lists,
-# which MemFree leaves out (tens of MiB after a large free); x86 pages.
+# which MemFree leaves out (tens of MiB after a large free); 4 KiB pages
+# (x86's, and those of Debian's arm64 kernel).
 mem() {
 	awk -v tag="$1" -v kb=4 '
 		FILENAME == "/proc/meminfo" && /^MemFree:/ { f = $2 }
