@@ -174,7 +174,7 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_log_file_err);
  * @filp: the debugfs file written to; its path under debugfs is the location
  * @cmd: the text written (NUL-terminated; NULL: none)
  * @err_pos: byte offset of the bad part in @cmd
- * @why: the catch the command ran in (snaptrace_why_start())
+ * @why: the catch the command ran in (snaptrace_why_start()), or NULL
  * @what: names the command for the fallback message
  * @err: the command's error, for the fallback message
  *
@@ -191,7 +191,7 @@ void snaptrace_log_file_why(const struct file *filp, const char *cmd,
 	char path[SNAPTRACE_ERR_LOC_MAX];
 	char msg[64];
 
-	if (why->msg[0]) {
+	if (why && why->msg[0]) {
 		st_log_add(st_file_loc(filp, path), cmd, err_pos, why->msg);
 		return;
 	}

@@ -27,42 +27,24 @@
 #include <kunit/visibility.h>
 
 #include <snaptrace/rsc_table.h>
+#include "cmd.h"
 #include "internal.h"
 #include "rproc.h"
 
 /*
- * A short word written by the user: no offset, 1..@max bytes, trimmed.
- * Each refusal is also logged in error_log, with what was written (up to
- * @max + 1 bytes of it) and a caret under the bad part.
+ * A short word written by the user (src/cmd.c): no offset, 1..@max bytes,
+ * trimmed, in @cmd->argv[0]. Each refusal is also logged in error_log,
+ * with what was written and a caret under the bad part.
  */
-static char *st_get_word(struct file *filp, const char __user *ubuf,
-			 size_t cnt, loff_t *ppos, size_t max)
+static int st_get_word(struct snaptrace_cmd *cmd, struct file *filp,
+		       const char __user *ubuf, size_t cnt, loff_t *ppos,
+		       size_t max)
 {
-	char *s, *word;
+	int ret = snaptrace_cmd_get(cmd, filp, ubuf, cnt, *ppos, max);
 
-	s = memdup_user_nul(ubuf, min(cnt, max + 1));
-	if (IS_ERR(s))
-		return s;
-	if (*ppos != 0) {
-		snaptrace_log_file_err(filp, s, 0,
-				       "write at an offset: write the whole word at once");
-		goto inval;
-	}
-	if (cnt > max) {
-		snaptrace_log_file_err(filp, s, max, "too long");
-		goto inval;
-	}
-	word = strim(s);
-	if (!*word) {
-		snaptrace_log_file_err(filp, s, 0, "empty write");
-		goto inval;
-	}
-	memmove(s, word, strlen(word) + 1);	/* the caller kfree()s s */
-	return s;
-
-inval:
-	kfree(s);
-	return ERR_PTR(-EINVAL);
+	if (!ret)
+		ret = snaptrace_cmd_words(cmd, 1);
+	return ret < 0 ? ret : 0;
 }
 
 static ssize_t st_name_read(struct file *filp, char __user *ubuf, size_t cnt,
@@ -99,19 +81,18 @@ static ssize_t st_firmware_write(struct file *filp, const char __user *ubuf,
 				 size_t cnt, loff_t *ppos)
 {
 	struct snaptrace_rproc *rproc = filp->private_data;
-	char *name = st_get_word(filp, ubuf, cnt, ppos,
-				 SNAPTRACE_RPROC_FW_NAME_MAX);
 	struct snaptrace_why why;
+	struct snaptrace_cmd cmd;
 	int ret;
 
-	if (IS_ERR(name))
-		return PTR_ERR(name);
+	ret = st_get_word(&cmd, filp, ubuf, cnt, ppos, SNAPTRACE_RPROC_FW_NAME_MAX);
+	if (ret)
+		return ret;
 	snaptrace_why_start(&why);
-	ret = snaptrace_rproc_set_firmware(rproc, name);
+	ret = snaptrace_rproc_set_firmware(rproc, cmd.argv[0]);
 	snaptrace_why_stop(&why);
 	if (ret)
-		snaptrace_log_file_why(filp, name, 0, &why, "set_firmware", ret);
-	kfree(name);
+		snaptrace_cmd_failed(&cmd, &why, "set_firmware", ret);
 	return ret ? ret : cnt;
 }
 
@@ -144,13 +125,14 @@ static ssize_t st_state_write(struct file *filp, const char __user *ubuf,
 {
 	static const char * const words[] = { "start", "stop", "detach" };
 	struct snaptrace_rproc *rproc = filp->private_data;
-	char *word = st_get_word(filp, ubuf, cnt, ppos, 16);
 	struct snaptrace_why why;
+	struct snaptrace_cmd cmd;
 	int ret;
 
-	if (IS_ERR(word))
-		return PTR_ERR(word);
-	switch (match_string(words, ARRAY_SIZE(words), word)) {
+	ret = st_get_word(&cmd, filp, ubuf, cnt, ppos, 16);
+	if (ret)
+		return ret;
+	switch (match_string(words, ARRAY_SIZE(words), cmd.argv[0])) {
 	case 0:
 		snaptrace_why_start(&why);
 		ret = snaptrace_rproc_boot(rproc);
@@ -170,15 +152,12 @@ static ssize_t st_state_write(struct file *filp, const char __user *ubuf,
 		break;
 	default:
 		dev_err(rproc->dev, "state: unrecognised option \"%s\": want start, stop or detach\n",
-			word);
-		snaptrace_log_file_err(filp, word, 0,
-				       "unrecognised option: want start, stop or detach");
-		kfree(word);
+			cmd.argv[0]);
+		snaptrace_cmd_err(&cmd, 0, "unrecognised option: want start, stop or detach");
 		return -EINVAL;
 	}
 	if (ret)
-		snaptrace_log_file_why(filp, word, 0, &why, word, ret);
-	kfree(word);
+		snaptrace_cmd_failed(&cmd, &why, cmd.argv[0], ret);
 	return ret ? ret : cnt;
 }
 
@@ -214,7 +193,7 @@ static ssize_t st_crash_write(struct file *filp, const char __user *ubuf,
 {
 	static const char * const words[] = { "mmufault", "watchdog", "fatal" };
 	struct snaptrace_rproc *rproc = filp->private_data;
-	char *word = st_get_word(filp, ubuf, cnt, ppos, 16);
+	struct snaptrace_cmd cmd;
 	struct st_crash_irq crash = {
 		.work = IRQ_WORK_INIT_HARD(st_crash_irq),
 		.rproc = rproc,
@@ -222,33 +201,29 @@ static ssize_t st_crash_write(struct file *filp, const char __user *ubuf,
 	unsigned int type;
 	int ret, state;
 
-	if (IS_ERR(word))
-		return PTR_ERR(word);
-	ret = match_string(words, ARRAY_SIZE(words), word);
+	ret = st_get_word(&cmd, filp, ubuf, cnt, ppos, 16);
+	if (ret)
+		return ret;
+	ret = match_string(words, ARRAY_SIZE(words), cmd.argv[0]);
 	if (ret >= 0) {
 		type = ret;
 		ret = 0;
 	} else {
-		ret = kstrtouint(word, 0, &type);
+		ret = kstrtouint(cmd.argv[0], 0, &type);
 		if (!ret && type > SNAPTRACE_RPROC_FATAL_ERROR)
 			ret = -EINVAL;
 	}
 	if (ret) {
-		dev_err(rproc->dev, "crash: unrecognised type \"%s\"\n", word);
-		snaptrace_log_file_err(filp, word, 0,
-				       "want mmufault, watchdog, fatal or 0..2");
-		kfree(word);
+		dev_err(rproc->dev, "crash: unrecognised type \"%s\"\n", cmd.argv[0]);
+		snaptrace_cmd_err(&cmd, 0, "want mmufault, watchdog, fatal or 0..2");
 		return -EINVAL;
 	}
 	state = READ_ONCE(rproc->state);
 	if (state != SNAPTRACE_RPROC_RUNNING && state != SNAPTRACE_RPROC_ATTACHED) {
 		dev_err(rproc->dev, "crash: the remote is not running\n");
-		snaptrace_log_file_err(filp, word, 0,
-				       "the remote is not running or attached");
-		kfree(word);
+		snaptrace_cmd_err(&cmd, 0, "the remote is not running or attached");
 		return -EINVAL;
 	}
-	kfree(word);
 	crash.type = type;
 	irq_work_queue(&crash.work);
 	irq_work_sync(&crash.work);
@@ -279,12 +254,15 @@ static ssize_t st_recovery_write(struct file *filp, const char __user *ubuf,
 				 size_t cnt, loff_t *ppos)
 {
 	struct snaptrace_rproc *rproc = filp->private_data;
-	char *word = st_get_word(filp, ubuf, cnt, ppos, 16);
 	struct snaptrace_why why;
-	int ret = 0;
+	struct snaptrace_cmd cmd;
+	const char *word;
+	int ret;
 
-	if (IS_ERR(word))
-		return PTR_ERR(word);
+	ret = st_get_word(&cmd, filp, ubuf, cnt, ppos, 16);
+	if (ret)
+		return ret;
+	word = cmd.argv[0];
 	if (!strcmp(word, "enabled")) {
 		WRITE_ONCE(rproc->recovery, true);
 		/* Its error is in the log; the setting holds either way. */
@@ -297,14 +275,12 @@ static ssize_t st_recovery_write(struct file *filp, const char __user *ubuf,
 		ret = snaptrace_rproc_trigger_recovery(rproc);
 		snaptrace_why_stop(&why);
 		if (ret)
-			snaptrace_log_file_why(filp, word, 0, &why, "recovery", ret);
+			snaptrace_cmd_failed(&cmd, &why, "recovery", ret);
 	} else {
 		dev_err(rproc->dev, "recovery: unrecognised option \"%s\"\n", word);
-		snaptrace_log_file_err(filp, word, 0,
-				       "want enabled, disabled or recover");
+		snaptrace_cmd_err(&cmd, 0, "want enabled, disabled or recover");
 		ret = -EINVAL;
 	}
-	kfree(word);
 	return ret ? ret : cnt;
 }
 

@@ -100,6 +100,7 @@
 #include <linux/uaccess.h>
 #include <kunit/visibility.h>
 
+#include "cmd.h"
 #include "fw.h"
 #include "rproc.h"
 #include "rproc_follow.h"
@@ -452,30 +453,25 @@ static ssize_t st_format_write(struct file *filp, const char __user *ubuf,
 			       size_t cnt, loff_t *ppos)
 {
 	struct st_follow *fr = ((struct seq_file *)filp->private_data)->private;
+	struct snaptrace_cmd cmd;
 	enum snaptrace_tfmt fmt;
-	char buf[32], *name;
-	size_t n = min(cnt, sizeof(buf) - 1);
+	int ret;
 
-	if (copy_from_user(buf, ubuf, n))
-		return -EFAULT;
-	buf[n] = '\0';
-	if (!cnt || cnt >= sizeof(buf)) {
-		snaptrace_log_file_err(filp, buf, n, cnt ? "too long" : "empty write");
-		return -EINVAL;
-	}
+	ret = snaptrace_cmd_get(&cmd, filp, ubuf, cnt, *ppos, 31);
+	if (ret)
+		return ret;
 	/* "zephyr\0junk" is no name: do not parse up to the NUL only */
-	if (memchr(buf, '\0', cnt)) {
-		snaptrace_log_file_err(filp, buf, strlen(buf), "a NUL byte in the name");
-		return -EINVAL;
-	}
-	name = strim(buf);
-	if (snaptrace_tfmt_parse(name, &fmt)) {
-		snaptrace_log_file_err(filp, name, 0,
-				       "unknown format: want auto, plain, zephyr, libmetal or stm32cube");
+	ret = snaptrace_cmd_no_nul(&cmd, "a NUL byte in the name");
+	if (!ret)
+		ret = snaptrace_cmd_words(&cmd, 1);
+	if (ret < 0)
+		return ret;
+	if (snaptrace_tfmt_parse(cmd.argv[0], &fmt)) {
+		snaptrace_cmd_err(&cmd, 0,
+				  "unknown format: want auto, plain, zephyr, libmetal or stm32cube");
 		return -EINVAL;
 	}
 	WRITE_ONCE(fr->fmt, fmt);
-	*ppos += cnt;
 	return cnt;
 }
 

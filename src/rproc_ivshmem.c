@@ -55,6 +55,7 @@
 
 #include <snaptrace/ivshmem.h>
 
+#include "cmd.h"
 #include "internal.h"
 #include "rproc.h"
 
@@ -167,31 +168,6 @@ static const struct file_operations st_heartbeat_fops = {
 	.llseek = default_llseek,
 };
 
-/*
- * Copy a short write into @buf (@size bytes, NUL-terminated): written at
- * once, 1..@size - 1 bytes; a refusal is logged in error_log too.
- */
-static int st_ivs_get(struct file *filp, const char __user *ubuf, size_t cnt,
-		      loff_t *ppos, char *buf, size_t size)
-{
-	size_t n = min(cnt, size - 1);
-	const char *msg = NULL;
-
-	if (copy_from_user(buf, ubuf, n))
-		return -EFAULT;
-	buf[n] = '\0';
-	if (*ppos != 0)
-		msg = "write at an offset: write the whole value at once";
-	else if (!cnt)
-		msg = "empty write";
-	else if (cnt >= size)
-		msg = "too long";
-	if (!msg)
-		return 0;
-	snaptrace_log_file_err(filp, buf, cnt >= size ? n : 0, msg);
-	return -EINVAL;
-}
-
 /* The watchdog's timeout in ms: 100..600000, taking effect at once. */
 static ssize_t st_watchdog_read(struct file *filp, char __user *ubuf,
 				size_t cnt, loff_t *ppos)
@@ -208,30 +184,27 @@ static ssize_t st_watchdog_write(struct file *filp, const char __user *ubuf,
 				 size_t cnt, loff_t *ppos)
 {
 	struct st_ivshmem *ivs = filp->private_data;
-	char buf[16];
-	unsigned int ms;
+	struct snaptrace_cmd cmd;
+	unsigned long long ms;
 	int ret;
 
-	ret = st_ivs_get(filp, ubuf, cnt, ppos, buf, sizeof(buf));
+	ret = snaptrace_cmd_get(&cmd, filp, ubuf, cnt, *ppos, 15);
 	if (ret) {
 		dev_err(&ivs->pdev->dev, "watchdog_ms: write a number of ms, at once\n");
 		return ret;
 	}
-	ret = kstrtouint(buf, 0, &ms);
+	ret = snaptrace_cmd_number(&cmd, 0, UINT_MAX, "not a number of ms", &ms);
 	if (ret == -ERANGE) {
 		dev_err(&ivs->pdev->dev, "watchdog_ms: number too large\n");
-		snaptrace_log_file_err(filp, buf, 0, "number too large");
 		return ret;
 	}
 	if (ret) {
 		dev_err(&ivs->pdev->dev, "watchdog_ms: want a number of ms\n");
-		snaptrace_log_file_err(filp, buf, strspn(buf, "0123456789"),
-				       "not a number of ms");
 		return ret;
 	}
-	ret = snaptrace_rproc_set_watchdog(ivs->rproc, ms);
+	ret = snaptrace_rproc_set_watchdog(ivs->rproc, (unsigned int)ms);
 	if (ret)
-		snaptrace_log_file_err(filp, buf, 0, "want 100..600000 ms");
+		snaptrace_cmd_err(&cmd, 0, "want 100..600000 ms");
 	return ret ? ret : cnt;
 }
 
@@ -248,26 +221,27 @@ static ssize_t st_command_write(struct file *filp, const char __user *ubuf,
 				size_t cnt, loff_t *ppos)
 {
 	struct st_ivshmem *ivs = filp->private_data;
-	char buf[8], *word;
-	u32 cmd;
+	struct snaptrace_cmd cmd;
+	u32 word;
 	int ret;
 
-	ret = st_ivs_get(filp, ubuf, cnt, ppos, buf, sizeof(buf));
-	if (ret) {
+	ret = snaptrace_cmd_get(&cmd, filp, ubuf, cnt, *ppos, 7);
+	if (!ret)
+		ret = snaptrace_cmd_words(&cmd, 1);
+	if (ret < 0) {
 		dev_err(&ivs->pdev->dev, "command: want hang or reset, written at once\n");
 		return ret;
 	}
-	word = strim(buf);
-	if (!strcmp(word, "hang")) {
-		cmd = ST_CMD_HANG;
-	} else if (!strcmp(word, "reset")) {
-		cmd = ST_CMD_RESET;
+	if (!strcmp(cmd.argv[0], "hang")) {
+		word = ST_CMD_HANG;
+	} else if (!strcmp(cmd.argv[0], "reset")) {
+		word = ST_CMD_RESET;
 	} else {
 		dev_err(&ivs->pdev->dev, "command: want hang or reset\n");
-		snaptrace_log_file_err(filp, word, 0, "want hang or reset");
+		snaptrace_cmd_err(&cmd, 0, "want hang or reset");
 		return -EINVAL;
 	}
-	st_ctl_write(ivs, ST_CTL_COMMAND, cmd);
+	st_ctl_write(ivs, ST_CTL_COMMAND, word);
 	return cnt;
 }
 

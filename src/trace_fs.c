@@ -7,9 +7,10 @@
  * snapshot,stats}.
  *
  * Reads stream through seq_file or a one-line buffer per open file, so no
- * read needs a large allocation; every write is parsed with kstrto*() and
- * changes nothing unless it is valid; a bad one is logged in error_log,
- * with a caret under the bad part, and returns its -E* code.
+ * read needs a large allocation; every write is parsed by src/cmd.c (a
+ * number, as kstrtoul_from_user() reads it) and changes nothing unless it
+ * is valid; a bad one is logged in error_log, with a caret under the bad
+ * part, and returns its -E* code.
  *
  * The same files serve the top level and each instance (instances/NAME/):
  * every open file holds a reference on its instance, so an instance's
@@ -34,6 +35,7 @@
 #include <linux/uaccess.h>
 
 #include <snaptrace/snaptrace.h>
+#include "cmd.h"
 #include "internal.h"
 
 struct st_switch;
@@ -86,68 +88,30 @@ static int st_release_generic(struct inode *inode, struct file *filp)
 }
 
 /* ------------------------------------------------------------------ */
-/* Parsing what is written, logging what is wrong */
+/* Parsing what is written (src/cmd.c) */
 
-/* Longest command a control file takes, in bytes with the NUL. */
-#define ST_CMD_MAX	64
-
-/*
- * Copy a write to @cmd (ST_CMD_MAX bytes, NUL-terminated). A write at an
- * offset, an empty one or a too long one is logged and refused.
- */
-static int st_cmd_get(struct file *filp, const char __user *ubuf, size_t cnt,
-		      loff_t *ppos, char *cmd)
-{
-	size_t n = min_t(size_t, cnt, ST_CMD_MAX - 1);
-
-	if (copy_from_user(cmd, ubuf, n))
-		return -EFAULT;
-	cmd[n] = '\0';
-	if (*ppos != 0) {
-		snaptrace_log_file_err(filp, cmd, 0,
-				       "write at an offset: write the whole value at once");
-		return -EINVAL;
-	}
-	if (cnt == 0) {
-		snaptrace_log_file_err(filp, cmd, 0, "empty write");
-		return -EINVAL;
-	}
-	if (cnt >= ST_CMD_MAX) {
-		snaptrace_log_file_err(filp, cmd, ST_CMD_MAX - 1, "too long");
-		return -EINVAL;
-	}
-	return 0;
-}
+/* Longest command a control file takes, in bytes. */
+#define ST_CMD_MAX	63
 
 /*
- * Parse a decimal number written to a control file, as kstrtoul() does (one
- * trailing newline allowed); a bad one is logged with the caret at the
- * first byte that is not a digit.
+ * A decimal number written to a control file, as kstrtoul_from_user()
+ * reads it (one trailing newline allowed); refusals are logged by the
+ * parser, the caret at the first byte that is not a digit.
  */
-static int st_parse_ulong(struct file *filp, const char __user *ubuf,
-			  size_t cnt, loff_t *ppos, unsigned long *val,
-			  char *cmd)
+static int st_parse_ulong(struct snaptrace_cmd *cmd, struct file *filp,
+			  const char __user *ubuf, size_t cnt, loff_t *ppos,
+			  unsigned long *val)
 {
-	int ret = st_cmd_get(filp, ubuf, cnt, ppos, cmd);
+	unsigned long long v;
+	int ret;
 
+	ret = snaptrace_cmd_get(cmd, filp, ubuf, cnt, *ppos, ST_CMD_MAX);
 	if (ret)
 		return ret;
-	ret = kstrtoul(cmd, 10, val);
-	if (ret == -ERANGE)
-		snaptrace_log_file_err(filp, cmd, 0, "number too large");
-	else if (ret)
-		snaptrace_log_file_err(filp, cmd, strspn(cmd, "0123456789"),
-				       "not a decimal number");
+	ret = snaptrace_cmd_number(cmd, 10, ULONG_MAX, NULL, &v);
+	if (!ret)
+		*val = v;
 	return ret;
-}
-
-/* Log a valid command that failed, e.g. for lack of memory. */
-static void st_log_failed(struct file *filp, const char *cmd, int err)
-{
-	char msg[48];
-
-	snprintf(msg, sizeof(msg), "failed: %pe", ERR_PTR(err));
-	snaptrace_log_file_err(filp, cmd, 0, msg);
 }
 
 /* ------------------------------------------------------------------ */
@@ -380,11 +344,11 @@ static ssize_t st_snapshot_write(struct file *filp, const char __user *ubuf,
 				 size_t cnt, loff_t *ppos)
 {
 	struct snaptrace_buffer *buf = st_target(filp)->buf;
-	char cmd[ST_CMD_MAX];
+	struct snaptrace_cmd cmd;
 	unsigned long val;
 	int ret;
 
-	ret = st_parse_ulong(filp, ubuf, cnt, ppos, &val, cmd);
+	ret = st_parse_ulong(&cmd, filp, ubuf, cnt, ppos, &val);
 	if (ret)
 		return ret;
 	switch (val) {
@@ -400,12 +364,12 @@ static ssize_t st_snapshot_write(struct file *filp, const char __user *ubuf,
 			ret = 0;
 		break;
 	default:
-		snaptrace_log_file_err(filp, cmd, 0,
-				       "unknown command: want 0 (free), 1 (snapshot) or 2 (clear)");
+		snaptrace_cmd_err(&cmd, 0,
+				  "unknown command: want 0 (free), 1 (snapshot) or 2 (clear)");
 		return -EINVAL;
 	}
 	if (ret)
-		st_log_failed(filp, cmd, ret);
+		snaptrace_cmd_failed(&cmd, NULL, val == 1 ? "snapshot" : "clear", ret);
 	return ret ? ret : cnt;
 }
 
@@ -568,11 +532,11 @@ static ssize_t st_size_read(struct file *filp, char __user *ubuf, size_t cnt,
 static ssize_t st_size_write(struct file *filp, const char __user *ubuf,
 			     size_t cnt, loff_t *ppos)
 {
-	char cmd[ST_CMD_MAX];
+	struct snaptrace_cmd cmd;
 	unsigned long kb;
 	int ret;
 
-	ret = st_parse_ulong(filp, ubuf, cnt, ppos, &kb, cmd);
+	ret = st_parse_ulong(&cmd, filp, ubuf, cnt, ppos, &kb);
 	if (ret)
 		return ret;
 	if (kb == 0 || kb > SNAPTRACE_MAX_SIZE >> 10) {
@@ -580,12 +544,12 @@ static ssize_t st_size_write(struct file *filp, const char __user *ubuf,
 
 		snprintf(msg, sizeof(msg), "size must be 1..%lu KiB",
 			 SNAPTRACE_MAX_SIZE >> 10);
-		snaptrace_log_file_err(filp, cmd, 0, msg);
+		snaptrace_cmd_err(&cmd, 0, msg);
 		return kb ? -ERANGE : -EINVAL;
 	}
 	ret = snaptrace_resize(st_target(filp)->buf, kb << 10);
 	if (ret)
-		st_log_failed(filp, cmd, ret);
+		snaptrace_cmd_failed(&cmd, NULL, "resize", ret);
 	return ret ? ret : cnt;
 }
 
@@ -664,15 +628,15 @@ static ssize_t st_switch_write(struct file *filp, const char __user *ubuf,
 			       size_t cnt, loff_t *ppos)
 {
 	struct st_target *t = st_target(filp);
-	char cmd[ST_CMD_MAX];
+	struct snaptrace_cmd cmd;
 	unsigned long val;
 	int ret;
 
-	ret = st_parse_ulong(filp, ubuf, cnt, ppos, &val, cmd);
+	ret = st_parse_ulong(&cmd, filp, ubuf, cnt, ppos, &val);
 	if (ret)
 		return ret;
 	if (val > 1) {
-		snaptrace_log_file_err(filp, cmd, 0, "want 0 (off) or 1 (on)");
+		snaptrace_cmd_err(&cmd, 0, "want 0 (off) or 1 (on)");
 		return -EINVAL;
 	}
 	t->sw->set(t->buf, val);
@@ -700,21 +664,20 @@ static ssize_t st_snapshot_alloc_write(struct file *filp,
 				       const char __user *ubuf, size_t cnt,
 				       loff_t *ppos)
 {
-	char cmd[ST_CMD_MAX];
+	struct snaptrace_cmd cmd;
 	unsigned long val;
 	int ret;
 
-	ret = st_parse_ulong(filp, ubuf, cnt, ppos, &val, cmd);
+	ret = st_parse_ulong(&cmd, filp, ubuf, cnt, ppos, &val);
 	if (ret)
 		return ret;
 	if (val != 1) {
-		snaptrace_log_file_err(filp, cmd, 0,
-				       "want 1 (allocate the snapshot buffer)");
+		snaptrace_cmd_err(&cmd, 0, "want 1 (allocate the snapshot buffer)");
 		return -EINVAL;
 	}
 	ret = snaptrace_alloc_snapshot(st_target(filp)->buf);
 	if (ret)
-		st_log_failed(filp, cmd, ret);
+		snaptrace_cmd_failed(&cmd, NULL, "alloc", ret);
 	return ret ? ret : cnt;
 }
 

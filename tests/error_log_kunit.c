@@ -296,6 +296,7 @@ static void el_expect(struct kunit *test, const char *file, const char *cmd,
 static void errlog_remote_refusals_say_why(struct kunit *test)
 {
 	struct snaptrace_rproc *rproc = el_rproc(test);
+	char *want;
 
 	el_expect(test, "state", "start\n", -EINVAL,
 		  "no firmware set: write a file name to 'firmware'");
@@ -308,6 +309,19 @@ static void errlog_remote_refusals_say_why(struct kunit *test)
 		  "bad firmware name: absolute or with \"..\": name a file under /lib/firmware");
 	el_expect(test, "firmware", "a b\n", -EINVAL,
 		  "bad firmware name: byte 1 is a space or not printable");
+	/* the command as written, the caret under the word */
+	snaptrace_error_log_clear();
+	KUNIT_EXPECT_EQ(test, st_write_file(test, EL_DIR "state", "  restart\n", 0), -EINVAL);
+	want = st_fmt(test, "] " EL_LOC "state: error: %s\n  Command:   restart%s",
+		      "unrecognised option: want start, stop or detach", st_caret(test, 2));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(st_slurp(test, ST_ERRLOG), want));
+	/* too long: the limit's bytes shown, the caret just past them */
+	snaptrace_error_log_clear();
+	KUNIT_EXPECT_EQ(test, st_write_file(test, EL_DIR "recovery", "0123456789abcdefXY", 0),
+			-EINVAL);
+	want = st_fmt(test, "] " EL_LOC "recovery: error: too long\n  Command: %s%s",
+		      "0123456789abcdef", st_caret(test, 16));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(st_slurp(test, ST_ERRLOG), want));
 	KUNIT_EXPECT_EQ(test, st_write_file(test, EL_DIR "firmware", "snaptrace/none.elf\n", 0),
 			19);
 	el_expect(test, "state", "start\n", -ENOENT,

@@ -1135,15 +1135,16 @@ static void rf_format_refused(struct kunit *test, const char *file, const char *
 /*
  * trace_format: auto-detection of a wrapped Zephyr console; forcing plain
  * reads it as upstream does (up to the first NUL); a bad name (a name
- * followed by a NUL and more included) is -EINVAL, changes nothing and is
- * logged in error_log with why; auto again.
+ * followed by a NUL and more included, blanks only, a write at an offset)
+ * is -EINVAL, changes nothing and is logged in error_log with why; auto
+ * again.
  */
 static void rf_trace_format_test(struct kunit *test)
 {
 	struct rf_remote *r = rf_new(test, "rf-format",
 				     rf_build1(test, "snaptrace-rf-format.elf", 0x200), false);
 	const char *file = rf_st(test, r, "trace_format");
-	char *upstream, *plain;
+	char *upstream, *plain, *text;
 
 	r->fmt[0] = RF_ZEPHYR;
 	r->run[0] = (struct rf_run){ .lines = 20 };
@@ -1172,6 +1173,17 @@ static void rf_trace_format_test(struct kunit *test)
 			  "zephyr", 6);
 	rf_format_refused(test, file, "0123456789012345678901234567890123456789", 40,
 			  "too long", "0123456789012345678901234567890", 31);
+	/* blanks only, as on every file that takes a word */
+	rf_format_refused(test, file, "\t\n", 2, "empty write", "", 0);
+	/* the command as written, the caret under the word */
+	rf_format_refused(test, file, "  zephyr2\n", 10,
+			  "unknown format: want auto, plain, zephyr, libmetal or stm32cube",
+			  "  zephyr2", 2);
+	/* a write at an offset, as every file that takes a command */
+	snaptrace_error_log_clear();
+	KUNIT_EXPECT_EQ(test, st_write_bytes(test, file, "zephyr", 6, 1), -EINVAL);
+	text = st_slurp(test, ST_ERRLOG);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "write the whole value at once\n"));
 	rf_expect_st(test, r, "trace_format", "auto [plain] zephyr libmetal stm32cube\n");
 	rf_expect_st(test, r, "trace0", plain);
 
