@@ -2,8 +2,8 @@
 /*
  * snaptrace ring buffer: per-CPU lockless recording, consuming and
  * non-consuming readers, and a spare half for exact O(nr_cpu_ids) snapshots.
- * This header holds what ring.c, ring_write.c, ring_read.c and
- * ring_snapshot.c share: the rings' layout, their states and the
+ * This header holds what ring.c, ring_write.c, ring_read.c, ring_wait.c
+ * and ring_snapshot.c share: the rings' layout, their states and the
  * invariants every one of them keeps.
  *
  * The design, with the invariants named here and the proof of the
@@ -729,7 +729,7 @@ static inline void st_change_end(struct snaptrace_buffer *buf)
 void snaptrace_ring_push_tail(struct st_ring *r, unsigned long min,
 			      local_t *cnt);
 
-/* ring_read.c */
+/* ring_wait.c */
 void snaptrace_ring_wait_init(struct snaptrace_buffer *buf);
 void snaptrace_ring_wait_sync(struct snaptrace_buffer *buf);
 
