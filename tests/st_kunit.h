@@ -233,6 +233,18 @@ struct st_job {
 	struct tasklet_struct tasklet;
 };
 
+/*
+ * A case that only differs by the context it runs in is one case,
+ * parameterised by it: KUNIT_ARRAY_PARAM(name, an array of enum st_ctx,
+ * st_ctx_desc), and the case reads st_param_ctx(test).
+ */
+void st_ctx_desc(const enum st_ctx *ctx, char *desc);
+
+static inline enum st_ctx st_param_ctx(struct kunit *test)
+{
+	return *(const enum st_ctx *)test->param_value;
+}
+
 struct st_job *st_job_new(struct kunit *test, struct snaptrace_buffer *buf,
 			  enum st_ctx ctx, void (*fn)(struct st_job *job));
 void st_job_raise(struct st_job *job);
