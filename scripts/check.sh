@@ -58,12 +58,12 @@ set -euo pipefail
 #         its own); or "remote" (the
 #         ARM remote beside the guest, scripts/remote-demo.sh), "shell"
 #         (make shell typed into as it runs, with the stock 6.12 module it
-#         must find up to date, scripts/shell-check.sh), "shell-persist"
+#         must find up to date, tests/drivers/shell-check.sh), "shell-persist"
 #         (make shell-persist typed into, the same), "dkms" (the
 #         module as DKMS builds and installs it, booted), "readme" (the
 #         first module of one's own, from README.md to
 #         Documentation/api.rst's "Building a module against the API", as
-#         a new user follows it, scripts/readme-module.sh: make install
+#         a new user follows it, tests/drivers/readme-module.sh: make install
 #         into a staging tree, the page's module built against what it
 #         installed, both loaded by tests/scenarios/readme-module.sh).
 # OPTIONS for tests/qemu/qemu-run.sh (or remote-demo.sh, shell-check.sh).
@@ -202,11 +202,11 @@ run_remote() {
 		--kernel "$kernel" --modules "$mods" --firmware "$SNAPTRACE_OUT/firmware" "$@"
 }
 # run_shell NAME KERNEL MODDIR [args]: make shell's script, typed into by a
-# pipe (scripts/shell-check.sh), counted as one run.
+# pipe (tests/drivers/shell-check.sh), counted as one run.
 run_shell() {
 	local name=$1 kernel=$2 mods=$3
 	shift 3
-	run_bg "$name" "$SNAPTRACE_TOP/scripts/shell-check.sh" --name "$name" \
+	run_bg "$name" "$SNAPTRACE_TOP/tests/drivers/shell-check.sh" --name "$name" \
 		--kernel "$kernel" --modules "$mods" "$@"
 }
 # kernel_image KDIR: the boot image of a test kernel's tree, by its
@@ -417,13 +417,14 @@ prepare_row() {
 		if [ "$kernel" = newer ]; then
 			"$SNAPTRACE_TOP/scripts/newer-stock.sh" dkms "$kver" "$d"
 		else
-			"$SNAPTRACE_TOP/scripts/dkms-check.sh" "$kver" "$d"
+			"$SNAPTRACE_TOP/tests/drivers/dkms-check.sh" "$kver" "$d"
 		fi || { count 1 "dkms $kver"; return 1; }
 		count 0 "dkms $kver"
 		row_mods[$i]=$d ;;
 	readme)
 		d=$SNAPTRACE_OUT/build/readme-$kver
-		"$SNAPTRACE_TOP/scripts/readme-module.sh" "/usr/src/linux-headers-$kver" "$d" ||
+		"$SNAPTRACE_TOP/tests/drivers/readme-module.sh" \
+			"/usr/src/linux-headers-$kver" "$d" ||
 			{ count 1 "readme module $kver"; return 1; }
 		count 0 "readme module $kver"
 		row_mods[$i]=$d ;;
@@ -455,7 +456,7 @@ for ((row_i = 0; row_i < ${#MATRIX[@]}; row_i++)); do
 	shell)
 		# make shell's own way (the stock 6.12 kernel, the module it
 		# finds up to date in out/build/), not the matrix line's files.
-		run_bg "shell-$kname" "$SNAPTRACE_TOP/scripts/shell-check.sh" \
+		run_bg "shell-$kname" "$SNAPTRACE_TOP/tests/drivers/shell-check.sh" \
 			--name "shell-$kname" --up-to-date "$@" ;;
 	shell-persist) run_shell "shell-persist-$kname" "$k" "$mods" --persist "$@" ;;
 	dkms) run_qemu "dkms-$kver" "$k" "$mods" dkms "$@" ;;

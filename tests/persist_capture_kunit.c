@@ -86,19 +86,18 @@ static void pr_capture_in(struct kunit *test, enum st_ctx ctx)
 	st_pr_expect_same(test, x, last, -1, -1);
 }
 
-static void persist_capture_with_irqs_off(struct kunit *test)
-{
-	pr_capture_in(test, ST_CTX_IRQS_OFF);
-}
+static const enum st_ctx pr_capture_ctxs[] = {
+	ST_CTX_IRQS_OFF,
+	ST_CTX_HARDIRQ,
+	ST_CTX_NMI,
+};
 
-static void persist_capture_in_hardirq(struct kunit *test)
-{
-	pr_capture_in(test, ST_CTX_HARDIRQ);
-}
+KUNIT_ARRAY_PARAM(pr_capture_ctx, pr_capture_ctxs, st_ctx_desc);
 
-static void persist_capture_in_nmi(struct kunit *test)
+/* The capture with IRQs off, in a hardirq and in an NMI. */
+static void persist_capture_in_context(struct kunit *test)
 {
-	pr_capture_in(test, ST_CTX_NMI);
+	pr_capture_in(test, st_param_ctx(test));
 }
 
 /*
@@ -533,9 +532,7 @@ static void persist_kernel_anchor_is_the_symbol(struct kunit *test)
 
 static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_capture_gives_back_every_record),
-	KUNIT_CASE(persist_capture_with_irqs_off),
-	KUNIT_CASE(persist_capture_in_hardirq),
-	KUNIT_CASE(persist_capture_in_nmi),
+	KUNIT_CASE_PARAM(persist_capture_in_context, pr_capture_ctx_gen_params),
 	KUNIT_CASE(persist_open_record_is_torn),
 	KUNIT_CASE(persist_second_capture_refused),
 	KUNIT_CASE(persist_corrupt_payload_dropped),

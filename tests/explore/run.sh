@@ -27,8 +27,8 @@ build() {
 		-I"$SNAPTRACE_TOP/tests/explore/shim" -I"$SNAPTRACE_TOP/include" \
 		-I"$src" -I"$SNAPTRACE_TOP/tests/explore" \
 		-o "$bin" "$SNAPTRACE_TOP/tests/explore/explore.c" \
-		"$src/ring.c" "$src/ring_write.c" "$src/ring_snapshot.c" \
-		"$src/ring_read.c"
+		"$src/ring.c" "$src/ring_write.c" "$src/ring_epoch.c" \
+		"$src/ring_snapshot.c" "$src/ring_read.c" "$src/ring_wait.c"
 }
 
 case ${1:-} in
