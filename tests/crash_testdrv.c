@@ -56,9 +56,6 @@
  *	access, mapped with memremap(MEMREMAP_WB), unmapped. Or write
  *	``NAME SEED``: the same over the reserve_mem= region NAME (Linux
  *	6.11 on), RAM the kernel set aside at boot, which nobody claims.
- * reserve_mem (rw)
- *	Write NAME; read ``0xADDR SIZE``, the reserve_mem= region NAME's
- *	physical address and size (Linux 6.11 on), -ENOENT if there is none.
  *
  * Everything runs under one mutex, one action at a time.
  */
@@ -705,53 +702,6 @@ static const struct file_operations st_cr_verify_fops = {
 	.llseek = noop_llseek,
 };
 
-static char st_cr_resmem_name[64];
-
-static int st_cr_resmem_show(struct seq_file *m, void *unused)
-{
-	u64 addr, size;
-	int ret;
-
-	mutex_lock(&st_cr_lock);
-	ret = st_cr_resmem(st_cr_resmem_name, &addr, &size);
-	mutex_unlock(&st_cr_lock);
-	if (ret)
-		return ret;
-	seq_printf(m, "0x%llx %llu\n", addr, size);
-	return 0;
-}
-
-static int st_cr_resmem_open(struct inode *inode, struct file *filp)
-{
-	return single_open(filp, st_cr_resmem_show, NULL);
-}
-
-static ssize_t st_cr_resmem_write(struct file *filp, const char __user *ubuf,
-				  size_t cnt, loff_t *ppos)
-{
-	char buf[sizeof(st_cr_resmem_name)], *s;
-	int ret;
-
-	ret = st_cr_get(ubuf, cnt, buf, sizeof(buf), &s);
-	if (ret)
-		return ret;
-	if (!*s)
-		return -EINVAL;
-	mutex_lock(&st_cr_lock);
-	strscpy(st_cr_resmem_name, s, sizeof(st_cr_resmem_name));
-	mutex_unlock(&st_cr_lock);
-	return cnt;
-}
-
-static const struct file_operations st_cr_resmem_fops = {
-	.owner = THIS_MODULE,
-	.open = st_cr_resmem_open,
-	.read = seq_read,
-	.write = st_cr_resmem_write,
-	.llseek = seq_lseek,
-	.release = single_release,
-};
-
 static int __init st_cr_init(void)
 {
 	struct st_cr_cpu *c;
@@ -787,7 +737,6 @@ static int __init st_cr_init(void)
 	debugfs_create_file("panic", 0200, st_cr_dir, NULL, &st_cr_panic_fops);
 	debugfs_create_file("scribble", 0200, st_cr_dir, NULL, &st_cr_scribble_fops);
 	debugfs_create_file("verify", 0200, st_cr_dir, NULL, &st_cr_verify_fops);
-	debugfs_create_file("reserve_mem", 0600, st_cr_dir, NULL, &st_cr_resmem_fops);
 	return 0;
 nmi:
 	st_cr_nmi_exit();
