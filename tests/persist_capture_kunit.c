@@ -18,11 +18,13 @@
 #include <linux/cpumask.h>
 #include <linux/crc32.h>
 #include <linux/err.h>
+#include <linux/kallsyms.h>
 #include <linux/math64.h>
 #include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/vmalloc.h>
 #include <kunit/test.h>
 
@@ -514,6 +516,20 @@ static void persist_name_user_found(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, arg, "ramoops");
 }
 
+/*
+ * The anchor is _printk()'s address as kallsyms knows the symbol: on a
+ * Thumb-2 kernel, without the instruction-set bit a function pointer
+ * carries ("_printk+0x1/" otherwise).
+ */
+static void persist_kernel_anchor_is_the_symbol(struct kunit *test)
+{
+	char sym[KSYM_SYMBOL_LEN];
+
+	snprintf(sym, sizeof(sym), "%pS",
+		 (void *)(unsigned long)snaptrace_persist_kernel_anchor());
+	KUNIT_EXPECT_TRUE_MSG(test, str_has_prefix(sym, "_printk+0x0/"), "%s", sym);
+}
+
 static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_capture_gives_back_every_record),
 	KUNIT_CASE_PARAM(persist_capture_in_context, pr_capture_ctx_gen_params),
@@ -529,6 +545,7 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_unfinished_cleaned_by_refused),
 	KUNIT_CASE(persist_misaligned_address_refused),
 	KUNIT_CASE(persist_name_user_found),
+	KUNIT_CASE(persist_kernel_anchor_is_the_symbol),
 	{}
 };
 
