@@ -66,7 +66,8 @@ set -euo pipefail
 #         a new user follows it, tests/drivers/readme-module.sh: make install
 #         into a staging tree, the page's module built against what it
 #         installed, both loaded by tests/scenarios/readme-module.sh).
-# OPTIONS for tests/qemu/qemu-run.sh (or remote-demo.sh, shell-check.sh).
+# OPTIONS for tests/qemu/qemu-run.sh (or scripts/remote-demo.sh,
+# tests/drivers/shell-check.sh).
 # A new boot is a new line; a new kind of run, a name for SCENARIOS and
 # its case in the loop at the end.
 #

@@ -930,7 +930,9 @@ void st_ctx_desc(const enum st_ctx *ctx, char *desc)
 		[ST_CTX_NMI] = "nmi",
 	};
 
-	strscpy(desc, *ctx < ARRAY_SIZE(names) ? names[*ctx] : "?",
+	/* Every context named: the last one is ST_CTX_NMI. */
+	static_assert(ARRAY_SIZE(names) == ST_CTX_NMI + 1);
+	strscpy(desc, *ctx < ARRAY_SIZE(names) && names[*ctx] ? names[*ctx] : "?",
 		KUNIT_PARAM_DESC_SIZE);
 }
 
