@@ -64,7 +64,9 @@ crash=CONFIG_SNAPTRACE_CRASH_TEST=m
 # The check reads the log once make is done, outside stage's redirection:
 # GNU grep refuses to read the file its own output goes to ("input file is
 # also the output"), and would then find nothing.
-stage "build: $(basename "$kdir")" "$log" make -C "$kdir" M="$out" W=1 \
+# What the build cost (Documentation/kernels.rst's costs; never judged).
+TIMEFORMAT="[cpu] build $(basename "$kdir")${*:+ $*}: %0R s wall, %0U s user, %0S s system"
+time stage "build: $(basename "$kdir")" "$log" make -C "$kdir" M="$out" W=1 \
 	$crash "$@" modules
 if grep -n 'warning:' "$log" >&2; then
 	say "build-module: warnings are errors here ($log)"
