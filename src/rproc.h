@@ -27,6 +27,7 @@ struct dentry;
 struct device;
 struct platform_device;
 struct snaptrace_buffer;
+struct snaptrace_keeper;
 
 #define SNAPTRACE_RPROC_MAX		8
 #define SNAPTRACE_RPROC_FW_NAME_MAX	128
@@ -190,17 +191,9 @@ struct snaptrace_rproc_attached {
  * @da: device address of the buffer
  * @len: length in bytes
  * @name: the firmware's name for it, bounded
- * @last: holds the last trace after a crash, in its snapshot half; allocated
- *	when the trace resource is handled, so a crash needs no allocation
- * @res: the capture's reservations, one per record of @len (allocated with
- *	@last), held open across its snapshot
- * @last_cpu: the CPU whose ring of @last the captures write (its home CPU)
- * @has_last: @last holds a capture
+ * @keeper: its keeper (trace_keeper.h): its files, its last copy;
+ *	&snaptrace_rproc.keepers owns it
  * @cursor: where the simulated core writes its next log line (offset)
- * @file: debugfs traceN
- * @last_file: debugfs traceN_last
- * @pr_src: @last as a source of the host's persistent capture (a panic
- *	keeps traceN_last for the next boot), registered while @last is
  */
 struct snaptrace_rproc_trace {
 	struct list_head node;
@@ -209,14 +202,8 @@ struct snaptrace_rproc_trace {
 	u32 da;
 	u32 len;
 	char name[SNAPTRACE_RSC_NAME_LEN + 1];
-	struct snaptrace_buffer *last;
-	struct snaptrace_reservation *res;
-	int last_cpu;
-	bool has_last;
+	struct snaptrace_keeper *keeper;
 	u32 cursor;
-	struct dentry *file;
-	struct dentry *last_file;
-	struct snaptrace_persist_source pr_src;
 };
 
 /* At most this many vrings per vdev, as upstream's struct rproc_vdev. */
@@ -282,6 +269,8 @@ struct snaptrace_rproc_vdev {
  * @mems: regions, carveouts and devmems, as da_to_va() searches them
  * @traces: the firmware's trace buffers
  * @num_traces: entries in @traces
+ * @keepers: the keeper of each trace number the remote has had, with its
+ *	last copy: kept across stops, freed with the remote
  * @vdevs: vdev entries seen, recorded as sub-devices
  * @vdev_list: those sub-devices (&struct snaptrace_rproc_vdev)
  * @subdevs: sub-devices started and stopped with the remote: those the
@@ -326,6 +315,7 @@ struct snaptrace_rproc {
 	struct list_head mems;
 	struct list_head traces;
 	int num_traces;
+	struct snaptrace_keeper *keepers[SNAPTRACE_RPROC_MAX_TRACES];
 	int vdevs;
 	struct list_head vdev_list;
 	struct list_head subdevs;
@@ -431,11 +421,10 @@ const char *snaptrace_rproc_crash_name(unsigned int type);
 void snaptrace_rproc_capture_traces(struct snaptrace_rproc *rproc);
 void snaptrace_rproc_capture_trace_slow(struct snaptrace_rproc *rproc,
 					struct snaptrace_rproc_trace *trace);
-ssize_t snaptrace_rproc_read_last(struct snaptrace_rproc_trace *trace,
-				  char *buf, size_t size);
 void snaptrace_rproc_trace_files_add(struct snaptrace_rproc *rproc);
 void snaptrace_rproc_trace_files_remove(struct snaptrace_rproc *rproc);
 void snaptrace_rproc_trace_free(struct snaptrace_rproc *rproc);
+void snaptrace_rproc_keepers_free(struct snaptrace_rproc *rproc);
 
 /* rproc_vdev.c: sub-devices and vdevs */
 int snaptrace_rproc_handle_vdev(struct snaptrace_rproc *rproc, void *ptr,

@@ -19,6 +19,7 @@
 #include <snaptrace/rproc.h>
 #include <snaptrace/rsc_table.h>
 #include "../src/rproc.h"
+#include "../src/trace_keeper.h"
 
 #define API_FW		"snaptrace/example64.elf"
 #define API_VDEV_FW	"snaptrace-fixtures/kv260_r5_rpmsg_multi_services.elf"
@@ -205,7 +206,7 @@ static void report_crash_from_irq_work(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rproc->crash_type, SNAPTRACE_RPROC_MMUFAULT);
 	KUNIT_EXPECT_EQ(test, rproc->crash_cnt, 1);
 	list_for_each_entry(t, &rproc->traces, node)
-		KUNIT_EXPECT_TRUE(test, READ_ONCE(t->has_last));
+		KUNIT_EXPECT_TRUE(test, READ_ONCE(t->keeper->has_last));
 
 	/* Only the first report counts. */
 	KUNIT_ASSERT_TRUE(test, irq_work_queue(&c.work));
