@@ -60,6 +60,15 @@
 /* The head, the pieces and a NUL, well below PREEMPT_MASK - 10. */
 #define ST_KEEP_RES(size)	(DIV_ROUND_UP(size, SNAPTRACE_MAX_PAYLOAD) + 2)
 
+/*
+ * Room for @size bytes of trace as records on one CPU: payload, a 16-byte
+ * header per 2 KiB piece, padding at the wrap.
+ */
+static size_t st_keep_room(u32 size)
+{
+	return (size_t)size + size / 64 + SNAPTRACE_MIN_SIZE;
+}
+
 /* A trace's text, copied, and how it decodes. */
 struct st_keep_view {
 	void *buf;
@@ -241,7 +250,7 @@ snaptrace_keeper_create(struct device *dev, int index, u32 size,
 			const char *instance, const char *persist_name,
 			const struct snaptrace_keeper_ops *ops, void *priv)
 {
-	size_t room = (size_t)size + size / 64 + SNAPTRACE_MIN_SIZE;
+	size_t room = st_keep_room(size);
 	int cpu = cpumask_first(cpu_possible_mask);
 	struct snaptrace_keeper *k;
 	int ret;
@@ -338,6 +347,73 @@ void snaptrace_keeper_free(struct snaptrace_keeper *k)
 	kfree(k);
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_keeper_free);
+
+/**
+ * snaptrace_keeper_resize() - make a keeper's captures hold a larger trace
+ * @k: the keeper, of a buffer of its own (made without an instance)
+ * @size: the largest trace its captures are to hold, up to
+ *	%SNAPTRACE_RPROC_TRACE_MAX; no larger than now: nothing done
+ *
+ * For a feeder whose traces change size between boots (a followed
+ * remote's new image): a new buffer, spare and reservations replace the
+ * old ones, whose last capture is dropped; the persistent capture's
+ * source follows (out of the registry, a grace period, in again). On
+ * failure nothing changed. No upstream twin.
+ *
+ * Context: process context, may sleep; no capture of @k and no reader of
+ * its last capture meanwhile (the feeder's lock, the last_lock op's).
+ * Return: 0; -EINVAL for a keeper of an instance or a @size out of
+ * range; -ENOMEM.
+ */
+int snaptrace_keeper_resize(struct snaptrace_keeper *k, u32 size)
+{
+	int cpu = cpumask_first(cpu_possible_mask);
+	struct snaptrace_reservation *res;
+	struct snaptrace_buffer *buf;
+	bool registered;
+	int ret;
+
+	if (size <= k->size)
+		return 0;
+	if (k->named || size > SNAPTRACE_RPROC_TRACE_MAX)
+		return -EINVAL;
+	res = kcalloc(ST_KEEP_RES(size), sizeof(*res), GFP_KERNEL);
+	if (!res)
+		return -ENOMEM;
+	buf = snaptrace_buffer_alloc_cpu(st_keep_room(size), SNAPTRACE_OVERWRITE,
+					 cpu);
+	if (IS_ERR(buf)) {
+		kfree(res);
+		return PTR_ERR(buf);
+	}
+	ret = snaptrace_alloc_snapshot(buf);
+	if (ret) {
+		snaptrace_buffer_free(buf);
+		kfree(res);
+		return ret;
+	}
+	snaptrace_record_disable(buf);
+	registered = snaptrace_persist_source_clear(&k->pr_src);
+	if (registered)
+		synchronize_rcu();
+	WRITE_ONCE(k->has_last, false);
+	swap(k->last, buf);
+	swap(k->res, res);
+	k->size = size;
+	k->last_cpu = cpu;
+	snaptrace_record_enable(buf);
+	snaptrace_buffer_free(buf);
+	kfree(res);
+	if (registered) {
+		k->pr_src.buf = k->last;
+		k->pr_src.cpu = k->last_cpu;
+		if (snaptrace_persist_source_add(&k->pr_src))
+			dev_info(k->dev, "trace%d: no longer kept at a host panic: %d last traces are kept already\n",
+				 k->index, ST_PR_SRCS);
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_keeper_resize);
 
 /*
  * Where a capture of @len bytes ends: after its last byte that is not a

@@ -99,6 +99,7 @@ snaptrace_keeper_create(struct device *dev, int index, u32 size,
 			const char *instance, const char *persist_name,
 			const struct snaptrace_keeper_ops *ops, void *priv);
 void snaptrace_keeper_free(struct snaptrace_keeper *k);
+int snaptrace_keeper_resize(struct snaptrace_keeper *k, u32 size);
 void snaptrace_keeper_files_add(struct snaptrace_keeper *k,
 				struct dentry *dir);
 void snaptrace_keeper_files_remove(struct snaptrace_keeper *k);
