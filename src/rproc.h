@@ -7,7 +7,6 @@
 #ifndef _SNAPTRACE_RPROC_H
 #define _SNAPTRACE_RPROC_H
 
-#include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
@@ -132,58 +131,6 @@ struct snaptrace_rproc_attach_ops {
 };
 
 /**
- * struct snaptrace_rproc_attached - the attach platform's private data
- *	(rproc_attach.c; &snaptrace_rproc.priv), here for KUnit
- * @ops: what its platform provides
- * @priv: for @ops
- * @shared: the memory it shares with the host, at its device address:
- *	one of the remote's registered carveouts (&snaptrace_rproc.carveouts)
- * @table_da: where its resource table lies (in @shared), found at attach
- * @table_off: its offset in the image, found at attach
- * @table_sz: its size, found at attach
- * @loaded: the table as the remote has it loaded, copied at attach (the
- *	host's copy, &snaptrace_rproc.table, gets the vdevs' notify ids);
- *	recovery checks that it is still what is loaded
- * @timeout_ms: how long an unchanged heartbeat means a hung remote, in ms;
- *	the watchdog samples the heartbeat eight times per timeout, and at
- *	least every 250 ms. Read by the watchdog, changed under the remote's
- *	lock with the timer stopped (snaptrace_rproc_set_watchdog())
- * @hb: heartbeat at the last change the watchdog saw (watchdog only)
- * @at: when it saw that change (watchdog only)
- * @seen: the state at the watchdog's last sample (watchdog only)
- * @resumed: the heartbeat moved since the watchdog saw the crash: the
- *	remote was restarted (by its platform) and may be attached again
- * @capture: a crash was reported and its traces are not captured yet; set
- *	and cleared under &snaptrace_rproc.core_lock
- * @capture_work: captures the traces after a crash, in process context
- *	(the shared memory may be slow I/O memory, too much to copy with
- *	interrupts off); takes no lock but the core lock, so a reader of
- *	traceN_last or a stop may wait for it
- * @capture_wq: KUnit only, ignored otherwise: the workqueue
- *	@capture_work is queued on instead of the system one, which a test
- *	holds back to find the capture pending; NULL for the system one
- * @rproc: the remote
- */
-struct snaptrace_rproc_attached {
-	const struct snaptrace_rproc_attach_ops *ops;
-	void *priv;
-	struct snaptrace_rproc_mem *shared;
-	u32 table_da;
-	size_t table_off;
-	size_t table_sz;
-	void *loaded;
-	u32 timeout_ms;
-	u32 hb;
-	ktime_t at;
-	int seen;
-	bool resumed;
-	bool capture;
-	struct work_struct capture_work;
-	struct workqueue_struct *capture_wq;
-	struct snaptrace_rproc *rproc;
-};
-
-/**
  * struct snaptrace_rproc_trace - a trace buffer of the running firmware
  * @node: in &snaptrace_rproc.traces
  * @rproc: owner
@@ -193,7 +140,6 @@ struct snaptrace_rproc_attached {
  * @name: the firmware's name for it, bounded
  * @keeper: its keeper (trace_keeper.h): its files, its last copy;
  *	&snaptrace_rproc.keepers owns it
- * @cursor: where the simulated core writes its next log line (offset)
  */
 struct snaptrace_rproc_trace {
 	struct list_head node;
@@ -203,7 +149,6 @@ struct snaptrace_rproc_trace {
 	u32 len;
 	char name[SNAPTRACE_RSC_NAME_LEN + 1];
 	struct snaptrace_keeper *keeper;
-	u32 cursor;
 };
 
 /* At most this many vrings per vdev, as upstream's struct rproc_vdev. */
@@ -286,20 +231,15 @@ struct snaptrace_rproc_vdev {
  * @recovery: recover automatically after a crash
  * @crash_type: type of the last crash
  * @recovery_work: stops and restarts the remote after a crash
- * @core: the platform's timer: the simulated core's tick, which writes its
- *	log into the trace buffers, or the attached remote's watchdog
  * @core_lock: state changes against the crash capture and the platform's
- *	timer (the simulated core's log writes)
- * @seq: log line counter of the simulated core
+ *	timer (the simulated core's log writes, the attached remote's
+ *	watchdog), which its platform keeps in @priv
  * @nr_mems: carveouts and devmems in @mems
  * @traces_len: bytes of all traces
  * @fw_size: size of the image started, so recovery reloads the same one
  * @fw_crc: its CRC32
  * @deleting: being destroyed: no start or recovery any more
  * @dir: debugfs remoteprocN
- * @attached: @priv of a remote that boots on its own
- *	(snaptrace_rproc_create_attached()), typed, for its bus glue
- *	(rproc_ivshmem.c) and KUnit; NULL for others. The core never reads it.
  */
 struct snaptrace_rproc {
 	const struct snaptrace_rproc_ops *ops;
@@ -330,16 +270,13 @@ struct snaptrace_rproc {
 	bool recovery;
 	int crash_type;
 	struct work_struct recovery_work;
-	struct hrtimer core;
 	raw_spinlock_t core_lock;
-	u32 seq;
 	int nr_mems;
 	size_t traces_len;
 	size_t fw_size;
 	u32 fw_crc;
 	bool deleting;
 	struct dentry *dir;
-	struct snaptrace_rproc_attached *attached;
 };
 
 /**
@@ -437,6 +374,9 @@ void snaptrace_rproc_vdev_free(struct snaptrace_rproc *rproc);
 
 /* rproc_sim.c: the simulated platform */
 struct snaptrace_rproc *snaptrace_rproc_create(int index, const char *layout);
+#if IS_ENABLED(CONFIG_KUNIT)
+u32 snaptrace_rproc_sim_seq(struct snaptrace_rproc *rproc);
+#endif
 
 /* rproc_attach.c: the attach platform */
 struct snaptrace_rproc *

@@ -41,6 +41,25 @@ struct st_sim_pdata {
 	bool table_optional;
 };
 
+/**
+ * struct st_sim - the simulated platform's private data
+ *	(&snaptrace_rproc.priv), as an upstream driver's struct is its rproc's
+ * @pdev: its platform device
+ * @core: the simulated core: an hrtimer (hardirq mode) that writes a log
+ *	line into each trace buffer every %ST_SIM_TICK_NS while it runs
+ * @seq: log line counter (runs on across restarts); the core lock
+ * @cursor: where the core writes its next log line in trace N (offset);
+ *	the core lock
+ * @rproc: the remote
+ */
+struct st_sim {
+	struct platform_device *pdev;
+	struct hrtimer core;
+	u32 seq;
+	u32 cursor[SNAPTRACE_RPROC_MAX_TRACES];
+	struct snaptrace_rproc *rproc;
+};
+
 /*
  * Platform memory layouts, as name:da:size regions joined by '+', and
  * whether an image needs a resource table there (Documentation/remoteproc.rst).
@@ -114,13 +133,14 @@ static int st_sim_parse_layout(struct snaptrace_rproc *rproc, const char *layout
 static void st_sim_log(struct snaptrace_rproc *rproc,
 		       struct snaptrace_rproc_trace *trace, u32 *cursor)
 {
+	struct st_sim *sim = rproc->priv;
 	char line[96];
 	u64 ns = ktime_get_mono_fast_ns();
 	u32 rem;
 	u64 s = div_u64_rem(ns, NSEC_PER_SEC, &rem);
 	char *va = snaptrace_rproc_da_to_va(rproc, trace->da, trace->len, NULL);
 	int n = scnprintf(line, sizeof(line), "[%08u] %llu.%06u %s: hello from the remote\n",
-			  rproc->seq, s, rem / (u32)NSEC_PER_USEC, rproc->name);
+			  sim->seq, s, rem / (u32)NSEC_PER_USEC, rproc->name);
 
 	if (!va || trace->len < 2)
 		return;
@@ -144,7 +164,8 @@ static bool st_sim_running(struct snaptrace_rproc *rproc)
 
 static enum hrtimer_restart st_sim_tick(struct hrtimer *t)
 {
-	struct snaptrace_rproc *rproc = container_of(t, struct snaptrace_rproc, core);
+	struct st_sim *sim = container_of(t, struct st_sim, core);
+	struct snaptrace_rproc *rproc = sim->rproc;
 	struct snaptrace_rproc_trace *trace;
 	bool running;
 
@@ -152,8 +173,8 @@ static enum hrtimer_restart st_sim_tick(struct hrtimer *t)
 	running = st_sim_running(rproc);
 	if (running) {
 		list_for_each_entry(trace, &rproc->traces, node)
-			st_sim_log(rproc, trace, &trace->cursor);
-		rproc->seq++;
+			st_sim_log(rproc, trace, &sim->cursor[trace->index]);
+		sim->seq++;
 	}
 	raw_spin_unlock(&rproc->core_lock);
 	if (!running)
@@ -164,6 +185,7 @@ static enum hrtimer_restart st_sim_tick(struct hrtimer *t)
 
 static void st_sim_start(struct snaptrace_rproc *rproc)
 {
+	struct st_sim *sim = rproc->priv;
 	struct snaptrace_rproc_trace *trace;
 	unsigned long flags;
 
@@ -174,19 +196,21 @@ static void st_sim_start(struct snaptrace_rproc *rproc)
 	 * over the last crash's copy.
 	 */
 	list_for_each_entry(trace, &rproc->traces, node) {
-		trace->cursor = 0;
-		st_sim_log(rproc, trace, &trace->cursor);
+		sim->cursor[trace->index] = 0;
+		st_sim_log(rproc, trace, &sim->cursor[trace->index]);
 	}
-	rproc->seq++;
+	sim->seq++;
 	WRITE_ONCE(rproc->state, SNAPTRACE_RPROC_RUNNING);
 	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
-	hrtimer_start(&rproc->core, 0, HRTIMER_MODE_REL_HARD);
+	hrtimer_start(&sim->core, 0, HRTIMER_MODE_REL_HARD);
 }
 
 /* The state says the core no longer runs: wait for its last tick. */
 static void st_sim_stop(struct snaptrace_rproc *rproc)
 {
-	hrtimer_cancel(&rproc->core);
+	struct st_sim *sim = rproc->priv;
+
+	hrtimer_cancel(&sim->core);
 }
 
 /*
@@ -260,11 +284,13 @@ static void st_sim_booted(struct snaptrace_rproc *rproc)
 
 static void st_sim_free(struct snaptrace_rproc *rproc)
 {
+	struct st_sim *sim = rproc->priv;
 	int i;
 
-	platform_device_unregister(rproc->priv);
+	platform_device_unregister(sim->pdev);
 	for (i = 0; i < rproc->nr_layout; i++)
 		vfree(rproc->layout[i].va);
+	kfree(sim);
 }
 
 static const struct snaptrace_rproc_ops st_sim_ops = {
@@ -298,12 +324,20 @@ struct snaptrace_rproc *snaptrace_rproc_create(int index, const char *layout)
 	struct st_sim_pdata pdata = { .table_optional = false };
 	struct platform_device *pdev;
 	struct snaptrace_rproc *rproc;
+	struct st_sim *sim;
 	int i, ret;
 
-	rproc = snaptrace_rproc_alloc(index, &st_sim_ops);
-	if (!rproc)
+	sim = kzalloc(sizeof(*sim), GFP_KERNEL);
+	if (!sim)
 		return ERR_PTR(-ENOMEM);
-	hrtimer_setup(&rproc->core, st_sim_tick, CLOCK_MONOTONIC,
+	rproc = snaptrace_rproc_alloc(index, &st_sim_ops);
+	if (!rproc) {
+		kfree(sim);
+		return ERR_PTR(-ENOMEM);
+	}
+	sim->rproc = rproc;
+	rproc->priv = sim;
+	hrtimer_setup(&sim->core, st_sim_tick, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL_HARD);
 
 	for (i = 0; i < ARRAY_SIZE(st_layouts); i++) {
@@ -325,7 +359,7 @@ struct snaptrace_rproc *snaptrace_rproc_create(int index, const char *layout)
 		ret = PTR_ERR(pdev);
 		goto free;
 	}
-	rproc->priv = pdev;
+	sim->pdev = pdev;
 	rproc->dev = &pdev->dev;
 	snaptrace_rproc_add(rproc);
 	return rproc;
@@ -334,6 +368,26 @@ free:
 	while (rproc->nr_layout--)
 		vfree(rproc->layout[rproc->nr_layout].va);
 	snaptrace_rproc_free(rproc);
+	kfree(sim);
 	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_create);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * snaptrace_rproc_sim_seq() - the simulated core's log line counter
+ * @rproc: a remote of snaptrace_rproc_create(), no other
+ *
+ * For KUnit, which tells from it whether the core runs. No upstream twin.
+ *
+ * Context: any.
+ * Return: lines the core has written, across restarts.
+ */
+u32 snaptrace_rproc_sim_seq(struct snaptrace_rproc *rproc)
+{
+	struct st_sim *sim = rproc->priv;
+
+	return READ_ONCE(sim->seq);
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_sim_seq);
+#endif

@@ -95,7 +95,7 @@ static int st_trace_last_lock(struct snaptrace_keeper *k)
 	struct snaptrace_rproc_trace *trace = k->priv;
 	struct snaptrace_rproc *rproc = trace ? trace->rproc : NULL;
 
-	if (rproc && rproc->ops && rproc->ops->coredump_wait)
+	if (rproc && rproc->ops->coredump_wait)
 		rproc->ops->coredump_wait(rproc);
 	return 0;
 }

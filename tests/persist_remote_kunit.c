@@ -100,6 +100,7 @@ static struct pr_remote *pr_remote_new(struct kunit *test, bool crash)
 	r->rproc = kunit_kzalloc(test, sizeof(*r->rproc), GFP_KERNEL);
 	m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
 	KUNIT_ASSERT_TRUE(test, r->rproc && m);
+	r->rproc->ops = &st_rproc_nop_ops;
 	INIT_LIST_HEAD(&r->rproc->mems);
 	INIT_LIST_HEAD(&r->rproc->traces);
 	mutex_init(&r->rproc->lock);

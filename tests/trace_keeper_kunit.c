@@ -297,6 +297,7 @@ static struct snaptrace_rproc *tk_rproc(struct kunit *test, u32 len,
 	struct snaptrace_rproc_mem *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
 
 	KUNIT_ASSERT_TRUE(test, rproc && m);
+	rproc->ops = &st_rproc_nop_ops;
 	INIT_LIST_HEAD(&rproc->mems);
 	INIT_LIST_HEAD(&rproc->traces);
 	mutex_init(&rproc->lock);
