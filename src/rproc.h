@@ -208,9 +208,6 @@ struct snaptrace_rproc_vdev {
  * @lock: serialises start, stop, recovery and firmware changes
  * @state: an &enum snaptrace_rproc_state; read locklessly
  * @firmware: firmware file name, under /lib/firmware
- * @layout: the platform's memory: regions that are always there (the
- *	simulated platform's layout)
- * @nr_layout: entries in @layout
  * @mems: regions, carveouts and devmems, as da_to_va() searches them
  * @traces: the firmware's trace buffers
  * @num_traces: entries in @traces
@@ -250,8 +247,6 @@ struct snaptrace_rproc {
 	struct mutex lock;		/* start, stop, recovery, firmware */
 	int state;
 	char firmware[SNAPTRACE_RPROC_FW_NAME_MAX];
-	struct snaptrace_rproc_mem layout[SNAPTRACE_RPROC_MAX_REGIONS];
-	int nr_layout;
 	struct list_head mems;
 	struct list_head traces;
 	int num_traces;

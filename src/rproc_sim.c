@@ -50,6 +50,9 @@ struct st_sim_pdata {
  * @seq: log line counter (runs on across restarts); the core lock
  * @cursor: where the core writes its next log line in trace N (offset);
  *	the core lock
+ * @region: the host memory of each layout region, registered with the
+ *	core as platform memory (snaptrace_rproc_add_carveout())
+ * @nr_regions: entries in @region
  * @rproc: the remote
  */
 struct st_sim {
@@ -57,6 +60,8 @@ struct st_sim {
 	struct hrtimer core;
 	u32 seq;
 	u32 cursor[SNAPTRACE_RPROC_MAX_TRACES];
+	void *region[SNAPTRACE_RPROC_MAX_REGIONS];
+	int nr_regions;
 	struct snaptrace_rproc *rproc;
 };
 
@@ -79,8 +84,23 @@ static const struct {
 	  { .table_optional = true } },
 };
 
+/* A layout region starts every boot zeroed, as the core found it. */
+static int st_sim_region_zero(struct snaptrace_rproc *rproc,
+			      struct snaptrace_rproc_mem *m)
+{
+	memset(m->va, 0, m->len);
+	return 0;
+}
+
+/*
+ * The layout's regions, each in host memory, registered with the core as
+ * the platform's memory, as a platform driver registers its device tree's
+ * reserved-memory or TCM regions with rproc_add_carveout().
+ */
 static int st_sim_parse_layout(struct snaptrace_rproc *rproc, const char *layout)
 {
+	struct st_sim *sim = rproc->priv;
+	struct snaptrace_rproc_mem *m;
 	char *s, *p, *region;
 	int ret = 0;
 
@@ -89,39 +109,52 @@ static int st_sim_parse_layout(struct snaptrace_rproc *rproc, const char *layout
 		return -ENOMEM;
 	p = s;
 	while ((region = strsep(&p, "+")) && !ret) {
-		struct snaptrace_rproc_mem *m = &rproc->layout[rproc->nr_layout];
 		char *name = strsep(&region, ":");
 		char *da = strsep(&region, ":");
-		u32 len;
+		u32 addr, len;
+		void *va;
 
-		if (rproc->nr_layout == SNAPTRACE_RPROC_MAX_REGIONS || !name ||
-		    !*name || !da || !region || kstrtou32(da, 0, &m->da) ||
+		if (sim->nr_regions == SNAPTRACE_RPROC_MAX_REGIONS || !name ||
+		    !*name || !da || !region || kstrtou32(da, 0, &addr) ||
 		    kstrtou32(region, 0, &len) || !len ||
-		    len > SNAPTRACE_RPROC_MEM_MAX || (u64)m->da + len > BIT_ULL(32)) {
+		    len > SNAPTRACE_RPROC_MEM_MAX || (u64)addr + len > BIT_ULL(32)) {
 			pr_err("remoteproc%d: bad memory layout \"%s\": want name:da:size[+...], size 1..%u, within 32 bits\n",
 			       rproc->index, layout, SNAPTRACE_RPROC_MEM_MAX);
 			ret = -EINVAL;
 			break;
 		}
-		strscpy(m->name, name, sizeof(m->name));
-		m->len = len;
-		m->kind = "region";
-		m->rsc_offset = -1;
-		m->va = vzalloc(len);
-		if (!m->va) {
+		va = vzalloc(len);
+		if (!va) {
 			ret = -ENOMEM;
 			break;
 		}
-		rproc->nr_layout++;
-		if (snaptrace_rproc_mem_overlaps(rproc, m->da, m->len)) {
+		sim->region[sim->nr_regions++] = va;
+		m = snaptrace_rproc_mem_entry_init(NULL, va, len, addr,
+						   st_sim_region_zero, NULL,
+						   "%s", name);
+		if (!m) {
+			ret = -ENOMEM;
+			break;
+		}
+		m->kind = "region";
+		ret = snaptrace_rproc_add_carveout(rproc, m);
+		if (ret) {
 			pr_err("remoteproc%d: layout region %s overlaps another\n",
 			       rproc->index, m->name);
-			ret = -EINVAL;
+			kfree(m);
 		}
-		list_add_tail(&m->node, &rproc->mems);
 	}
 	kfree(s);
 	return ret;
+}
+
+/* What the layout made: the registered regions and their memory. */
+static void st_sim_free_layout(struct snaptrace_rproc *rproc)
+{
+	struct st_sim *sim = rproc->priv;
+
+	while (sim->nr_regions--)
+		vfree(sim->region[sim->nr_regions]);
 }
 
 /*
@@ -285,11 +318,9 @@ static void st_sim_booted(struct snaptrace_rproc *rproc)
 static void st_sim_free(struct snaptrace_rproc *rproc)
 {
 	struct st_sim *sim = rproc->priv;
-	int i;
 
 	platform_device_unregister(sim->pdev);
-	for (i = 0; i < rproc->nr_layout; i++)
-		vfree(rproc->layout[i].va);
+	st_sim_free_layout(rproc);
 	kfree(sim);
 }
 
@@ -323,6 +354,7 @@ struct snaptrace_rproc *snaptrace_rproc_create(int index, const char *layout)
 {
 	struct st_sim_pdata pdata = { .table_optional = false };
 	struct platform_device *pdev;
+	struct snaptrace_rproc_mem *m, *mn;
 	struct snaptrace_rproc *rproc;
 	struct st_sim *sim;
 	int i, ret;
@@ -348,8 +380,6 @@ struct snaptrace_rproc *snaptrace_rproc_create(int index, const char *layout)
 		}
 	}
 	ret = st_sim_parse_layout(rproc, layout);
-	/* The layout regions only join the memory list while running. */
-	INIT_LIST_HEAD(&rproc->mems);
 	if (ret)
 		goto free;
 
@@ -365,8 +395,10 @@ struct snaptrace_rproc *snaptrace_rproc_create(int index, const char *layout)
 	return rproc;
 
 free:
-	while (rproc->nr_layout--)
-		vfree(rproc->layout[rproc->nr_layout].va);
+	/* Registered regions are the remote's: freed with it, as destroy does. */
+	list_for_each_entry_safe(m, mn, &rproc->carveouts, reg_node)
+		kfree(m);
+	st_sim_free_layout(rproc);
 	snaptrace_rproc_free(rproc);
 	kfree(sim);
 	return ERR_PTR(ret);
