@@ -172,7 +172,10 @@ guest_busybox() {
 	local arch=$1 d=$SNAPTRACE_CACHE/apt-arm uri bb deb
 	bb=$SNAPTRACE_CACHE/busybox-$arch/bin/busybox
 	if [ ! -x "$bb" ]; then
-		mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$d/etc/parts" "$d/debs"
+		# Lists of their own per architecture: an update for one
+		# replaces the lists, and the other's flag would then name lists
+		# that are gone ("no candidate").
+		mkdir -p "$d/lists-$arch/partial" "$d/cache/archives/partial" "$d/etc/parts" "$d/debs"
 		uri=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
 		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${uri:-http://deb.debian.org/debian} bookworm main" \
 			>"$d/etc/sources.list"
@@ -180,11 +183,11 @@ guest_busybox() {
 			apt-get -o Dir::Etc::SourceList="$d/etc/sources.list" \
 				-o Dir::Etc::SourceParts="$d/etc/parts" \
 				-o Dir::Etc::PreferencesParts="$d/etc/parts" \
-				-o Dir::State::Lists="$d/lists" -o Dir::Cache="$d/cache" \
+				-o Dir::State::Lists="$d/lists-$arch" -o Dir::Cache="$d/cache" \
 				-o Debug::NoLocking=1 -o APT::Sandbox::User=root \
 				-o APT::Architecture="$arch" -o APT::Architectures::="$arch" "$@"
 		}
-		[ -f "$d/.updated-$arch" ] || { arm_apt update >&2 && touch "$d/.updated-$arch"; } ||
+		[ -f "$d/lists-$arch/.updated" ] || { arm_apt update >&2 && touch "$d/lists-$arch/.updated"; } ||
 			return
 		(cd "$d/debs" && arm_apt download "busybox-static:$arch" >&2) || return
 		deb=$(ls -t "$d/debs"/busybox-static_*_"$arch".deb | head -n 1)

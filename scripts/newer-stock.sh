@@ -9,7 +9,7 @@
 # Nothing is installed on the host but debootstrap (make deps).
 #
 # Usage: newer-stock.sh build KVER OUTDIR   the module, W=1, no warnings
-#        newer-stock.sh dkms KVER OUTDIR    scripts/dkms-check.sh, in the chroot
+#        newer-stock.sh dkms KVER OUTDIR    tests/drivers/dkms-check.sh, in the chroot
 # e.g. newer-stock.sh build 7.3.4+deb13-amd64 out/build/7.3.4+deb13-amd64
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -100,7 +100,7 @@ build)
 	src=$root/build/mods ;;
 dkms)
 	in_chroot env SNAPTRACE_CACHE=/build/cache SNAPTRACE_OUT=/build/out _t0="$_t0" \
-		/build/src/scripts/dkms-check.sh "$kver" /build/mods
+		/build/src/tests/drivers/dkms-check.sh "$kver" /build/mods
 	src=$root/build/mods ;;
 *) die "usage: newer-stock.sh build|dkms KVER OUTDIR" ;;
 esac

@@ -25,7 +25,7 @@
 # remotes' firmware is in the guest when make demo, make check or make
 # firmware has staged it in out/firmware. A stdin that is not a terminal
 # is typed into the shell once the guest runs, then "exit" (a Ctrl-D typed
-# ahead of the shell would be lost): scripts/shell-check.sh.
+# ahead of the shell would be lost): tests/drivers/shell-check.sh.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

@@ -412,6 +412,7 @@ void snaptrace_persist_source_remove(struct snaptrace_persist_source *src);
 #if IS_ENABLED(CONFIG_KUNIT)
 unsigned int snaptrace_persist_sources_free(void);
 #endif
+u64 snaptrace_persist_kernel_anchor(void);
 int snaptrace_persist_arm(struct snaptrace_persist *p, u64 real_ns);
 int snaptrace_persist_capture(struct snaptrace_persist *p,
 			      struct snaptrace_buffer *buf, u32 reason,

@@ -199,6 +199,28 @@ static void st_pr_clean(struct snaptrace_persist *p, size_t len)
 }
 
 /**
+ * snaptrace_persist_kernel_anchor() - the run-time address of _printk()
+ *
+ * What a capture keeps to tell the next boot where this kernel's text
+ * was (KASLR moves it on every boot; _text is not exported to modules).
+ * On a Thumb-2 kernel (CONFIG_THUMB2_KERNEL, 32-bit ARM) a function's
+ * address carries the instruction set in bit 0; the anchor is the
+ * symbol's address, as System.map and kallsyms give it, without it.
+ *
+ * Context: any, NMI included; no locks.
+ * Return: the address of _printk() in this boot.
+ */
+u64 snaptrace_persist_kernel_anchor(void)
+{
+	unsigned long addr = (unsigned long)&_printk;
+
+	if (IS_ENABLED(CONFIG_THUMB2_KERNEL))
+		addr &= ~1UL;
+	return addr;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_kernel_anchor);
+
+/**
  * snaptrace_persist_arm() - make a region ready for a capture
  * @p: the region, its physical address, and this load's boot id
  * @real_ns: the wall-clock time of the arming
@@ -529,7 +551,7 @@ static int st_pr_capture_claim(struct st_pr_run *run,
 	cap->cpu = cpu;
 	cap->real_ns = ktime_get_real_fast_ns();
 	cap->clock_ns = local_clock();
-	cap->kernel_anchor = (unsigned long)&_printk;
+	cap->kernel_anchor = snaptrace_persist_kernel_anchor();
 	cap->nr_mods = min_t(unsigned int, p->nr_mods, ST_PR_MODS);
 	memcpy(cap->mods, p->mods, sizeof(cap->mods));
 	if (msg)

@@ -328,6 +328,18 @@ static int st_pr_rsv_find(struct resource *res, void *arg)
 }
 
 /*
+ * How to set a range aside, where this architecture has a way: memmap=
+ * is x86's (SIZE$ADDR reserves RAM in the e820 map); elsewhere the
+ * kernel's reserve_mem= (Linux 6.11 on) does, by name.
+ */
+static const char *st_pr_how(void)
+{
+	if (IS_ENABLED(CONFIG_X86))
+		return NULL;
+	return "reserve_mem=SIZE:4096:NAME and persist_name=NAME (memmap= is x86's)";
+}
+
+/*
  * Why persist_address/persist_size were refused, and what to do: @ram is
  * how the range meets System RAM (region_intersects()).
  */
@@ -335,20 +347,29 @@ static void st_pr_refuse_region(int ram)
 {
 	u64 end = persist_address + persist_size - 1;
 	struct st_pr_rsv r = { .addr = persist_address };
+	const char *how = st_pr_how();
 
 	walk_iomem_res_desc(IORES_DESC_RESERVED, IORESOURCE_MEM, 0, U64_MAX,
 			    &r, st_pr_rsv_find);
-	if (ram == REGION_INTERSECTS)
+	if (how && ram == REGION_INTERSECTS)
+		pr_err("0x%llx..0x%llx is the kernel's memory: set a region aside with %s\n",
+		       persist_address, end, how);
+	else if (ram == REGION_INTERSECTS)
 		pr_err("0x%llx..0x%llx is the kernel's memory: reserve it with memmap=%lu$0x%llx on the kernel's command line\n",
 		       persist_address, end, persist_size, persist_address);
 	else if (r.found && end > r.end)
-		pr_err("0x%llx..0x%llx goes past the reserved range 0x%llx..0x%llx: persist_size=%llu at most at this address, or reserve more (memmap=%lu$0x%llx)\n",
+		pr_err("0x%llx..0x%llx goes past the reserved range 0x%llx..0x%llx: persist_size=%llu at most at this address, or reserve more (%s)\n",
 		       persist_address, end, r.start, r.end,
-		       r.end - persist_address + 1, persist_size,
-		       persist_address);
+		       r.end - persist_address + 1, how ? how : "memmap=SIZE$ADDR");
+	else if (how && ram == REGION_MIXED)
+		pr_err("0x%llx..0x%llx is partly the kernel's memory: set a region aside with %s\n",
+		       persist_address, end, how);
 	else if (ram == REGION_MIXED)
 		pr_err("0x%llx..0x%llx is partly the kernel's memory: reserve it with memmap=%lu$0x%llx on the kernel's command line\n",
 		       persist_address, end, persist_size, persist_address);
+	else if (how)
+		pr_err("0x%llx..0x%llx is neither RAM nor reserved memory (a device's, or a hole: see /proc/iomem): set a region of RAM aside with %s\n",
+		       persist_address, end, how);
 	else
 		pr_err("0x%llx..0x%llx is neither RAM nor reserved memory (a device's, or a hole: see /proc/iomem): memmap=SIZE$ADDR keeps RAM the machine has, inside a \"System RAM\" range\n",
 		       persist_address, end);
@@ -377,8 +398,9 @@ int snaptrace_persist_check_align(u64 start, const char *name)
 		pr_err("persist_name=%s: the reserve_mem= region starts at 0x%llx, not a multiple of %d: its 64-bit fields and the cmpxchg that claims it at a panic would be misaligned (a split lock on x86, an alignment fault on arm64): give it an alignment of %d or more (reserve_mem=SIZE:4096:%s)\n",
 		       name, start, ST_PR_ADDR_ALIGN, ST_PR_ADDR_ALIGN, name);
 	else
-		pr_err("persist_address=0x%llx is not a multiple of %d: the region's 64-bit fields and the cmpxchg that claims it at a panic would be misaligned (a split lock on x86, an alignment fault on arm64): reserve a range that starts at a multiple of %d (memmap=SIZE$ADDR)\n",
-		       start, ST_PR_ADDR_ALIGN, ST_PR_ADDR_ALIGN);
+		pr_err("persist_address=0x%llx is not a multiple of %d: the region's 64-bit fields and the cmpxchg that claims it at a panic would be misaligned (a split lock on x86, an alignment fault on arm64): reserve a range that starts at a multiple of %d (%s)\n",
+		       start, ST_PR_ADDR_ALIGN, ST_PR_ADDR_ALIGN,
+		       st_pr_how() ?: "memmap=SIZE$ADDR");
 	return -EINVAL;
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_check_align);
@@ -565,8 +587,12 @@ static int st_pr_region(phys_addr_t *start, phys_addr_t *size)
 			return ret;
 		return snaptrace_persist_check_align(*start, persist_name);
 #else
-		pr_err("persist_name=%s: this kernel has no reserve_mem= (Linux 6.11 on): use memmap=SIZE$ADDR and persist_address=, persist_size=\n",
-		       persist_name);
+		if (IS_ENABLED(CONFIG_X86))
+			pr_err("persist_name=%s: this kernel has no reserve_mem= (Linux 6.11 on): use memmap=SIZE$ADDR and persist_address=, persist_size=\n",
+			       persist_name);
+		else
+			pr_err("persist_name=%s: this kernel has no reserve_mem= (Linux 6.11 on), and memmap= is x86's: no region can be kept on this kernel\n",
+			       persist_name);
 		return -EOPNOTSUPP;
 #endif
 	}

@@ -3,12 +3,13 @@
  * snaptrace ring buffer: its halves and its life. A buffer is two halves
  * of per-CPU byte rings, the live one and the spare that holds the
  * snapshot; this file allocates, resizes and frees them and the buffer,
- * and holds the recording switches. Recording is in ring_write.c,
- * reading in ring_read.c, snapshots, clears and resets in
- * ring_snapshot.c; the layout and the invariants they share in ring.h,
- * the design and its proof in Documentation/ring-buffer.rst. Upstream
- * twin: kernel/trace/ring_buffer.c (ring_buffer_alloc(), _resize()) and
- * the snapshot buffer's allocation in kernel/trace/trace.c
+ * and holds the recording switches. Recording is in ring_write.c (the
+ * epochs in ring_epoch.c), reading in ring_read.c (waiting for data in
+ * ring_wait.c), snapshots, clears and resets in ring_snapshot.c; the
+ * layout and the invariants they share in ring.h, the design and its
+ * proof in Documentation/ring-buffer.rst. Upstream twin:
+ * kernel/trace/ring_buffer.c (ring_buffer_alloc(), _resize()) and the
+ * snapshot buffer's allocation in kernel/trace/trace.c
  * (tracing_alloc_snapshot()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

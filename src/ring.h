@@ -2,9 +2,9 @@
 /*
  * snaptrace ring buffer: per-CPU lockless recording, consuming and
  * non-consuming readers, and a spare half for exact O(nr_cpu_ids) snapshots.
- * This header holds what ring.c, ring_write.c, ring_read.c and
- * ring_snapshot.c share: the rings' layout, their states and the
- * invariants every one of them keeps.
+ * This header holds what ring.c, ring_write.c, ring_epoch.c, ring_read.c,
+ * ring_wait.c and ring_snapshot.c share: the rings' layout, their states
+ * and the invariants every one of them keeps.
  *
  * The design, with the invariants named here and the proof of the
  * snapshot's cut, is in Documentation/ring-buffer.rst. In short:
@@ -531,6 +531,36 @@ static inline struct st_half *st_half_in(struct snaptrace_buffer *buf, long stat
 	return rcu_dereference_raw(buf->half[idx]);
 }
 
+/*
+ * The CPU whose ring a writer writes: @cpu for snaptrace_reserve_on(), this
+ * one for every other writer (@cpu -1, a constant: it folds away).
+ */
+static __always_inline int st_ring_cpu(int cpu)
+{
+	return cpu < 0 ? smp_processor_id() : cpu;
+}
+
+/* This CPU's ring of the live half. */
+static __always_inline struct st_ring *st_live_ring(struct snaptrace_buffer *buf)
+{
+	struct st_half *half;
+
+	half = rcu_dereference_sched(buf->half[st_state(buf) & 1]);
+	return this_cpu_ptr(half->rings);
+}
+
+/* @cpu's ring of the live half; this CPU's if @cpu is -1. */
+static __always_inline struct st_ring *st_live_ring_on(struct snaptrace_buffer *buf,
+						       int cpu)
+{
+	struct st_half *half;
+
+	if (cpu < 0)
+		return st_live_ring(buf);
+	half = rcu_dereference_sched(buf->half[st_state(buf) & 1]);
+	return per_cpu_ptr(half->rings, cpu);
+}
+
 static inline bool st_cpu_valid(int cpu)
 {
 	return cpu >= 0 && cpu < nr_cpu_ids && cpu_possible(cpu);
@@ -729,7 +759,13 @@ static inline void st_change_end(struct snaptrace_buffer *buf)
 void snaptrace_ring_push_tail(struct st_ring *r, unsigned long min,
 			      local_t *cnt);
 
-/* ring_read.c */
+/* ring_epoch.c */
+struct st_ring *snaptrace_ring_writer(struct snaptrace_buffer *buf,
+				      struct st_ring *r, long h);
+struct st_ring *snaptrace_ring_writer_on(struct snaptrace_buffer *buf,
+					 struct st_ring *r, long h, int cpu);
+
+/* ring_wait.c */
 void snaptrace_ring_wait_init(struct snaptrace_buffer *buf);
 void snaptrace_ring_wait_sync(struct snaptrace_buffer *buf);
 

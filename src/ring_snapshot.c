@@ -41,7 +41,7 @@ static void st_last_raise(struct st_ring *r, unsigned long pos)
  * snapshot from an NMI changed them meanwhile, they fail. Returns true
  * once head is closed: for a cut, once it carries %ST_SPARE (cut here,
  * by a round nested in this one, or by a writer that took its own cut:
- * st_writer_ring()); for a reset, once it carries any state bit, which a
+ * __st_writer_ring()); for a reset, once it carries any state bit, which a
  * snapshot nested in the reset may have set (the ring then went to the
  * snapshot, not emptied). False if @state no longer holds before that.
  */
@@ -148,7 +148,7 @@ static bool st_unspare(struct snaptrace_buffer *buf, struct st_ring *r,
 /*
  * A next ring of the live half (emptied by the previous snapshot, not yet
  * written) becomes live-pending: so that while this snapshot is under way
- * a writer tells it from the new next ring (st_writer_ring()).
+ * a writer tells it from the new next ring (__st_writer_ring()).
  */
 static bool st_settle(struct snaptrace_buffer *buf, struct st_ring *r,
 		      long state)

@@ -7,7 +7,9 @@
  * capture holds exactly what was written. It is built for every kernel by
  * scripts/build-module.sh (CONFIG_SNAPTRACE_CRASH_TEST=m, see Kbuild) and
  * never by ``make``, ``make install`` or DKMS: nothing of it is shipped.
- * It needs an x86 local APIC (NMIs raised with apic->send_IPI()).
+ * Its NMI context needs an x86 local APIC (NMIs raised with
+ * apic->send_IPI()); elsewhere (arm64, 32-bit ARM) it has no NMI part: the
+ * workload writes no NMI record and there is no nmi_panic file.
  *
  * Files under /sys/kernel/debug/snaptrace_crash/ (root only):
  *
@@ -16,7 +18,8 @@
  *	other; each round writes one record from task context (a kworker
  *	bound to the CPU), then one from softirq (a tasklet), one from
  *	hardirq (an irq_work, hard on PREEMPT_RT too) and one from NMI (a
- *	self-NMI through the local APIC), each waited for before the next,
+ *	self-NMI through the local APIC, on x86 only), each waited for
+ *	before the next,
  *	so the order is known. A record's payload is the text
  *	``st_crash cpuC CTX SEQ``: C the CPU it runs on, CTX one of task,
  *	softirq, hardirq, nmi, SEQ the round (0..N-1). A record is written
@@ -26,15 +29,17 @@
  *	written in each context and those that were not.
  * torn (w)
  *	Write a CPU number: a kernel thread bound to that CPU disables
- *	interrupts, reserves a record (``st_crash cpuC torn``) and never
- *	commits it, spinning until a panic's NMI stops it: at the panic,
+ *	interrupts (on x86, whose panic stops other CPUs by NMI; preemption
+ *	elsewhere, where the stop is an interrupt), reserves a record
+ *	(``st_crash cpuC torn``) and never commits it, spinning until the
+ *	panic stops its CPU: at the panic,
  *	that CPU has exactly one record open. The write returns once it is
  *	reserved. The caller must run on another CPU, and stay there
  *	(taskset): nothing else runs on that CPU any more. The module cannot
  *	be unloaded afterwards. -EBUSY if called on that CPU.
  * nmi_panic (w)
  *	Write ``CPU MESSAGE``: an NMI raised on that CPU calls
- *	nmi_panic() with MESSAGE, from the NMI handler.
+ *	nmi_panic() with MESSAGE, from the NMI handler (x86 only).
  * oops (w)
  *	Write 1: a NULL pointer dereference in task context (the writer's),
  *	not instrumented by KASAN, so the kernel reports the page fault
@@ -48,11 +53,14 @@
  *	if the range holds exactly that, else fails with -EILSEQ. The range
  *	must be reserved memory nobody has claimed (not System RAM, not
  *	snaptrace's while it is loaded): it is claimed for the time of the
- *	access, mapped with memremap(MEMREMAP_WB), unmapped.
+ *	access, mapped with memremap(MEMREMAP_WB), unmapped. Or write
+ *	``NAME SEED``: the same over the reserve_mem= region NAME (Linux
+ *	6.11 on), RAM the kernel set aside at boot, which nobody claims.
  *
  * Everything runs under one mutex, one action at a time.
  */
 #include <linux/completion.h>
+#include <linux/ctype.h>
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
@@ -77,9 +85,11 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
+#ifdef CONFIG_X86_LOCAL_APIC
 #include <asm/apic.h>
 #include <asm/irq_vectors.h>
 #include <asm/nmi.h>
+#endif
 
 #include <snaptrace/snaptrace.h>
 
@@ -131,12 +141,15 @@ static struct snaptrace_buffer *st_cr_buf;
 static struct st_cr_cpu *st_cr_cpus;
 static struct dentry *st_cr_dir;
 static unsigned int st_cr_rounds;
+
+#ifdef CONFIG_X86_LOCAL_APIC
 static char st_cr_msg[ST_CR_MSG_MAX];
 
 /* What an NMI we raise does: CPU + 1 it is raised on, 0 when none is. */
 static atomic_t st_cr_nmi_armed = ATOMIC_INIT(0);
 static atomic_t st_cr_nmi_done = ATOMIC_INIT(0);
 static struct st_cr_cpu *st_cr_nmi_job;	/* NULL: panic with st_cr_msg */
+#endif
 
 static struct completion st_cr_torn_ready;
 static int st_cr_torn_rc;
@@ -176,6 +189,7 @@ static void st_cr_irq_work(struct irq_work *w)
 	complete(&c->done);
 }
 
+#ifdef CONFIG_X86_LOCAL_APIC
 /* Takes only the NMI raised on this CPU by st_cr_nmi_raise(). */
 static int st_cr_nmi(unsigned int type, struct pt_regs *regs)
 {
@@ -217,6 +231,32 @@ static int st_cr_nmi_raise(int cpu, struct st_cr_cpu *job)
 		cpu_relax();
 	return 0;
 }
+
+static int st_cr_nmi_init(void)
+{
+	return register_nmi_handler(NMI_LOCAL, st_cr_nmi, 0, ST_CR_NAME);
+}
+
+static void st_cr_nmi_exit(void)
+{
+	unregister_nmi_handler(NMI_LOCAL, ST_CR_NAME);
+}
+#else
+/* No NMI to raise: the workload writes no NMI record. */
+static int st_cr_nmi_raise(int cpu, struct st_cr_cpu *job)
+{
+	return 0;
+}
+
+static int st_cr_nmi_init(void)
+{
+	return 0;
+}
+
+static void st_cr_nmi_exit(void)
+{
+}
+#endif
 
 /* Runs in a kworker bound to c->cpu (work_on_cpu()). */
 static long st_cr_workload_cpu(void *arg)
@@ -332,6 +372,27 @@ static const struct file_operations st_cr_workload_fops = {
 	.release = single_release,
 };
 
+/*
+ * What the torn writer holds off while its record is open: interrupts on
+ * x86, whose panic stops the other CPUs by NMI; preemption elsewhere,
+ * where the stop is an interrupt (IPI_CPU_STOP) it must take.
+ */
+static void st_cr_torn_off(void)
+{
+	if (IS_ENABLED(CONFIG_X86))
+		local_irq_disable();
+	else
+		preempt_disable();
+}
+
+static void st_cr_torn_on(void)
+{
+	if (IS_ENABLED(CONFIG_X86))
+		local_irq_enable();
+	else
+		preempt_enable();
+}
+
 /* The torn writer: never returns once its record is reserved. */
 static int st_cr_torn_fn(void *unused)
 {
@@ -339,7 +400,7 @@ static int st_cr_torn_fn(void *unused)
 	size_t len = strlen(st_cr_torn_text);
 	void *p;
 
-	local_irq_disable();
+	st_cr_torn_off();
 	p = snaptrace_reserve(st_cr_buf, len, &res);
 	if (p) {
 		memcpy(p, st_cr_torn_text, len);
@@ -349,7 +410,7 @@ static int st_cr_torn_fn(void *unused)
 		for (;;)
 			cpu_relax();
 	}
-	local_irq_enable();
+	st_cr_torn_on();
 	st_cr_torn_rc = -ENOSPC;
 	complete(&st_cr_torn_ready);
 	while (!kthread_should_stop())
@@ -408,6 +469,7 @@ static const struct file_operations st_cr_torn_fops = {
 	.llseek = noop_llseek,
 };
 
+#ifdef CONFIG_X86_LOCAL_APIC
 static ssize_t st_cr_nmi_panic_write(struct file *filp, const char __user *ubuf,
 				     size_t cnt, loff_t *ppos)
 {
@@ -443,6 +505,16 @@ static const struct file_operations st_cr_nmi_panic_fops = {
 	.write = st_cr_nmi_panic_write,
 	.llseek = noop_llseek,
 };
+
+static void st_cr_nmi_files(void)
+{
+	debugfs_create_file("nmi_panic", 0200, st_cr_dir, NULL, &st_cr_nmi_panic_fops);
+}
+#else
+static void st_cr_nmi_files(void)
+{
+}
+#endif
 
 /* Never set: read once, so that the compiler cannot see it is NULL. */
 static int *st_cr_null;
@@ -507,18 +579,22 @@ static u64 st_cr_next(u64 *x)
 	return *x;
 }
 
-/* Fills (@check false) or compares the range with the stream of @seed. */
-static int st_cr_range(u64 addr, u64 size, u64 seed, bool check)
+/*
+ * Fills (@check false) or compares the range with the stream of @seed. A
+ * reserve_mem= region (@named) is RAM set aside at boot that nobody
+ * claims: it is neither refused as RAM nor claimed.
+ */
+static int st_cr_range(u64 addr, u64 size, u64 seed, bool check, bool named)
 {
 	u64 *p, x = seed, i;
 	int ret = 0;
 
 	if (!size || size % sizeof(u64) || addr % PAGE_SIZE || addr + size < addr)
 		return -EINVAL;
-	if (region_intersects(addr, size, IORESOURCE_SYSTEM_RAM,
-			      IORES_DESC_NONE) != REGION_DISJOINT)
+	if (!named && region_intersects(addr, size, IORESOURCE_SYSTEM_RAM,
+					IORES_DESC_NONE) != REGION_DISJOINT)
 		return -EPERM;
-	if (!request_mem_region(addr, size, ST_CR_NAME))
+	if (!named && !request_mem_region(addr, size, ST_CR_NAME))
 		return -EBUSY;
 	p = memremap(addr, size, MEMREMAP_WB);
 	if (!p) {
@@ -537,21 +613,53 @@ static int st_cr_range(u64 addr, u64 size, u64 seed, bool check)
 	}
 	memunmap(p);
 out:
-	release_mem_region(addr, size);
+	if (!named)
+		release_mem_region(addr, size);
 	return ret;
+}
+
+/* The reserve_mem= region @name: 0, or -ENOENT. */
+static int st_cr_resmem(const char *name, u64 *addr, u64 *size)
+{
+#ifdef SNAPTRACE_HAVE_RESERVE_MEM
+	phys_addr_t start, len;
+
+	if (!reserve_mem_find_by_name(name, &start, &len))
+		return -ENOENT;
+	*addr = start;
+	*size = len;
+	return 0;
+#else
+	return -ENOENT;
+#endif
 }
 
 static ssize_t st_cr_range_write(struct file *filp, const char __user *ubuf,
 				 size_t cnt, loff_t *ppos, bool check)
 {
 	char buf[80], *s, *tok[3];
+	bool named = false;
 	u64 v[3];
 	int i, ret;
 
 	ret = st_cr_get(ubuf, cnt, buf, sizeof(buf), &s);
 	if (ret)
 		return ret;
-	for (i = 0; i < 3; i++) {
+	/* NAME SEED: a reserve_mem= region's address and size. */
+	if (*s && !isdigit(*s)) {
+		tok[0] = strsep(&s, " ");
+		ret = st_cr_resmem(tok[0], &v[0], &v[1]);
+		if (ret)
+			return ret;
+		named = true;
+		s = s ? skip_spaces(s) : NULL;
+		if (!s || !*s)
+			return -EINVAL;
+		i = 2;
+	} else {
+		i = 0;
+	}
+	for (; i < 3; i++) {
 		tok[i] = strsep(&s, " ");
 		if (!tok[i])
 			return -EINVAL;
@@ -563,7 +671,7 @@ static ssize_t st_cr_range_write(struct file *filp, const char __user *ubuf,
 	if (s && *s)
 		return -EINVAL;
 	mutex_lock(&st_cr_lock);
-	ret = st_cr_range(v[0], v[1], v[2], check);
+	ret = st_cr_range(v[0], v[1], v[2], check, named);
 	mutex_unlock(&st_cr_lock);
 	return ret ? ret : cnt;
 }
@@ -614,7 +722,7 @@ static int __init st_cr_init(void)
 		ret = PTR_ERR(st_cr_buf);
 		goto free;
 	}
-	ret = register_nmi_handler(NMI_LOCAL, st_cr_nmi, 0, ST_CR_NAME);
+	ret = st_cr_nmi_init();
 	if (ret)
 		goto put;
 	st_cr_dir = debugfs_create_dir(ST_CR_NAME, NULL);
@@ -624,14 +732,14 @@ static int __init st_cr_init(void)
 	}
 	debugfs_create_file("workload", 0600, st_cr_dir, NULL, &st_cr_workload_fops);
 	debugfs_create_file("torn", 0200, st_cr_dir, NULL, &st_cr_torn_fops);
-	debugfs_create_file("nmi_panic", 0200, st_cr_dir, NULL, &st_cr_nmi_panic_fops);
+	st_cr_nmi_files();
 	debugfs_create_file("oops", 0200, st_cr_dir, NULL, &st_cr_oops_fops);
 	debugfs_create_file("panic", 0200, st_cr_dir, NULL, &st_cr_panic_fops);
 	debugfs_create_file("scribble", 0200, st_cr_dir, NULL, &st_cr_scribble_fops);
 	debugfs_create_file("verify", 0200, st_cr_dir, NULL, &st_cr_verify_fops);
 	return 0;
 nmi:
-	unregister_nmi_handler(NMI_LOCAL, ST_CR_NAME);
+	st_cr_nmi_exit();
 put:
 	snaptrace_put(st_cr_buf);
 free:
@@ -644,7 +752,7 @@ static void __exit st_cr_exit(void)
 	int cpu;
 
 	debugfs_remove(st_cr_dir);
-	unregister_nmi_handler(NMI_LOCAL, ST_CR_NAME);
+	st_cr_nmi_exit();
 	for_each_possible_cpu(cpu) {
 		tasklet_kill(&st_cr_cpus[cpu].tasklet);
 		irq_work_sync(&st_cr_cpus[cpu].work);

@@ -247,21 +247,13 @@ static void errlog_why_catches_first_message(struct kunit *test)
 #define EL_LOC		"snaptrace/remoteproc/remoteproc151/"
 #define EL_FW		"snaptrace/example64.elf"
 
-static void el_rproc_destroy(void *rproc)
-{
-	snaptrace_rproc_destroy(rproc);
-}
-
 static struct snaptrace_rproc *el_rproc(struct kunit *test)
 {
 	struct snaptrace_rproc *rproc;
 
 	st_errlog_fresh(test);
 	KUNIT_ASSERT_NOT_NULL(test, snaptrace_rproc_debugfs_dir());
-	rproc = snaptrace_rproc_create(EL_RPROC, "default");
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(rproc), "create: %pe", rproc);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, el_rproc_destroy, rproc), 0);
-	WRITE_ONCE(rproc->recovery, false);
+	rproc = st_rproc_new(test, EL_RPROC, "default");
 	KUNIT_ASSERT_EQ(test, snaptrace_rproc_debugfs_create(rproc,
 							     snaptrace_rproc_debugfs_dir()), 0);
 	return rproc;

@@ -18,7 +18,6 @@
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/err.h>
-#include <linux/firmware.h>
 #include <linux/list.h>
 #include <linux/minmax.h>
 #include <linux/sched.h>
@@ -568,12 +567,9 @@ static bool fi_rproc_create(struct fi_rproc *r)
 {
 	struct dentry *dir;
 
-	r->rproc = snaptrace_rproc_create(FI_RPROC_INDEX, "default");
-	if (IS_ERR(r->rproc)) {
-		r->rproc = NULL;
+	r->rproc = st_rproc_create(FI_RPROC_INDEX, "default");
+	if (!r->rproc)
 		return false;
-	}
-	WRITE_ONCE(r->rproc->recovery, false);
 	/* As the module's remotes have remoteprocN; destroy removes it. */
 	dir = debugfs_create_dir(FI_RPROC_DIR, NULL);
 	if (!IS_ERR(dir))
@@ -584,17 +580,13 @@ static bool fi_rproc_create(struct fi_rproc *r)
 static struct fi_rproc *fi_rproc_new(struct kunit *test)
 {
 	struct fi_rproc *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
-	const struct firmware *fw;
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	r->test = test;
 	KUNIT_ASSERT_TRUE(test, fi_rproc_create(r));
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fi_rproc_destroy, r), 0);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, r->rproc->dir, "debugfs " FI_RPROC_DIR);
-	if (request_firmware_direct(&fw, FI_FW, r->rproc->dev))
-		kunit_skip(test, "%s is not in /lib/firmware", FI_FW);
-	release_firmware(fw);
-	KUNIT_ASSERT_EQ(test, snaptrace_rproc_set_firmware(r->rproc, FI_FW), 0);
+	st_rproc_need_fw(test, r->rproc, FI_FW);
 	return r;
 }
 

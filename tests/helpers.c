@@ -936,6 +936,33 @@ bool st_nmi_disarm(void)
 }
 #endif
 
+/**
+ * st_ctx_desc() - name a context, for a case parameterised by it
+ * @ctx: the context
+ * @desc: the parameter's description, KUNIT_PARAM_DESC_SIZE bytes
+ *
+ * The get_desc of KUNIT_ARRAY_PARAM() over an array of &enum st_ctx: a
+ * case that only differs by the context it runs in is one case, run once
+ * in each.
+ *
+ * Context: any.
+ */
+void st_ctx_desc(const enum st_ctx *ctx, char *desc)
+{
+	static const char * const names[] = {
+		[ST_CTX_IRQS_OFF] = "irqs off",
+		[ST_CTX_SOFTIRQ] = "softirq",
+		[ST_CTX_HARDIRQ] = "hardirq timer",
+		[ST_CTX_IRQ_WORK] = "irq_work",
+		[ST_CTX_NMI] = "nmi",
+	};
+
+	/* Every context named: the last one is ST_CTX_NMI. */
+	static_assert(ARRAY_SIZE(names) == ST_CTX_NMI + 1);
+	strscpy(desc, *ctx < ARRAY_SIZE(names) && names[*ctx] ? names[*ctx] : "?",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
 /* Makes sure nothing of @data runs once the test ends. */
 static void st_job_quiesce(void *data)
 {

@@ -18,11 +18,13 @@
 #include <linux/cpumask.h>
 #include <linux/crc32.h>
 #include <linux/err.h>
+#include <linux/kallsyms.h>
 #include <linux/math64.h>
 #include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/vmalloc.h>
 #include <kunit/test.h>
 
@@ -84,19 +86,18 @@ static void pr_capture_in(struct kunit *test, enum st_ctx ctx)
 	st_pr_expect_same(test, x, last, -1, -1);
 }
 
-static void persist_capture_with_irqs_off(struct kunit *test)
-{
-	pr_capture_in(test, ST_CTX_IRQS_OFF);
-}
+static const enum st_ctx pr_capture_ctxs[] = {
+	ST_CTX_IRQS_OFF,
+	ST_CTX_HARDIRQ,
+	ST_CTX_NMI,
+};
 
-static void persist_capture_in_hardirq(struct kunit *test)
-{
-	pr_capture_in(test, ST_CTX_HARDIRQ);
-}
+KUNIT_ARRAY_PARAM(pr_capture_ctx, pr_capture_ctxs, st_ctx_desc);
 
-static void persist_capture_in_nmi(struct kunit *test)
+/* The capture with IRQs off, in a hardirq and in an NMI. */
+static void persist_capture_in_context(struct kunit *test)
 {
-	pr_capture_in(test, ST_CTX_NMI);
+	pr_capture_in(test, st_param_ctx(test));
 }
 
 /*
@@ -515,11 +516,23 @@ static void persist_name_user_found(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, arg, "ramoops");
 }
 
+/*
+ * The anchor is _printk()'s address as kallsyms knows the symbol: on a
+ * Thumb-2 kernel, without the instruction-set bit a function pointer
+ * carries ("_printk+0x1/" otherwise).
+ */
+static void persist_kernel_anchor_is_the_symbol(struct kunit *test)
+{
+	char sym[KSYM_SYMBOL_LEN];
+
+	snprintf(sym, sizeof(sym), "%pS",
+		 (void *)(unsigned long)snaptrace_persist_kernel_anchor());
+	KUNIT_EXPECT_TRUE_MSG(test, str_has_prefix(sym, "_printk+0x0/"), "%s", sym);
+}
+
 static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_capture_gives_back_every_record),
-	KUNIT_CASE(persist_capture_with_irqs_off),
-	KUNIT_CASE(persist_capture_in_hardirq),
-	KUNIT_CASE(persist_capture_in_nmi),
+	KUNIT_CASE_PARAM(persist_capture_in_context, pr_capture_ctx_gen_params),
 	KUNIT_CASE(persist_open_record_is_torn),
 	KUNIT_CASE(persist_second_capture_refused),
 	KUNIT_CASE(persist_corrupt_payload_dropped),
@@ -532,6 +545,7 @@ static struct kunit_case snaptrace_persist_cases[] = {
 	KUNIT_CASE(persist_unfinished_cleaned_by_refused),
 	KUNIT_CASE(persist_misaligned_address_refused),
 	KUNIT_CASE(persist_name_user_found),
+	KUNIT_CASE(persist_kernel_anchor_is_the_symbol),
 	{}
 };
 

@@ -165,7 +165,7 @@ void st_pr_expect_cap(struct kunit *test, struct pr_ctx *x,
 	KUNIT_EXPECT_EQ(test, last->cap.cpu, cpu);
 	KUNIT_EXPECT_EQ(test, last->cap.flags, 0);
 	KUNIT_EXPECT_STREQ(test, last->cap.msg, "test capture");
-	KUNIT_EXPECT_EQ(test, last->cap.kernel_anchor, (u64)(unsigned long)&_printk);
+	KUNIT_EXPECT_EQ(test, last->cap.kernel_anchor, snaptrace_persist_kernel_anchor());
 	KUNIT_EXPECT_EQ(test, last->cap.nr_mods, 1);
 	KUNIT_EXPECT_STREQ(test, last->cap.mods[0].name, "snaptrace");
 	KUNIT_EXPECT_EQ(test, last->cap.mods[0].base, x->p.mods[0].base);

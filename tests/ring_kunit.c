@@ -858,34 +858,24 @@ static void st_write_in(struct kunit *test, enum st_ctx ctx)
 	KUNIT_EXPECT_EQ(test, c.gaps + c.order + c.bad, 0);
 }
 
-/* write and reserve/commit work from a tasklet (softirq). */
-static void ring_write_in_softirq(struct kunit *test)
-{
-	st_write_in(test, ST_CTX_SOFTIRQ);
-}
+static const enum st_ctx ring_write_ctxs[] = {
+	ST_CTX_SOFTIRQ,
+	ST_CTX_HARDIRQ,
+	ST_CTX_IRQ_WORK,
+	ST_CTX_IRQS_OFF,
+	ST_CTX_NMI,
+};
 
-/* write and reserve/commit work from a hard hrtimer callback (hardirq). */
-static void ring_write_in_hardirq_timer(struct kunit *test)
-{
-	st_write_in(test, ST_CTX_HARDIRQ);
-}
+KUNIT_ARRAY_PARAM(ring_write_ctx, ring_write_ctxs, st_ctx_desc);
 
-/* write and reserve/commit work from a hard irq_work (hardirq). */
-static void ring_write_in_irq_work(struct kunit *test)
+/*
+ * write and reserve/commit work in each context: from a tasklet
+ * (softirq), a hard hrtimer callback and a hard irq_work (hardirq), with
+ * interrupts disabled, and from an NMI handler.
+ */
+static void ring_write_in_context(struct kunit *test)
 {
-	st_write_in(test, ST_CTX_IRQ_WORK);
-}
-
-/* write and reserve/commit work with interrupts disabled. */
-static void ring_write_with_irqs_off(struct kunit *test)
-{
-	st_write_in(test, ST_CTX_IRQS_OFF);
-}
-
-/* write and reserve/commit work from an NMI handler. */
-static void ring_write_in_nmi(struct kunit *test)
-{
-	st_write_in(test, ST_CTX_NMI);
+	st_write_in(test, st_param_ctx(test));
 }
 
 /*
@@ -926,16 +916,17 @@ static void st_nested(struct kunit *test, enum st_ctx ctx)
 	KUNIT_EXPECT_EQ(test, st_stats(test, buf, SNAPTRACE_LIVE, cpu).entries, 2);
 }
 
-/* A hardirq record written inside an open reservation: both intact. */
-static void ring_nested_irq_work_in_reservation(struct kunit *test)
-{
-	st_nested(test, ST_CTX_IRQ_WORK);
-}
+static const enum st_ctx ring_nested_ctxs[] = {
+	ST_CTX_IRQ_WORK,
+	ST_CTX_NMI,
+};
 
-/* An NMI record written inside an open reservation: both intact. */
-static void ring_nested_nmi_in_reservation(struct kunit *test)
+KUNIT_ARRAY_PARAM(ring_nested_ctx, ring_nested_ctxs, st_ctx_desc);
+
+/* A hardirq or NMI record written inside an open reservation: both intact. */
+static void ring_nested_in_reservation(struct kunit *test)
 {
-	st_nested(test, ST_CTX_NMI);
+	st_nested(test, st_param_ctx(test));
 }
 
 /* ---- stress ---- */
@@ -1289,16 +1280,20 @@ static void st_fill_in_reservation(struct kunit *test, enum st_ctx ctx)
 	st_expect_half_sane(test, buf, SNAPTRACE_LIVE);
 }
 
-/* An NMI filling the ring inside an open reservation is refused, exactly. */
-static void ring_nmi_fill_in_reservation_drops_exactly(struct kunit *test)
-{
-	st_fill_in_reservation(test, ST_CTX_NMI);
-}
+static const enum st_ctx ring_fill_ctxs[] = {
+	ST_CTX_NMI,
+	ST_CTX_IRQ_WORK,
+};
 
-/* A hardirq filling the ring inside an open reservation is refused, exactly. */
-static void ring_irq_work_fill_in_reservation_drops_exactly(struct kunit *test)
+KUNIT_ARRAY_PARAM(ring_fill_ctx, ring_fill_ctxs, st_ctx_desc);
+
+/*
+ * An NMI or a hardirq filling the ring inside an open reservation is
+ * refused, exactly.
+ */
+static void ring_fill_in_reservation_drops_exactly(struct kunit *test)
 {
-	st_fill_in_reservation(test, ST_CTX_IRQ_WORK);
+	st_fill_in_reservation(test, st_param_ctx(test));
 }
 
 /* ---- reset while writers run ---- */
@@ -1654,16 +1649,10 @@ static struct kunit_case snaptrace_ring_cases[] = {
 	KUNIT_CASE(ring_reset_empties_all_cpus),
 	KUNIT_CASE(ring_resize_rejects_bad_size),
 	KUNIT_CASE(ring_resize_discards_and_changes_capacity),
-	KUNIT_CASE(ring_write_in_softirq),
-	KUNIT_CASE(ring_write_in_hardirq_timer),
-	KUNIT_CASE(ring_write_in_irq_work),
-	KUNIT_CASE(ring_write_with_irqs_off),
-	KUNIT_CASE(ring_write_in_nmi),
-	KUNIT_CASE(ring_nested_irq_work_in_reservation),
-	KUNIT_CASE(ring_nested_nmi_in_reservation),
+	KUNIT_CASE_PARAM(ring_write_in_context, ring_write_ctx_gen_params),
+	KUNIT_CASE_PARAM(ring_nested_in_reservation, ring_nested_ctx_gen_params),
 	KUNIT_CASE_SLOW(ring_stress_all_cpus),
-	KUNIT_CASE(ring_nmi_fill_in_reservation_drops_exactly),
-	KUNIT_CASE(ring_irq_work_fill_in_reservation_drops_exactly),
+	KUNIT_CASE_PARAM(ring_fill_in_reservation_drops_exactly, ring_fill_ctx_gen_params),
 	KUNIT_CASE_SLOW(ring_reset_under_writers_keeps_counts_exact),
 	KUNIT_CASE_SLOW(ring_wait_wakes_on_data_and_off),
 	KUNIT_CASE_SLOW(ring_wait_survives_a_lost_wakeup),

@@ -155,11 +155,6 @@ static void att_build(struct att *a)
 		memcpy(a->mem + (SEG_DA - MEM_DA), &a->tbl, sizeof(a->tbl));
 }
 
-static void att_destroy(void *rproc)
-{
-	snaptrace_rproc_destroy(rproc);
-}
-
 static struct att *att_new(struct kunit *test, bool is_iomem,
 			   unsigned int watchdog_ms)
 {
@@ -177,10 +172,8 @@ static struct att *att_new(struct kunit *test, bool is_iomem,
 	else
 		shared.va = a->mem;
 	shared.is_iomem = is_iomem;
-	a->rproc = snaptrace_rproc_create_attached(7, "attach-test", NULL, &shared,
-						   &att_ops, a, watchdog_ms);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(a->rproc));
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, att_destroy, a->rproc), 0);
+	a->rproc = st_rproc_attached_new(test, 7, "attach-test", &shared,
+					 &att_ops, a, watchdog_ms);
 	KUNIT_ASSERT_EQ(test, snaptrace_rproc_set_firmware(a->rproc, "fake.elf"), 0);
 	att_good_table(a);
 	att_build(a);
@@ -856,7 +849,7 @@ static void capture_pending_is_cancelled(struct kunit *test)
 		expect_offline_holding_nothing(test, rproc);
 	} else if (c->end == END_REMOVAL) {
 		h->attached = NULL;
-		kunit_release_action(test, att_destroy, rproc);
+		st_rproc_release(test, rproc);
 	}
 
 	/* Let the queue go: a capture left queued would run now. */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for the simulated remote processors (src/rproc_trace.c,
- * rproc_mem.c, rproc_sim.c): da_to_va, the trace handler's contract,
- * start/stop error paths, the crash capture from hardirq context, and
- * images without a resource table by layout.
+ * KUnit tests for the remotes' traces (src/rproc_trace.c): the trace
+ * handler's contract, start/stop error paths, the crash capture from
+ * hardirq context, and crashes racing stop, recovery and readers. The
+ * remotes' memory is tested in rproc_mem_kunit.c, the simulated platform
+ * in rproc_sim_kunit.c.
  */
 #include <linux/completion.h>
 #include <linux/delay.h>
@@ -28,65 +29,10 @@
 
 #define EXAMPLE_FW "snaptrace/example64.elf"
 
-/* A bare remote with hand-made memory: enough for da_to_va and traces. */
-static struct snaptrace_rproc *bare_rproc(struct kunit *test)
-{
-	struct snaptrace_rproc *rproc = kunit_kzalloc(test, sizeof(*rproc), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, rproc);
-	rproc->ops = &st_rproc_nop_ops;
-	INIT_LIST_HEAD(&rproc->mems);
-	INIT_LIST_HEAD(&rproc->traces);
-	mutex_init(&rproc->lock);
-	return rproc;
-}
-
-static void add_mem(struct kunit *test, struct snaptrace_rproc *rproc, u32 da,
-		    u32 len)
-{
-	struct snaptrace_rproc_mem *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, m);
-	m->va = kunit_kzalloc(test, len, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, m->va);
-	m->da = da;
-	m->len = len;
-	m->kind = "region";
-	list_add_tail(&m->node, &rproc->mems);
-}
-
 static void free_traces(struct snaptrace_rproc *rproc)
 {
 	snaptrace_rproc_trace_free(rproc);
 	snaptrace_rproc_keepers_free(rproc);
-}
-
-/* The whole range must lie in one mapping; no arithmetic may wrap. */
-static void da_to_va_bounds(struct kunit *test)
-{
-	struct snaptrace_rproc *rproc = bare_rproc(test);
-	struct snaptrace_rproc_mem *m;
-	u8 *va;
-
-	add_mem(test, rproc, 0x1000, 0x1000);
-	add_mem(test, rproc, 0x2000, 0x1000);	/* adjacent */
-	add_mem(test, rproc, 0xfffff000, 0x1000);	/* at the top of 32 bits */
-	m = list_first_entry(&rproc->mems, struct snaptrace_rproc_mem, node);
-	va = m->va;
-
-	KUNIT_EXPECT_PTR_EQ(test, snaptrace_rproc_da_to_va(rproc, 0x1000, 0x1000, NULL), va);
-	KUNIT_EXPECT_PTR_EQ(test, snaptrace_rproc_da_to_va(rproc, 0x1fff, 1, NULL), va + 0xfff);
-	KUNIT_EXPECT_NULL(test, snaptrace_rproc_da_to_va(rproc, 0x1fff, 2, NULL));
-	KUNIT_EXPECT_NULL(test, snaptrace_rproc_da_to_va(rproc, 0xfff, 2, NULL));
-	KUNIT_EXPECT_NULL(test, snaptrace_rproc_da_to_va(rproc, 0x1000, 0, NULL));
-	KUNIT_EXPECT_NULL(test, snaptrace_rproc_da_to_va(rproc, 0x1000, 0x1001, NULL));
-	KUNIT_EXPECT_NULL(test, snaptrace_rproc_da_to_va(rproc, 0x1800, 0x1000, NULL));
-	KUNIT_EXPECT_NULL(test, snaptrace_rproc_da_to_va(rproc, 0x1000, SIZE_MAX, NULL));
-	KUNIT_EXPECT_NULL(test, snaptrace_rproc_da_to_va(rproc, U64_MAX, 1, NULL));
-	KUNIT_EXPECT_NULL(test, snaptrace_rproc_da_to_va(rproc, 0x3000, 1, NULL));
-	KUNIT_EXPECT_NOT_NULL(test, snaptrace_rproc_da_to_va(rproc, 0xffffffff, 1, NULL));
-	KUNIT_EXPECT_NULL(test, snaptrace_rproc_da_to_va(rproc, 0xffffffff, 2, NULL));
-	KUNIT_EXPECT_NULL(test, snaptrace_rproc_da_to_va(rproc, 0x100000000ULL, 1, NULL));
 }
 
 struct trace_case {
@@ -125,12 +71,12 @@ KUNIT_ARRAY_PARAM(trace, trace_cases, trace_case_desc);
 static void handle_trace_contract(struct kunit *test)
 {
 	const struct trace_case *c = test->param_value;
-	struct snaptrace_rproc *rproc = bare_rproc(test);
+	struct snaptrace_rproc *rproc = st_rproc_bare(test);
 	struct snaptrace_fw_rsc_trace *rsc;
 	struct snaptrace_rproc_trace *t;
 	int ret;
 
-	add_mem(test, rproc, 0x1000, 0x1000);
+	st_rproc_add_mem(test, rproc, 0x1000, 0x1000);
 	rsc = kunit_kzalloc(test, sizeof(*rsc) + 64, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, rsc);
 	rsc->da = c->da;
@@ -160,11 +106,11 @@ static void handle_trace_contract(struct kunit *test)
 /* traceN counts from 0 per remote; a 32-byte name without NUL is bounded. */
 static void handle_trace_numbering_and_name(struct kunit *test)
 {
-	struct snaptrace_rproc *rproc = bare_rproc(test);
+	struct snaptrace_rproc *rproc = st_rproc_bare(test);
 	struct snaptrace_fw_rsc_trace rsc = { .da = 0x1000, .len = 0x80 };
 	struct snaptrace_rproc_trace *t;
 
-	add_mem(test, rproc, 0x1000, 0x1000);
+	st_rproc_add_mem(test, rproc, 0x1000, 0x1000);
 	memcpy(rsc.name, "%s%n%s%n%s%n%s%n%s%n%s%n%s%n%s%n", 32);
 	KUNIT_ASSERT_EQ(test, snaptrace_rproc_handle_trace(rproc, &rsc, 0, sizeof(rsc)), 0);
 	rsc.da = 0x1800;
@@ -179,11 +125,11 @@ static void handle_trace_numbering_and_name(struct kunit *test)
 /* Firmware cannot make us allocate without bound: traces are capped. */
 static void trace_limits(struct kunit *test)
 {
-	struct snaptrace_rproc *rproc = bare_rproc(test);
+	struct snaptrace_rproc *rproc = st_rproc_bare(test);
 	struct snaptrace_fw_rsc_trace rsc = { .len = 0x80 };
 	int i;
 
-	add_mem(test, rproc, 0x1000, 0x1000);
+	st_rproc_add_mem(test, rproc, 0x1000, 0x1000);
 	for (i = 0; i < SNAPTRACE_RPROC_MAX_TRACES; i++) {
 		rsc.da = 0x1000 + i * 0x80;
 		KUNIT_ASSERT_EQ(test, snaptrace_rproc_handle_trace(rproc, &rsc, 0, sizeof(rsc)), 0);
@@ -241,10 +187,10 @@ static void capture_text_ends(struct kunit *test)
 	rec = kunit_kzalloc(test, sizeof(*rec), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, rec);
 	for (c = 0; c < ARRAY_SIZE(cases); c++) {
-		rproc = bare_rproc(test);
+		rproc = st_rproc_bare(test);
 		rproc->crash_cnt = 1;
 		rproc->crash_type = SNAPTRACE_RPROC_WATCHDOG;
-		add_mem(test, rproc, rsc.da, cases[c].len);
+		st_rproc_add_mem(test, rproc, rsc.da, cases[c].len);
 		rsc.len = cases[c].len;
 		KUNIT_ASSERT_EQ(test, snaptrace_rproc_handle_trace(rproc, &rsc, 0,
 								   sizeof(rsc)), 0);
@@ -589,40 +535,6 @@ static void crash_when_offline_ignored(struct kunit *test)
 	snaptrace_rproc_destroy(rproc);
 }
 
-/* Layouts: presets, explicit regions, and bad ones refused. */
-static void layouts(struct kunit *test)
-{
-	static const char * const bad[] = {
-		"", "sram", "sram:0x0", "sram:0x0:0", "sram:x:0x1000",
-		"a:0x0:0x1000+b:0x800:0x1000", "top:0xfffff000:0x2000",
-	};
-	struct snaptrace_rproc_mem *m;
-	struct snaptrace_rproc *rproc;
-	int i;
-
-	/* The regions are the platform's registered memory, in order. */
-	rproc = snaptrace_rproc_create(104, "stm32mp157");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(rproc));
-	KUNIT_EXPECT_EQ(test, list_count_nodes(&rproc->carveouts), 2);
-	m = list_last_entry(&rproc->carveouts, struct snaptrace_rproc_mem, reg_node);
-	KUNIT_EXPECT_STREQ(test, m->name, "mcusram");
-	KUNIT_EXPECT_EQ(test, m->da, 0x10000000);
-	KUNIT_EXPECT_STREQ(test, m->kind, "region");
-	KUNIT_EXPECT_TRUE(test, m->registered);
-	snaptrace_rproc_destroy(rproc);
-
-	rproc = snaptrace_rproc_create(104, "a:0x0:0x1000+b:0x1000:0x2000");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(rproc));
-	KUNIT_EXPECT_EQ(test, list_count_nodes(&rproc->carveouts), 2);
-	m = list_last_entry(&rproc->carveouts, struct snaptrace_rproc_mem, reg_node);
-	KUNIT_EXPECT_EQ(test, m->len, 0x2000);
-	snaptrace_rproc_destroy(rproc);
-
-	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		KUNIT_EXPECT_EQ_MSG(test, PTR_ERR_OR_ZERO(snaptrace_rproc_create(104, bad[i])),
-				    -EINVAL, "layout \"%s\"", bad[i]);
-}
-
 /* ------------------------------------------------------------------ */
 /* Races: crashes from hardirq against stop, recovery and readers */
 
@@ -712,17 +624,6 @@ static struct snaptrace_rproc *started_rproc(struct kunit *test, int index,
 	return rproc;
 }
 
-/* An offline remote holds nothing of its last firmware. */
-static void expect_nothing_held(struct kunit *test, struct snaptrace_rproc *rproc)
-{
-	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_OFFLINE);
-	KUNIT_EXPECT_TRUE(test, list_empty(&rproc->traces));
-	KUNIT_EXPECT_TRUE(test, list_empty(&rproc->mems));
-	KUNIT_EXPECT_NULL(test, rproc->table);
-	KUNIT_EXPECT_EQ(test, rproc->num_traces, 0);
-	KUNIT_EXPECT_EQ(test, rproc->nr_mems, 0);
-}
-
 /*
  * A crash from hardirq (on this CPU or another) against stop: whichever
  * comes first, the remote ends offline with nothing held, and a crash
@@ -748,7 +649,7 @@ static void crash_vs_stop(struct kunit *test)
 		if (rproc->crash_type == SNAPTRACE_RPROC_WATCHDOG)
 			crashed++;
 		rproc->crash_type = SNAPTRACE_RPROC_MMUFAULT;
-		expect_nothing_held(test, rproc);
+		st_rproc_expect_nothing_held(test, rproc);
 	}
 	KUNIT_EXPECT_EQ(test, i, 30);
 	kunit_info(test, "crash before stop in %d of %d rounds\n", crashed, i);
@@ -831,7 +732,7 @@ static void second_crash_during_recovery(struct kunit *test)
 		}
 	}
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_stop(rproc), 0);
-	expect_nothing_held(test, rproc);
+	st_rproc_expect_nothing_held(test, rproc);
 	snaptrace_rproc_destroy(rproc);
 }
 
@@ -917,7 +818,7 @@ static void readers_across_stop_restart(struct kunit *test)
 				msleep(20);
 		}
 		KUNIT_EXPECT_EQ(test, snaptrace_rproc_stop(rproc), 0);
-		expect_nothing_held(test, rproc);
+		st_rproc_expect_nothing_held(test, rproc);
 		usleep_range(200, 400);
 	}
 	KUNIT_EXPECT_EQ(test, i, 15);
@@ -945,7 +846,7 @@ static void new_firmware_without_table_after_one_with(struct kunit *test)
 	snaptrace_rproc_report_crash(rproc, SNAPTRACE_RPROC_FATAL_ERROR);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_CRASHED);
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_stop(rproc), 0);
-	expect_nothing_held(test, rproc);
+	st_rproc_expect_nothing_held(test, rproc);
 
 	if (request_firmware_direct(&fw, NO_TABLE_FW, rproc->dev)) {
 		snaptrace_rproc_destroy(rproc);
@@ -955,7 +856,7 @@ static void new_firmware_without_table_after_one_with(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_set_firmware(rproc, NO_TABLE_FW), 0);
 	ret = snaptrace_rproc_start(rproc);
 	KUNIT_EXPECT_TRUE_MSG(test, ret == -ENOENT || ret == -EINVAL, "start: %d", ret);
-	expect_nothing_held(test, rproc);
+	st_rproc_expect_nothing_held(test, rproc);
 	KUNIT_EXPECT_EQ(test, rproc->table_sz, 0);
 	KUNIT_EXPECT_EQ(test, rproc->traces_len, 0);
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_stop(rproc), -EINVAL);
@@ -974,142 +875,11 @@ static void new_firmware_without_table_after_one_with(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, READ_ONCE(t->keeper->has_last));
 	}
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_stop(rproc), 0);
-	expect_nothing_held(test, rproc);
-	snaptrace_rproc_destroy(rproc);
-}
-
-/*
- * An image without a resource table, by layout: it boots where the
- * layout's upstream driver lets it (stm32_rproc_parse_fw(),
- * zynqmp_r5_parse_fw()), with no resources, and crashes and stops as any;
- * elsewhere it is refused with -ENOENT and leaves nothing. A table that is
- * there but smaller than its header is refused everywhere.
- */
-struct no_table_case {
-	const char *layout;
-	u32 da;		/* where its one segment goes, in the layout */
-	bool bad_table;	/* a .resource_table of 8 bytes */
-	int ret;
-};
-
-static const struct no_table_case no_table_cases[] = {
-	{ "stm32mp157", 0x10000000, false, 0 },
-	{ "zynqmp-r5", 0x0, false, 0 },
-	{ "default", 0x10000000, false, -ENOENT },
-	{ "ram:0x0:0x1000", 0x0, false, -ENOENT },
-	{ "stm32mp157", 0x10000000, true, -EINVAL },
-	{ "zynqmp-r5", 0x0, true, -EINVAL },
-};
-
-static void no_table_case_desc(const struct no_table_case *c, char *desc)
-{
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s%s: %d", c->layout,
-		 c->bad_table ? ", 8-byte table" : "", c->ret);
-}
-
-KUNIT_ARRAY_PARAM(no_table, no_table_cases, no_table_case_desc);
-
-/*
- * The ELF32 image: header, one program header, 32 bytes of segment at
- * 0x60, the section names at 0x80, then NULL, .text, .shstrtab and, for
- * a bad table, .resource_table (the segment's first 8 bytes).
- */
-#define NT_SEG_OFF	0x60
-#define NT_SEG_SZ	32
-#define NT_STR_OFF	0x80
-#define NT_SH_OFF	0xc0
-#define NT_SIZE		(NT_SH_OFF + 4 * sizeof(struct elf32_shdr))
-
-static const char nt_names[] = "\0.text\0.shstrtab\0.resource_table";
-
-static u8 *no_table_image(struct kunit *test, const struct no_table_case *c)
-{
-	u8 *img = kunit_kzalloc(test, NT_SIZE, GFP_KERNEL);
-	struct elf32_hdr *eh = (void *)img;
-	struct elf32_phdr *ph = (void *)(img + sizeof(*eh));
-	struct elf32_shdr *sh = (void *)(img + NT_SH_OFF);
-	int i;
-
-	KUNIT_ASSERT_NOT_NULL(test, img);
-	st_elf32_hdr_init(eh, NT_SH_OFF, c->bad_table ? 4 : 3);
-	eh->e_entry = c->da;
-
-	ph->p_type = PT_LOAD;
-	ph->p_offset = NT_SEG_OFF;
-	ph->p_vaddr = c->da;
-	ph->p_paddr = c->da;
-	ph->p_filesz = NT_SEG_SZ;
-	ph->p_memsz = NT_SEG_SZ;
-	for (i = 0; i < NT_SEG_SZ; i++)
-		img[NT_SEG_OFF + i] = 0xa0 + i;
-	memcpy(img + NT_STR_OFF, nt_names, sizeof(nt_names));
-
-	sh[1].sh_name = 1;
-	sh[1].sh_type = SHT_PROGBITS;
-	sh[1].sh_addr = c->da;
-	sh[1].sh_offset = NT_SEG_OFF;
-	sh[1].sh_size = NT_SEG_SZ;
-	sh[2].sh_name = 7;
-	sh[2].sh_type = SHT_STRTAB;
-	sh[2].sh_offset = NT_STR_OFF;
-	sh[2].sh_size = sizeof(nt_names);
-	sh[3].sh_name = 17;
-	sh[3].sh_type = SHT_PROGBITS;
-	sh[3].sh_offset = NT_SEG_OFF;
-	sh[3].sh_size = 8;
-	return img;
-}
-
-static void boot_without_resource_table(struct kunit *test)
-{
-	const struct no_table_case *c = test->param_value;
-	struct snaptrace_rproc *rproc = snaptrace_rproc_create(114, c->layout);
-	const u8 *img = no_table_image(test, c);
-	const u8 *va;
-
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(rproc), "create: %pe", rproc);
-	WRITE_ONCE(rproc->recovery, false);
-	/* Named in the warning; the image itself is given in memory. */
-	KUNIT_EXPECT_EQ(test, snaptrace_rproc_set_firmware(rproc, "snaptrace/no-table.elf"), 0);
-	KUNIT_EXPECT_EQ(test, snaptrace_rproc_boot_image(rproc, img, NT_SIZE), c->ret);
-	if (c->ret) {
-		expect_nothing_held(test, rproc);
-		KUNIT_EXPECT_EQ(test, rproc->power, 0);
-		KUNIT_EXPECT_EQ(test, snaptrace_rproc_stop(rproc), -EINVAL);
-		snaptrace_rproc_destroy(rproc);
-		return;
-	}
-	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_RUNNING);
-	KUNIT_EXPECT_EQ(test, rproc->power, 1);
-	KUNIT_EXPECT_NULL(test, rproc->table);
-	KUNIT_EXPECT_EQ(test, rproc->table_sz, 0);
-	KUNIT_EXPECT_TRUE(test, list_empty(&rproc->traces));
-	KUNIT_EXPECT_EQ(test, rproc->num_traces, 0);
-	KUNIT_EXPECT_EQ(test, rproc->nr_mems, 0);
-	KUNIT_EXPECT_EQ(test, rproc->vdevs, 0);
-	KUNIT_EXPECT_TRUE(test, list_empty(&rproc->vdev_list));
-	/* The segment was loaded all the same. */
-	va = snaptrace_rproc_da_to_va(rproc, c->da, NT_SEG_SZ, NULL);
-	KUNIT_ASSERT_NOT_NULL(test, va);
-	KUNIT_EXPECT_EQ(test, memcmp(va, img + NT_SEG_OFF, NT_SEG_SZ), 0);
-
-	msleep(60);	/* a tick or more of the core, with no trace to write */
-	snaptrace_rproc_report_crash(rproc, SNAPTRACE_RPROC_WATCHDOG);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_CRASHED);
-	KUNIT_EXPECT_EQ(test, rproc->crash_cnt, 1);
-	KUNIT_EXPECT_EQ(test, snaptrace_rproc_stop(rproc), 0);
-	expect_nothing_held(test, rproc);
-	KUNIT_EXPECT_EQ(test, rproc->power, 0);
-	/* And it boots again from scratch. */
-	KUNIT_EXPECT_EQ(test, snaptrace_rproc_boot_image(rproc, img, NT_SIZE), 0);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_RUNNING);
-	KUNIT_EXPECT_EQ(test, snaptrace_rproc_stop(rproc), 0);
-	expect_nothing_held(test, rproc);
+	st_rproc_expect_nothing_held(test, rproc);
 	snaptrace_rproc_destroy(rproc);
 }
 
 static struct kunit_case snaptrace_rproc_cases[] = {
-	KUNIT_CASE(da_to_va_bounds),
 	KUNIT_CASE_PARAM(handle_trace_contract, trace_gen_params),
 	KUNIT_CASE(handle_trace_numbering_and_name),
 	KUNIT_CASE(trace_limits),
@@ -1120,12 +890,10 @@ static struct kunit_case snaptrace_rproc_cases[] = {
 	KUNIT_CASE_SLOW(crash_capture_while_trace_pipe_read),
 	KUNIT_CASE(crash_when_offline_ignored),
 	KUNIT_CASE(capture_instance_per_trace),
-	KUNIT_CASE(layouts),
 	KUNIT_CASE_SLOW(crash_vs_stop),
 	KUNIT_CASE_SLOW(second_crash_during_recovery),
 	KUNIT_CASE_SLOW(readers_across_stop_restart),
 	KUNIT_CASE(new_firmware_without_table_after_one_with),
-	KUNIT_CASE_PARAM(boot_without_resource_table, no_table_gen_params),
 	{}
 };
 

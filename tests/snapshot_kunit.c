@@ -409,34 +409,24 @@ static void st_snap_in(struct kunit *test, enum st_ctx ctx)
 	st_expect_misses(test, buf, 0);
 }
 
-/* snapshot() works from a tasklet (softirq). */
-static void snap_in_softirq(struct kunit *test)
-{
-	st_snap_in(test, ST_CTX_SOFTIRQ);
-}
+static const enum st_ctx snap_ctxs[] = {
+	ST_CTX_SOFTIRQ,
+	ST_CTX_HARDIRQ,
+	ST_CTX_IRQ_WORK,
+	ST_CTX_IRQS_OFF,
+	ST_CTX_NMI,
+};
 
-/* snapshot() works from a hard hrtimer callback (hardirq). */
-static void snap_in_hardirq_timer(struct kunit *test)
-{
-	st_snap_in(test, ST_CTX_HARDIRQ);
-}
+KUNIT_ARRAY_PARAM(snap_ctx, snap_ctxs, st_ctx_desc);
 
-/* snapshot() works from a hard irq_work (hardirq). */
-static void snap_in_irq_work(struct kunit *test)
+/*
+ * snapshot() works in each context: from a tasklet (softirq), a hard
+ * hrtimer callback and a hard irq_work (hardirq), with interrupts disabled,
+ * and from an NMI handler that also writes a record.
+ */
+static void snap_in_context(struct kunit *test)
 {
-	st_snap_in(test, ST_CTX_IRQ_WORK);
-}
-
-/* snapshot() works with interrupts disabled. */
-static void snap_in_irqs_off(struct kunit *test)
-{
-	st_snap_in(test, ST_CTX_IRQS_OFF);
-}
-
-/* snapshot() works from an NMI handler that also writes a record. */
-static void snap_in_nmi(struct kunit *test)
-{
-	st_snap_in(test, ST_CTX_NMI);
+	st_snap_in(test, st_param_ctx(test));
 }
 
 /*
@@ -533,16 +523,20 @@ static void st_snap_in_reservation(struct kunit *test, enum st_ctx ctx)
 	KUNIT_EXPECT_EQ_MSG(test, outer_live, 0, "the open record, in live");
 }
 
-/* A hardirq snapshot inside an open reservation keeps every record whole. */
-static void snap_irq_work_in_reservation(struct kunit *test)
-{
-	st_snap_in_reservation(test, ST_CTX_IRQ_WORK);
-}
+static const enum st_ctx snap_res_ctxs[] = {
+	ST_CTX_IRQ_WORK,
+	ST_CTX_NMI,
+};
 
-/* An NMI snapshot inside an open reservation keeps every record whole. */
-static void snap_nmi_in_reservation(struct kunit *test)
+KUNIT_ARRAY_PARAM(snap_res_ctx, snap_res_ctxs, st_ctx_desc);
+
+/*
+ * A hardirq or NMI snapshot inside an open reservation keeps every record
+ * whole.
+ */
+static void snap_in_reservation(struct kunit *test)
 {
-	st_snap_in_reservation(test, ST_CTX_NMI);
+	st_snap_in_reservation(test, st_param_ctx(test));
 }
 
 /* ---- clear, free, snapshot_alloc ---- */
@@ -1844,14 +1838,9 @@ static struct kunit_case snaptrace_snapshot_cases[] = {
 	KUNIT_CASE(snap_second_replaces_first),
 	KUNIT_CASE(snap_consume_reads_snapshot),
 	KUNIT_CASE(snap_iter_is_non_consuming),
-	KUNIT_CASE(snap_in_softirq),
-	KUNIT_CASE(snap_in_hardirq_timer),
-	KUNIT_CASE(snap_in_irq_work),
-	KUNIT_CASE(snap_in_irqs_off),
-	KUNIT_CASE(snap_in_nmi),
+	KUNIT_CASE_PARAM(snap_in_context, snap_ctx_gen_params),
 	KUNIT_CASE(snap_miss_with_stop_in_nmi),
-	KUNIT_CASE(snap_irq_work_in_reservation),
-	KUNIT_CASE(snap_nmi_in_reservation),
+	KUNIT_CASE_PARAM(snap_in_reservation, snap_res_ctx_gen_params),
 	KUNIT_CASE(snap_clear_empties_spare),
 	KUNIT_CASE(snap_free_then_snapshot_misses),
 	KUNIT_CASE(snap_snapshot_alloc_allocates_and_swaps),

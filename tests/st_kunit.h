@@ -7,7 +7,8 @@
  * a chosen context (softirq, hardirq, irqs off, NMI, or inside an open
  * reservation), an operation in a helper thread while the test holds an
  * iterator, and background load (a writer kthread per online CPU, an
- * hrtimer taking snapshots).
+ * hrtimer taking snapshots); and the remote fixture (in rproc_fixture.c):
+ * remotes of the test's own, for every suite that builds remotes.
  *
  * Written from the API contract in <snaptrace/snaptrace.h>: every number
  * the suites assert is derived from it (16-byte record header, payload
@@ -238,6 +239,18 @@ struct st_job {
 	struct tasklet_struct tasklet;
 };
 
+/*
+ * A case that only differs by the context it runs in is one case,
+ * parameterised by it: KUNIT_ARRAY_PARAM(name, an array of enum st_ctx,
+ * st_ctx_desc), and the case reads st_param_ctx(test).
+ */
+void st_ctx_desc(const enum st_ctx *ctx, char *desc);
+
+static inline enum st_ctx st_param_ctx(struct kunit *test)
+{
+	return *(const enum st_ctx *)test->param_value;
+}
+
 struct st_job *st_job_new(struct kunit *test, struct snaptrace_buffer *buf,
 			  enum st_ctx ctx, void (*fn)(struct st_job *job));
 void st_job_raise(struct st_job *job);
@@ -345,6 +358,29 @@ struct st_snap_timer *st_snap_timer_start(struct kunit *test,
 					  struct snaptrace_buffer *buf,
 					  u64 period_ns, unsigned int max);
 void st_snap_timer_stop(struct st_snap_timer *tm);
+
+/* ---- remotes of the test's own (rproc_fixture.c) ---- */
+
+struct snaptrace_rproc;
+struct snaptrace_rproc_attach_ops;
+struct snaptrace_rproc_mem;
+
+struct snaptrace_rproc *st_rproc_create(int index, const char *layout);
+struct snaptrace_rproc *st_rproc_new(struct kunit *test, int index,
+				     const char *layout);
+void st_rproc_release(struct kunit *test, struct snaptrace_rproc *rproc);
+struct snaptrace_rproc *
+st_rproc_attached_new(struct kunit *test, int index, const char *name,
+		      const struct snaptrace_rproc_mem *shared,
+		      const struct snaptrace_rproc_attach_ops *ops, void *priv,
+		      unsigned int watchdog_ms);
+void st_rproc_need_fw(struct kunit *test, struct snaptrace_rproc *rproc,
+		      const char *name);
+struct snaptrace_rproc *st_rproc_bare(struct kunit *test);
+void st_rproc_add_mem(struct kunit *test, struct snaptrace_rproc *rproc, u32 da,
+		      u32 len);
+void st_rproc_expect_nothing_held(struct kunit *test, struct snaptrace_rproc *rproc);
+void st_rproc_expect_offline_empty(struct kunit *test, struct snaptrace_rproc *rproc);
 
 /**
  * st_elf32_hdr_init() - the ELF header of a test's little ARM image

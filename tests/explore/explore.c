@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * An interleaving explorer for the snaptrace ring buffer: the real
- * src/ring.c, ring_write.c, ring_snapshot.c and ring_read.c, built in user
- * space against shim/ (ex_shim.h), run on 2-3 simulated CPUs as
- * coroutines. Every shared access of the ring is a scheduling point
- * (ex_access()): there the schedule may switch to another CPU, or
+ * src/ring.c, ring_write.c, ring_epoch.c, ring_snapshot.c, ring_read.c and
+ * ring_wait.c, built in user space against shim/ (ex_shim.h), run on 2-3
+ * simulated CPUs as coroutines. Every shared access of the ring is a
+ * scheduling point (ex_access()): there the schedule may switch to another CPU, or
  * interrupt the running context with an IRQ (if IRQs are on) or an NMI,
  * nesting up to three deep. After each run everything is drained and the
  * contract checked exactly (check_run()). Documentation/testing.rst,

@@ -26,9 +26,7 @@ build() {
 	gcc -std=gnu11 -O1 -g -Wall -Werror=implicit-function-declaration -Wno-maybe-uninitialized \
 		-I"$SNAPTRACE_TOP/tests/explore/shim" -I"$SNAPTRACE_TOP/include" \
 		-I"$src" -I"$SNAPTRACE_TOP/tests/explore" \
-		-o "$bin" "$SNAPTRACE_TOP/tests/explore/explore.c" \
-		"$src/ring.c" "$src/ring_write.c" "$src/ring_snapshot.c" \
-		"$src/ring_read.c"
+		-o "$bin" "$SNAPTRACE_TOP/tests/explore/explore.c" "$src"/ring*.c
 }
 
 case ${1:-} in

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# dkms: the module as DKMS built and installed it (scripts/dkms-check.sh)
+# dkms: the module as DKMS built and installed it (tests/drivers/dkms-check.sh)
 # works on the kernel it was built for: it loads, reports its version and
 # parameters, records a marker, runs a remote and shows its trace, loads a
 # module DKMS built against it, unloads.
@@ -38,7 +38,7 @@ st_check "trace0 can be read and shows the remote's log" \
 st_check "remote 0: stop" sh -c "echo stop >$R0/state"
 st_expect_eq "remote 0 offline" "offline" "$(cat $R0/state)"
 
-# A module DKMS built against it (examples/, scripts/dkms-check.sh): its
+# A module DKMS built against it (examples/, tests/drivers/dkms-check.sh): its
 # named instance holds the two lines recorded before its snapshot.
 st_check "insmod the DKMS-built snaptrace_example.ko" insmod $ST_MOD/snaptrace_example.ko
 st_expect_eq "its instance's snapshot holds its two records" "2" \

@@ -23,6 +23,17 @@ fi
 st_check "insmod snaptrace_kunit.ko (runs the suites)" \
 	insmod $ST_MOD/snaptrace_kunit.ko
 st_kunit_collect
+# What each suite cost, from the kernel log's stamps (a diagnostic for
+# Documentation/kernels.rst's costs, never judged).
+dmesg | sed -n 's/^\[ *\([0-9.]*\)\] \(.*\)$/\1 \2/p' | awk '
+	$2 == "#" && $3 == "Subtest:" && $4 ~ /^snaptrace_/ { start[$4] = $1 }
+	$2 == "ok" || ($2 == "not" && $3 == "ok") {
+		name = $2 == "ok" ? $4 : $5
+		if (name in start) {
+			printf "# suite time: %s %.1f s\n", name, $1 - start[name]
+			delete start[name]
+		}
+	}' | tee -a "$ST_FILE"
 st_check "KUnit results were saved" sh -c 'ls /tmp/ktap/kunit-*.ktap'
 st_check "rmmod snaptrace_kunit" rmmod snaptrace_kunit
 if [ -e $ST_MOD/snaptrace_rproc_test.ko ]; then

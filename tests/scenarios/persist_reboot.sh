@@ -40,10 +40,37 @@
 # Kernels with KASLR (the stock ones) place _printk anew at each boot:
 # each stage says in its document whether this boot's differs from the
 # previous one's, which the capture must name.
+#
+# On arm64 and 32-bit ARM (QEMU's virt machine keeps RAM across a reset
+# too): the region is the reserve_mem= region st_persist (qemu-run.sh
+# --append 'reserve_mem=1M:4096:st_persist'; persist_name=), which the
+# kernel sets aside at the same address at every boot of the same kernel
+# and command line; there is no NMI (the workload writes task, softirq
+# and hardirq records; stage 2's panic is a plain one on CPU 1), and the
+# torn writer holds preemption off rather than interrupts (the panic
+# stops the other CPUs with an interrupt there: tests/crash_testdrv.c).
 . ./lib.sh
 
 st_addr=0x30000000
 st_size=1048576
+# The region: memmap='s at st_addr, or the reserve_mem= region st_persist;
+# st_where names it to the test module's verify and scribble.
+if grep -qF "reserve_mem=1M:4096:st_persist" /proc/cmdline; then
+	st_params="persist_name=st_persist"
+	st_where=st_persist
+	st_armed_msg="snaptrace: persist: armed: 0x"
+else
+	st_params="persist_address=$st_addr persist_size=$st_size"
+	st_where="$st_addr $st_size"
+	st_armed_msg="snaptrace: persist: armed: $st_addr"
+fi
+# The contexts the workload writes from, and the records of a round.
+if [ "$(uname -m)" = x86_64 ]; then
+	st_ctxs="task softirq hardirq nmi"
+else
+	st_ctxs="task softirq hardirq"
+fi
+st_per=$(echo $st_ctxs | wc -w)
 # Rounds of the workload: 4 records a round on each CPU, 64 bytes each in
 # the region, well inside 1 MiB: every record comes back (what a full
 # region keeps, each CPU's newest, is the snaptrace_persist KUnit suite's).
@@ -56,7 +83,11 @@ if [ -e /proc/sysrq-trigger ]; then
 else
 	st_msg_1="persist_reboot stage 1: panic (no sysrq on this kernel)"
 fi
-st_msg_nmi="persist_reboot stage 2: panic from NMI"
+if [ "$(uname -m)" = x86_64 ]; then
+	st_msg_2="persist_reboot stage 2: panic from NMI"
+else
+	st_msg_2="persist_reboot stage 2: panic on CPU 1"
+fi
 st_msg_plain="persist_reboot stage 5: plain panic"
 st_cr=$ST_DEBUGFS/snaptrace_crash
 st_lb=$ST_DIR/last_boot
@@ -80,7 +111,9 @@ st_workload_and_marker() {
 	st_check "workload: $st_rounds rounds on each CPU" \
 		sh -c "echo $st_rounds > $st_cr/workload"
 	for c in $(seq 0 $((st_ncpu - 1))); do
-		want="${want}cpu$c task $st_rounds softirq $st_rounds hardirq $st_rounds nmi $st_rounds failed 0|"
+		x=0
+		[ "$st_per" = 4 ] && x=$st_rounds
+		want="${want}cpu$c task $st_rounds softirq $st_rounds hardirq $st_rounds nmi $x failed 0|"
 	done
 	st_expect_eq "workload: every record written in its context" "$want" \
 		"$(tr '\n' '|' <$st_cr/workload)"
@@ -96,7 +129,7 @@ st_workload_and_marker() {
 # -1) with its one record reserved and never committed.
 st_check_capture() {
 	local reason=$1 msg=$2 cpu=$3 torn=$4 kept prev c x t want got
-	kept=$((4 * st_rounds * st_ncpu + 1))
+	kept=$((st_per * st_rounds * st_ncpu + 1))
 	st_check "last_boot/ is shown" test -d "$st_lb"
 	# What info shows, for the record; not its message, checked below
 	# (stage 4's, "Oops", would read as a splat on the console).
@@ -115,7 +148,7 @@ st_check_capture() {
 		"$(st_field 'left out (region full)')"
 	want=""
 	for c in $(seq 0 $((st_ncpu - 1))); do
-		x=$((4 * st_rounds))
+		x=$((st_per * st_rounds))
 		[ "$c" = 0 ] && x=$((x + 1))
 		t=0
 		[ "$c" = "$torn" ] && t=1
@@ -137,14 +170,14 @@ st_check_capture() {
 
 	# Record by record: per CPU and context, every round, in order.
 	for c in $(seq 0 $((st_ncpu - 1))); do
-		for x in task softirq hardirq nmi; do
+		for x in $st_ctxs; do
 			got=$(awk -v w="cpu$c" -v x=$x \
 				'$3 == "st_crash" && $4 == w && $5 == x { printf "%s%s", s, $6; s = " " }' \
 				$st_lb/per_cpu/cpu$c/trace)
 			st_expect_eq "cpu$c $x: records 0..$((st_rounds - 1)), in order" \
 				"$(seq -s ' ' 0 $((st_rounds - 1)))" "$got"
 		done
-		x=$((4 * st_rounds))
+		x=$((st_per * st_rounds))
 		[ "$c" = 0 ] && x=$((x + 1))
 		st_expect_eq "cpu$c: nothing else in its file" "$x" \
 			"$(grep -vc '^#' $st_lb/per_cpu/cpu$c/trace)"
@@ -163,15 +196,14 @@ st_load() {
 	local nopanic=$(st_count "no previous capture: armed by an earlier load (of this boot, or of a boot that did not panic), never captured")
 	local shown=$(st_count "snaptrace: persist: the previous boot's capture")
 	local refused=$(st_count "previous capture is refused")
-	local armed=$(st_count "snaptrace: persist: armed: $st_addr")
-	insmod $ST_MOD/snaptrace.ko persist_address=$st_addr persist_size=$st_size \
-		persist_on_oops=1
+	local armed=$(st_count "$st_armed_msg")
+	insmod $ST_MOD/snaptrace.ko $st_params persist_on_oops=1
 	st_load_rc=$?
 	st_said_none=$(($(st_count "no previous capture: the region is not ours yet") - none))
 	st_said_nopanic=$(($(st_count "no previous capture: armed by an earlier load (of this boot, or of a boot that did not panic), never captured") - nopanic))
 	st_said_shown=$(($(st_count "snaptrace: persist: the previous boot's capture") - shown))
 	st_said_refused=$(($(st_count "previous capture is refused") - refused))
-	st_said_armed=$(($(st_count "snaptrace: persist: armed: $st_addr") - armed))
+	st_said_armed=$(($(st_count "$st_armed_msg") - armed))
 }
 
 # st_load_checks NONE NOPANIC SHOWN: the load's messages, one each at most.
@@ -192,9 +224,9 @@ st_crash_load() {
 # boot, the garbage of stage 4 at the fifth.
 st_region=other
 if insmod $ST_MOD/snaptrace.ko && insmod $ST_MOD/snaptrace_crash.ko; then
-	if echo "$st_addr $st_size 0" >$st_cr/verify 2>/dev/null; then
+	if echo "$st_where 0" >$st_cr/verify 2>/dev/null; then
 		st_region=zero
-	elif echo "$st_addr $st_size $st_garbage" >$st_cr/verify 2>/dev/null; then
+	elif echo "$st_where $st_garbage" >$st_cr/verify 2>/dev/null; then
 		st_region=garbage
 	fi
 	rmmod snaptrace_crash
@@ -212,7 +244,7 @@ garbage) st_stage=5 ;;
 	elif [ -d "$st_lb" ]; then
 		case "$(st_field message)|$(st_field reason)" in
 		"message: $st_msg_1|reason: panic") st_stage=2 ;;
-		"message: $st_msg_nmi|reason: panic") st_stage=3 ;;
+		"message: $st_msg_2|reason: panic") st_stage=3 ;;
 		*"|reason: oops") st_stage=4 ;;
 		"message: $st_msg_plain|reason: panic") st_stage=6 ;;
 		esac
@@ -249,12 +281,16 @@ case $st_stage in
 	st_crash_load
 	st_workload_and_marker
 	st_reboot_expected panic
-	echo "1 $st_msg_nmi" >$st_cr/nmi_panic
+	if [ -e $st_cr/nmi_panic ]; then
+		echo "1 $st_msg_2" >$st_cr/nmi_panic
+	else
+		taskset 2 sh -c "echo '$st_msg_2' > $st_cr/panic"
+	fi
 	;;
 3)
 	st_begin persist_reboot-3
 	st_load_checks 0 0 1
-	st_check_capture panic "$st_msg_nmi" 1 -1
+	st_check_capture panic "$st_msg_2" 1 -1
 	st_crash_load
 	st_workload_and_marker
 	st_check "panic_on_oops" sh -c "echo 1 > /proc/sys/kernel/panic_on_oops"
@@ -269,9 +305,9 @@ case $st_stage in
 	st_check "insmod snaptrace without the region" insmod $ST_MOD/snaptrace.ko
 	st_crash_load
 	st_check "garbage over the region" \
-		sh -c "echo '$st_addr $st_size $st_garbage' > $st_cr/scribble"
+		sh -c "echo '$st_where $st_garbage' > $st_cr/scribble"
 	st_check "the garbage is there" \
-		sh -c "echo '$st_addr $st_size $st_garbage' > $st_cr/verify"
+		sh -c "echo '$st_where $st_garbage' > $st_cr/verify"
 	st_reboot_expected reboot
 	reboot -f
 	;;

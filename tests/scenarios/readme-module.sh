@@ -4,8 +4,8 @@
 # module", Documentation/api.rst's "Building a module against the API"),
 # in the guest: snaptrace.ko as `make install` installed it and mymod.ko
 # built from the page's Kbuild and mymod.c against the installed headers
-# and snaptrace.symvers (scripts/readme-module.sh builds both). The page's
-# commands are run as it writes them, without sudo; scripts/readme-module.sh
+# and snaptrace.symvers (tests/drivers/readme-module.sh builds both). The page's
+# commands are run as it writes them, without sudo; tests/drivers/readme-module.sh
 # checks that the page has these two lines.
 . ./lib.sh
 st_begin readme-module

@@ -12,7 +12,7 @@
 #
 # Usage: dkms-check.sh KVER OUTDIR    e.g. 6.12.117+deb12-amd64 out/build/dkms-6.12
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/lib.sh"
 
 kver=${1:?usage: dkms-check.sh KVER OUTDIR}
 out=$(realpath -m "${2:?usage: dkms-check.sh KVER OUTDIR}")

@@ -19,7 +19,7 @@
 #
 # Usage: readme-module.sh KDIR OUTDIR
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/lib.sh"
 
 kdir=${1:?usage: readme-module.sh KDIR OUTDIR}
 out=$(realpath -m "${2:?usage: readme-module.sh KDIR OUTDIR}")

@@ -31,7 +31,7 @@
 # to out/runs/NAME.session, "PASSED FAILED SKIPPED" (one check) to
 # out/runs/NAME/counts, for scripts/check.sh.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/lib.sh"
 
 want=0.1.0 name=shell-check timeout=120 persist=0 uptodate=0
 while [ $# -gt 0 ]; do
