@@ -53,31 +53,27 @@ static int st_trace_copy(struct snaptrace_rproc_trace *trace, char *dst)
 }
 
 /*
- * traceN: the live buffer, copied through da_to_va at open (the keeper
- * decodes a private copy, never memory the remote still writes); a trace
- * in I/O memory (an attached remote's BAR) with memcpy_fromio(). Nothing
- * to show while the trace is not mapped.
+ * traceN: the live buffer, copied at open (the keeper decodes a private
+ * copy, never memory the remote still writes) with
+ * snaptrace_rproc_read_da(): memcpy() from normal memory, memcpy_fromio()
+ * from I/O memory (an attached remote's BAR), which
+ * snaptrace_rproc_da_to_va() does not hand out. Nothing to show while the
+ * trace is not mapped.
  */
 static int st_trace_read_live(struct snaptrace_keeper *k, void **buf, u32 *len)
 {
 	struct snaptrace_rproc_trace *trace = k->priv;
-	bool is_iomem = false;
-	const void *va;
 	void *copy;
+	u32 off;
 
 	*buf = NULL;
-	if (!trace)
-		return 0;
-	va = snaptrace_rproc_da_to_va(trace->rproc, trace->da, trace->len,
-				      &is_iomem);
-	if (!va)
+	if (!trace ||
+	    !snaptrace_rproc_find_mem(trace->rproc, trace->da, trace->len, &off))
 		return 0;
 	copy = kvmalloc(trace->len, GFP_KERNEL);
 	if (!copy)
 		return -ENOMEM;
-	if (!is_iomem) {
-		memcpy(copy, va, trace->len);
-	} else if (st_trace_copy(trace, copy)) {
+	if (st_trace_copy(trace, copy)) {
 		kvfree(copy);
 		return 0;
 	}

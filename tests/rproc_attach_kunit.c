@@ -15,6 +15,7 @@
 #include <linux/elf.h>
 #include <linux/err.h>
 #include <linux/hrtimer.h>
+#include <linux/mm.h>
 #include <linux/preempt.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -223,6 +224,8 @@ static void attach_good(struct kunit *test)
 	struct snaptrace_rproc_trace *t;
 	struct snaptrace_rproc_mem *m;
 	bool is_iomem = !iomem;
+	void *live = NULL;
+	u32 live_len = 0;
 	char buf[8];
 	int carveouts = 0;
 
@@ -248,6 +251,12 @@ static void attach_good(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_read_da(rproc, TR_DA + TR_LEN - sizeof(buf), buf,
 						      sizeof(buf)), 0);
 	KUNIT_EXPECT_STREQ(test, buf, "abcdefg");
+	/* traceN shows the live trace from either kind of memory. */
+	KUNIT_ASSERT_EQ(test, t->keeper->ops->read_live(t->keeper, &live, &live_len), 0);
+	KUNIT_ASSERT_NOT_NULL(test, live);
+	KUNIT_EXPECT_EQ(test, live_len, TR_LEN);
+	KUNIT_EXPECT_MEMEQ(test, live + TR_LEN - sizeof(buf), "abcdefg", sizeof(buf));
+	kvfree(live);
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_read_da(rproc, MEM_DA + MEM_LEN - 4, buf,
 						      sizeof(buf)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_read_da(rproc, TR_DA, buf, 0), -EINVAL);
