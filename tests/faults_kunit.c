@@ -20,6 +20,7 @@
 #include <linux/err.h>
 #include <linux/list.h>
 #include <linux/minmax.h>
+#include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -89,6 +90,26 @@ static void fi_require_armed(struct kunit *test)
 	if (p)
 		kunit_skip(test, "%s",
 			   "failslab ignores GFP_KERNEL (ignore-gfp-wait): tests/scenarios/kunit.sh arms it");
+}
+
+/*
+ * The two walks of a remote's boot fail each of its 320-odd allocations in
+ * turn, a boot and a shutdown each: nine tenths of this suite's time.
+ * make check walks them on one debug kernel (6.12) and turns them off on
+ * the other (snaptrace_kunit.remote_walks=0 on its command line, a skip
+ * scripts/check.sh allows by this reason), where the module's unwinding is
+ * the same code and only the kernel's own allocations differ.
+ */
+static bool remote_walks = true;
+module_param(remote_walks, bool, 0444);
+MODULE_PARM_DESC(remote_walks,
+		 "walk every allocation of a remote's boot (snaptrace_faults; default on)");
+
+static void fi_require_remote_walks(struct kunit *test)
+{
+	if (!remote_walks)
+		kunit_skip(test, "%s",
+			   "remote boot walks off (snaptrace_kunit.remote_walks=0): another kernel walks them");
 }
 
 /* ---- the walk ---- */
@@ -676,6 +697,7 @@ static const struct fi_op fi_boot_op = {
 static void rproc_boot(struct kunit *test)
 {
 	fi_require_armed(test);
+	fi_require_remote_walks(test);
 	fi_walk(test, &fi_boot_op, fi_rproc_new(test));
 }
 
@@ -735,6 +757,7 @@ static void rproc_boot_registered_carveout(struct kunit *test)
 	int ret;
 
 	fi_require_armed(test);
+	fi_require_remote_walks(test);
 	r = fi_rproc_new(test);
 	w.ctx = r;
 	mem = fi_cv_entry(r);

@@ -11,6 +11,7 @@
  */
 #include <linux/kernel.h>
 #include <linux/math64.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -313,6 +314,7 @@ static char *td_lmlines(struct kunit *test, const char *head, unsigned int from,
 		if (ticks)
 			n += sprintf(s + n, "%u ", 1000 + 10 * from);
 		n += sprintf(s + n, "%u L7 ping\n", from);
+		cond_resched();
 	}
 	return s;
 }
@@ -1136,9 +1138,15 @@ static void largest_traces(struct kunit *test)
 	u8 *buf;
 
 	buf = td_zcon_init(test, &z, len - 1);
+	/*
+	 * Hundreds of thousands of formatted lines: slow under KCSAN and
+	 * TCG, so the loops let others run (no soft lockup on a kernel
+	 * without preemption).
+	 */
 	for (i = 0; i < lines; i++) {
 		td_zbig(rec, sizeof(rec), i, "\r\n");
 		td_zputs(&z, rec);
+		cond_resched();
 	}
 	total = (u64)lines * TD_ZBIG;
 	first = DIV_ROUND_UP_ULL(total - (len - 1), TD_ZBIG);
@@ -1153,6 +1161,7 @@ static void largest_traces(struct kunit *test)
 	for (i = first; i < lines; i++) {
 		td_zbig(want + n, TD_ZBIG, i, "\n");
 		n += TD_ZBIG - 1;
+		cond_resched();
 	}
 	KUNIT_EXPECT_STREQ(test, r.out, want);
 
@@ -1161,10 +1170,13 @@ static void largest_traces(struct kunit *test)
 	for (i = 0; total < 3ULL * len; i++) {
 		td_lm_log(&l, 7, "ping\r\n");
 		total += snprintf(rec, sizeof(rec), "%u L7 ping\r\n", i);
+		cond_resched();
 	}
 	/* The first record starting at or after total - len. */
-	for (start = 0, first = 0; start < total - len; first++)
+	for (start = 0, first = 0; start < total - len; first++) {
 		start += snprintf(rec, sizeof(rec), "%llu L7 ping\r\n", first);
+		cond_resched();
+	}
 	td_run(test, &r, buf, len, SNAPTRACE_TFMT_AUTO);
 	KUNIT_EXPECT_EQ(test, r.dec.fmt, SNAPTRACE_TFMT_LIBMETAL);
 	KUNIT_EXPECT_TRUE(test, r.dec.wrapped);

@@ -290,18 +290,33 @@ boot() {
 # boot_reboots: boot() for --reboots: QEMU in the background, the console
 # watched every second; QEMU is stopped (SIGTERM, which it takes as a
 # shutdown) once the guest printed its end marker, or once it booted more
-# than N+1 times, which fails the run anyway. The timeout still holds.
+# than N+1 times, which fails the run anyway. The timeout still holds; a
+# console silent for SNAPTRACE_SILENCE seconds (300) is a hung guest
+# (Debian's 7.3 and the 6.12 debug kernel were seen to stop after "Run
+# /init" on a warm reset under TCG, and to sit there until the timeout,
+# up to 30 minutes): QEMU is stopped and the run judged as a timeout's.
 boot_reboots() {
-	local rc=0 pid stop=""
+	local rc=0 pid stop="" size=-1 now quiet=0 silence=${SNAPTRACE_SILENCE:-300}
 	: >"$console"
 	timeout -k 10 "$timeout" "${qemu[@]}" \
 		-display none -monitor none -serial stdio </dev/null >"$console" 2>&1 &
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
+		now=$(stat -c %s "$console")
+		if [ "$now" != "$size" ]; then
+			size=$now quiet=0
+		else
+			quiet=$((quiet + 1))
+		fi
 		if grep -q '@@SNAPTRACE-DONE@@' "$console"; then
 			stop="the guest finished"
 		elif [ "$(count_boots "$console")" -gt $((reboots + 1)) ]; then
 			stop="the guest booted more than $((reboots + 1)) times"
+		elif [ "$quiet" -ge "$silence" ]; then
+			echo "qemu-run: no console output for ${silence}s: a hung guest, stopped" >>"$console"
+			kill -TERM "$pid" 2>/dev/null || true
+			wait "$pid" || true
+			return 124
 		fi
 		[ -z "$stop" ] || break
 		sleep 1

@@ -20,8 +20,13 @@ fi
 if [ -e $ST_MOD/snaptrace_rproc_test.ko ]; then
 	st_check "insmod snaptrace_rproc_test.ko" insmod $ST_MOD/snaptrace_rproc_test.ko
 fi
-st_check "insmod snaptrace_kunit.ko (runs the suites)" \
-	insmod $ST_MOD/snaptrace_kunit.ko
+# Its parameters from the kernel's command line, as modprobe takes them
+# ("snaptrace_kunit.NAME=VALUE"; busybox's insmod does not): the row's
+# --append in scripts/check.sh (e.g. remote_walks=0).
+kargs=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^snaptrace_kunit\.//p')
+# shellcheck disable=SC2086 # one word a parameter
+st_check "insmod snaptrace_kunit.ko${kargs:+ $kargs} (runs the suites)" \
+	insmod $ST_MOD/snaptrace_kunit.ko $kargs
 st_kunit_collect
 # What each suite cost, from the kernel log's stamps (a diagnostic for
 # Documentation/kernels.rst's costs, never judged).
