@@ -7,7 +7,6 @@
 #ifndef _SNAPTRACE_RPROC_H
 #define _SNAPTRACE_RPROC_H
 
-#include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
@@ -27,6 +26,7 @@ struct dentry;
 struct device;
 struct platform_device;
 struct snaptrace_buffer;
+struct snaptrace_keeper;
 
 #define SNAPTRACE_RPROC_MAX		8
 #define SNAPTRACE_RPROC_FW_NAME_MAX	128
@@ -131,58 +131,6 @@ struct snaptrace_rproc_attach_ops {
 };
 
 /**
- * struct snaptrace_rproc_attached - the attach platform's private data
- *	(rproc_attach.c; &snaptrace_rproc.priv), here for KUnit
- * @ops: what its platform provides
- * @priv: for @ops
- * @shared: the memory it shares with the host, at its device address:
- *	one of the remote's registered carveouts (&snaptrace_rproc.carveouts)
- * @table_da: where its resource table lies (in @shared), found at attach
- * @table_off: its offset in the image, found at attach
- * @table_sz: its size, found at attach
- * @loaded: the table as the remote has it loaded, copied at attach (the
- *	host's copy, &snaptrace_rproc.table, gets the vdevs' notify ids);
- *	recovery checks that it is still what is loaded
- * @timeout_ms: how long an unchanged heartbeat means a hung remote, in ms;
- *	the watchdog samples the heartbeat eight times per timeout, and at
- *	least every 250 ms. Read by the watchdog, changed under the remote's
- *	lock with the timer stopped (snaptrace_rproc_set_watchdog())
- * @hb: heartbeat at the last change the watchdog saw (watchdog only)
- * @at: when it saw that change (watchdog only)
- * @seen: the state at the watchdog's last sample (watchdog only)
- * @resumed: the heartbeat moved since the watchdog saw the crash: the
- *	remote was restarted (by its platform) and may be attached again
- * @capture: a crash was reported and its traces are not captured yet; set
- *	and cleared under &snaptrace_rproc.core_lock
- * @capture_work: captures the traces after a crash, in process context
- *	(the shared memory may be slow I/O memory, too much to copy with
- *	interrupts off); takes no lock but the core lock, so a reader of
- *	traceN_last or a stop may wait for it
- * @capture_wq: KUnit only, ignored otherwise: the workqueue
- *	@capture_work is queued on instead of the system one, which a test
- *	holds back to find the capture pending; NULL for the system one
- * @rproc: the remote
- */
-struct snaptrace_rproc_attached {
-	const struct snaptrace_rproc_attach_ops *ops;
-	void *priv;
-	struct snaptrace_rproc_mem *shared;
-	u32 table_da;
-	size_t table_off;
-	size_t table_sz;
-	void *loaded;
-	u32 timeout_ms;
-	u32 hb;
-	ktime_t at;
-	int seen;
-	bool resumed;
-	bool capture;
-	struct work_struct capture_work;
-	struct workqueue_struct *capture_wq;
-	struct snaptrace_rproc *rproc;
-};
-
-/**
  * struct snaptrace_rproc_trace - a trace buffer of the running firmware
  * @node: in &snaptrace_rproc.traces
  * @rproc: owner
@@ -190,17 +138,8 @@ struct snaptrace_rproc_attached {
  * @da: device address of the buffer
  * @len: length in bytes
  * @name: the firmware's name for it, bounded
- * @last: holds the last trace after a crash, in its snapshot half; allocated
- *	when the trace resource is handled, so a crash needs no allocation
- * @res: the capture's reservations, one per record of @len (allocated with
- *	@last), held open across its snapshot
- * @last_cpu: the CPU whose ring of @last the captures write (its home CPU)
- * @has_last: @last holds a capture
- * @cursor: where the simulated core writes its next log line (offset)
- * @file: debugfs traceN
- * @last_file: debugfs traceN_last
- * @pr_src: @last as a source of the host's persistent capture (a panic
- *	keeps traceN_last for the next boot), registered while @last is
+ * @keeper: its keeper (trace_keeper.h): its files, its last copy;
+ *	&snaptrace_rproc.keepers owns it
  */
 struct snaptrace_rproc_trace {
 	struct list_head node;
@@ -209,14 +148,7 @@ struct snaptrace_rproc_trace {
 	u32 da;
 	u32 len;
 	char name[SNAPTRACE_RSC_NAME_LEN + 1];
-	struct snaptrace_buffer *last;
-	struct snaptrace_reservation *res;
-	int last_cpu;
-	bool has_last;
-	u32 cursor;
-	struct dentry *file;
-	struct dentry *last_file;
-	struct snaptrace_persist_source pr_src;
+	struct snaptrace_keeper *keeper;
 };
 
 /* At most this many vrings per vdev, as upstream's struct rproc_vdev. */
@@ -276,12 +208,11 @@ struct snaptrace_rproc_vdev {
  * @lock: serialises start, stop, recovery and firmware changes
  * @state: an &enum snaptrace_rproc_state; read locklessly
  * @firmware: firmware file name, under /lib/firmware
- * @layout: the platform's memory: regions that are always there (the
- *	simulated platform's layout)
- * @nr_layout: entries in @layout
  * @mems: regions, carveouts and devmems, as da_to_va() searches them
  * @traces: the firmware's trace buffers
  * @num_traces: entries in @traces
+ * @keepers: the keeper of each trace number the remote has had, with its
+ *	last copy: kept across stops, freed with the remote
  * @vdevs: vdev entries seen, recorded as sub-devices
  * @vdev_list: those sub-devices (&struct snaptrace_rproc_vdev)
  * @subdevs: sub-devices started and stopped with the remote: those the
@@ -297,20 +228,15 @@ struct snaptrace_rproc_vdev {
  * @recovery: recover automatically after a crash
  * @crash_type: type of the last crash
  * @recovery_work: stops and restarts the remote after a crash
- * @core: the platform's timer: the simulated core's tick, which writes its
- *	log into the trace buffers, or the attached remote's watchdog
  * @core_lock: state changes against the crash capture and the platform's
- *	timer (the simulated core's log writes)
- * @seq: log line counter of the simulated core
+ *	timer (the simulated core's log writes, the attached remote's
+ *	watchdog), which its platform keeps in @priv
  * @nr_mems: carveouts and devmems in @mems
  * @traces_len: bytes of all traces
  * @fw_size: size of the image started, so recovery reloads the same one
  * @fw_crc: its CRC32
  * @deleting: being destroyed: no start or recovery any more
  * @dir: debugfs remoteprocN
- * @attached: @priv of a remote that boots on its own
- *	(snaptrace_rproc_create_attached()), typed, for its bus glue
- *	(rproc_ivshmem.c) and KUnit; NULL for others. The core never reads it.
  */
 struct snaptrace_rproc {
 	const struct snaptrace_rproc_ops *ops;
@@ -321,11 +247,10 @@ struct snaptrace_rproc {
 	struct mutex lock;		/* start, stop, recovery, firmware */
 	int state;
 	char firmware[SNAPTRACE_RPROC_FW_NAME_MAX];
-	struct snaptrace_rproc_mem layout[SNAPTRACE_RPROC_MAX_REGIONS];
-	int nr_layout;
 	struct list_head mems;
 	struct list_head traces;
 	int num_traces;
+	struct snaptrace_keeper *keepers[SNAPTRACE_RPROC_MAX_TRACES];
 	int vdevs;
 	struct list_head vdev_list;
 	struct list_head subdevs;
@@ -340,16 +265,13 @@ struct snaptrace_rproc {
 	bool recovery;
 	int crash_type;
 	struct work_struct recovery_work;
-	struct hrtimer core;
 	raw_spinlock_t core_lock;
-	u32 seq;
 	int nr_mems;
 	size_t traces_len;
 	size_t fw_size;
 	u32 fw_crc;
 	bool deleting;
 	struct dentry *dir;
-	struct snaptrace_rproc_attached *attached;
 };
 
 /**
@@ -431,11 +353,10 @@ const char *snaptrace_rproc_crash_name(unsigned int type);
 void snaptrace_rproc_capture_traces(struct snaptrace_rproc *rproc);
 void snaptrace_rproc_capture_trace_slow(struct snaptrace_rproc *rproc,
 					struct snaptrace_rproc_trace *trace);
-ssize_t snaptrace_rproc_read_last(struct snaptrace_rproc_trace *trace,
-				  char *buf, size_t size);
 void snaptrace_rproc_trace_files_add(struct snaptrace_rproc *rproc);
 void snaptrace_rproc_trace_files_remove(struct snaptrace_rproc *rproc);
 void snaptrace_rproc_trace_free(struct snaptrace_rproc *rproc);
+void snaptrace_rproc_keepers_free(struct snaptrace_rproc *rproc);
 
 /* rproc_vdev.c: sub-devices and vdevs */
 int snaptrace_rproc_handle_vdev(struct snaptrace_rproc *rproc, void *ptr,
@@ -448,6 +369,9 @@ void snaptrace_rproc_vdev_free(struct snaptrace_rproc *rproc);
 
 /* rproc_sim.c: the simulated platform */
 struct snaptrace_rproc *snaptrace_rproc_create(int index, const char *layout);
+#if IS_ENABLED(CONFIG_KUNIT)
+u32 snaptrace_rproc_sim_seq(struct snaptrace_rproc *rproc);
+#endif
 
 /* rproc_attach.c: the attach platform */
 struct snaptrace_rproc *

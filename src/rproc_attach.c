@@ -27,6 +27,7 @@
 #include <snaptrace/rproc.h>
 #include "fw.h"
 #include "rproc.h"
+#include "rproc_attach.h"
 
 /*
  * The watchdog samples the heartbeat this many times per timeout, and at
@@ -77,7 +78,7 @@ static void st_watchdog_start(struct snaptrace_rproc *rproc)
 	raw_spin_lock_irqsave(&rproc->core_lock, flags);
 	WRITE_ONCE(rproc->state, SNAPTRACE_RPROC_ATTACHED);
 	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
-	hrtimer_start(&rproc->core, st_watchdog_period(a), HRTIMER_MODE_REL_HARD);
+	hrtimer_start(&a->watchdog, st_watchdog_period(a), HRTIMER_MODE_REL_HARD);
 }
 
 /*
@@ -90,8 +91,9 @@ static void st_watchdog_start(struct snaptrace_rproc *rproc)
  */
 static enum hrtimer_restart st_watchdog_tick(struct hrtimer *t)
 {
-	struct snaptrace_rproc *rproc = container_of(t, struct snaptrace_rproc, core);
-	struct snaptrace_rproc_attached *a = rproc->priv;
+	struct snaptrace_rproc_attached *a =
+		container_of(t, struct snaptrace_rproc_attached, watchdog);
+	struct snaptrace_rproc *rproc = a->rproc;
 	int state = READ_ONCE(rproc->state);
 	int seen = a->seen;
 	ktime_t now;
@@ -207,7 +209,7 @@ static void st_attach_stop(struct snaptrace_rproc *rproc)
 {
 	struct snaptrace_rproc_attached *a = rproc->priv;
 
-	hrtimer_cancel(&rproc->core);
+	hrtimer_cancel(&a->watchdog);
 	cancel_work_sync(&a->capture_work);
 	if (READ_ONCE(rproc->state) == SNAPTRACE_RPROC_CRASHED)
 		WRITE_ONCE(a->resumed, true);
@@ -216,7 +218,9 @@ static void st_attach_stop(struct snaptrace_rproc *rproc)
 /* Nobody watches it now: its crashes go unseen. */
 static void st_attach_detach(struct snaptrace_rproc *rproc)
 {
-	hrtimer_cancel(&rproc->core);
+	struct snaptrace_rproc_attached *a = rproc->priv;
+
+	hrtimer_cancel(&a->watchdog);
 }
 
 /*
@@ -467,8 +471,7 @@ snaptrace_rproc_create_attached(int index, const char *name, struct device *dev,
 	strscpy(rproc->name, name, sizeof(rproc->name));
 	rproc->dev = dev;
 	rproc->priv = a;
-	rproc->attached = a;
-	hrtimer_setup(&rproc->core, st_watchdog_tick, CLOCK_MONOTONIC,
+	hrtimer_setup(&a->watchdog, st_watchdog_tick, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL_HARD);
 	/* Its platform's memory, registered as a driver registers its own. */
 	mem = snaptrace_rproc_mem_entry_init(dev, shared->va, shared->len,
@@ -533,10 +536,10 @@ int snaptrace_rproc_set_watchdog(struct snaptrace_rproc *rproc,
 	 * watching timer (attached or crashed) starts again; offline or
 	 * detached, the new timeout is used from the next attach.
 	 */
-	if (hrtimer_cancel(&rproc->core)) {
+	if (hrtimer_cancel(&a->watchdog)) {
 		WRITE_ONCE(a->timeout_ms, watchdog_ms);
 		a->seen = SNAPTRACE_RPROC_OFFLINE;	/* sample afresh */
-		hrtimer_start(&rproc->core, st_watchdog_period(a),
+		hrtimer_start(&a->watchdog, st_watchdog_period(a),
 			      HRTIMER_MODE_REL_HARD);
 	} else {
 		WRITE_ONCE(a->timeout_ms, watchdog_ms);

@@ -917,6 +917,7 @@ void snaptrace_rproc_destroy(struct snaptrace_rproc *rproc)
 	rproc->deleting = true;	/* no start or recovery from now on */
 	if (READ_ONCE(rproc->state) != SNAPTRACE_RPROC_OFFLINE)
 		st_stop_locked(rproc);
+	snaptrace_rproc_keepers_free(rproc);
 	mutex_unlock(&rproc->lock);
 	cancel_work_sync(&rproc->recovery_work);
 	debugfs_remove(rproc->dir);

@@ -24,8 +24,9 @@
  * prepare (rproc_start() and __rproc_attach(), process context, lock
  * held): the loaded resource table (rproc->table_ptr) is copied, checked
  * and walked with snaptrace's own parser (fw.h); each trace entry N gets
- * debugfs traceN and traceN_last, and a spare buffer of its size for the
- * next capture.
+ * its keeper (trace_keeper.h), as our own remotes' traces do: debugfs
+ * traceN and traceN_last, and a buffer for the next capture, of the
+ * trace's size.
  *
  * stop with the remote CRASHED: the capture. Upstream calls a sub-device's
  * stop, before anything frees or reloads the remote's memory:
@@ -52,25 +53,27 @@
  * deleting the remote) before it stops; a recovery keeps it.
  *
  * The capture reads the loaded table again (a firmware may fill in its
- * trace's da at run time), maps each trace with rproc_da_to_va() and copies
- * it (memcpy_fromio() from I/O memory) into its spare, allocated now only
- * for a trace the start did not see. Then, under the remote's last_lock,
- * every spare that holds this capture is swapped with its traceN_last copy
- * and the counts of crashes are updated: a reader of traceN_last or
- * crashes (which takes last_lock only, so it never waits for a recovery)
- * sees the whole of one capture or the whole of the next, as a snapshot
- * swaps its halves.
+ * trace's da at run time), maps each trace with rproc_da_to_va() and hands
+ * it to its keeper (snaptrace_keeper_capture_slow(), memcpy_fromio() from
+ * I/O memory), whose buffer grows now only for a trace the start did not
+ * see at that size. It does so under the remote's last_lock, with the
+ * counts of crashes: a reader of traceN_last or crashes (which takes
+ * last_lock only, so it never waits for a recovery) sees the whole of one
+ * capture or the whole of the next.
  *
  * traceN reads the live trace: under the remote's lock, only while it
  * runs (RPROC_RUNNING or RPROC_ATTACHED), through the table loaded then.
- * Both files decode the trace (trace_decode.h), oldest line first.
+ * The keeper decodes both files (trace_decode.h), oldest line first, in
+ * the convention trace_format says.
  *
  * Locks, outermost first: the class's mutex (add_dev, remove_dev),
  * st_follow_lock (the followed remotes), rproc->lock, a remote's
  * last_lock. Upstream calls the sub-device with rproc->lock held: its
  * callbacks take only last_lock. Files are removed (debugfs waits for
  * readers inside them, who may wait for rproc->lock) after the sub-device
- * is, without rproc->lock.
+ * is, without rproc->lock; never while following, so a keeper that must
+ * hold a larger trace grows its buffer (snaptrace_keeper_resize()) rather
+ * than being replaced.
  *
  * Not done: adding the captures to the remote's devcoredump with
  * rproc_coredump_add_custom_segment(). Upstream has no call to take one
@@ -105,6 +108,7 @@
 #include "rproc.h"
 #include "rproc_follow.h"
 #include "trace_decode.h"
+#include "trace_keeper.h"
 
 /**
  * struct st_rsc_traces - the trace entries of a table, in table order
@@ -124,39 +128,13 @@ struct st_rsc_traces {
 };
 
 /**
- * struct st_ftrace - trace N of a followed remote: its files and copies
- * @fr: the remote
- * @index: N, its rank among the trace entries of the loaded table
- * @file: debugfs traceN
- * @last_file: debugfs traceN_last
- * @spare: where the next capture copies the trace (the remote's lock)
- * @spare_size: size of @spare
- * @spare_len: bytes the capture in progress copied into @spare
- * @last: the trace at the last crash (&st_follow.last_lock)
- * @last_size: size of @last
- * @last_len: bytes of @last that hold it, 0 if none
- */
-struct st_ftrace {
-	struct st_follow *fr;
-	int index;
-	struct dentry *file;
-	struct dentry *last_file;
-	void *spare;
-	size_t spare_size;
-	size_t spare_len;
-	void *last;
-	size_t last_size;
-	size_t last_len;
-};
-
-/**
  * struct st_follow - an upstream remote we follow
  * @node: in st_follows (st_follow_lock)
  * @rproc: the remote; its device is held (get_device())
  * @subdev: our sub-device, in the remote's list while we follow it
  * @dir: debugfs remoteproc/<name>
- * @traces: trace N's files and copies, made when first seen (the remote's
- *	lock); @nr_traces of them
+ * @traces: trace N's keeper, made when first seen (the remote's lock and
+ *	@last_lock); @nr_traces of them
  * @nr_traces: entries in @traces
  * @table: a copy of the loaded table last walked, @table_sz bytes (the
  *	remote's lock)
@@ -166,8 +144,8 @@ struct st_ftrace {
  * @fmt: the trace convention to decode with (&enum snaptrace_tfmt),
  *	SNAPTRACE_TFMT_AUTO unless forced; READ_ONCE()/WRITE_ONCE()
  * @failures: traces a capture could not copy (the remote's lock)
- * @last_lock: the last capture against its readers: every trace's @last
- *	and the counts below
+ * @last_lock: the last capture against its readers: every keeper's last
+ *	capture and the counts below
  * @crashes: captures made
  * @last_time_ns: ktime_get_boottime_ns() at the last capture
  * @last_after: what followed the last capture: "none", "recovery" or
@@ -180,7 +158,7 @@ struct st_follow {
 	struct rproc *rproc;
 	struct rproc_subdev subdev;
 	struct dentry *dir;
-	struct st_ftrace *traces[SNAPTRACE_RPROC_MAX_TRACES];
+	struct snaptrace_keeper *traces[SNAPTRACE_RPROC_MAX_TRACES];
 	int nr_traces;
 	void *table;
 	size_t table_sz;
@@ -283,134 +261,68 @@ static int st_copy_da(struct rproc *rproc, u32 da, size_t len, void *dst)
 /* ------------------------------------------------------------------ */
 /* debugfs                                                            */
 
-/* A trace's text, copied, and how to decode it. */
-struct st_view {
-	void *buf;
-	size_t len;
-	struct snaptrace_tdec dec;
-	bool have;
-};
-
-static int st_view_show(struct seq_file *m, void *unused)
+/*
+ * traceN: the live trace, while the remote runs, through the table loaded
+ * then; nothing to show otherwise.
+ */
+static int st_keeper_read_live(struct snaptrace_keeper *k, void **buf,
+			       u32 *len)
 {
-	struct st_view *view = m->private;
-
-	if (view->have)
-		snaptrace_trace_show(m, view->buf, &view->dec);
-	return 0;
-}
-
-static int st_view_open(struct file *filp, struct st_follow *fr,
-			struct st_view *view)
-{
-	int ret;
-
-	if (view->len &&
-	    !snaptrace_trace_decode(view->buf, view->len, READ_ONCE(fr->fmt),
-				    &view->dec))
-		view->have = true;
-	ret = single_open_size(filp, st_view_show, view, view->len + PAGE_SIZE);
-	if (ret) {
-		kvfree(view->buf);
-		kfree(view);
-	}
-	return ret;
-}
-
-static int st_view_release(struct inode *inode, struct file *filp)
-{
-	struct st_view *view = ((struct seq_file *)filp->private_data)->private;
-
-	kvfree(view->buf);
-	kfree(view);
-	return single_release(inode, filp);
-}
-
-/* traceN: the live trace, while the remote runs. */
-static int st_live_open(struct inode *inode, struct file *filp)
-{
-	struct st_ftrace *ft = inode->i_private;
-	struct rproc *rproc = ft->fr->rproc;
+	struct st_follow *fr = k->priv;
+	struct rproc *rproc = fr->rproc;
 	const struct st_rsc_traces *c = NULL;
-	struct st_view *view;
+	void *copy = NULL;
 	int ret;
 
-	view = kzalloc(sizeof(*view), GFP_KERNEL);
-	if (!view)
-		return -ENOMEM;
+	*buf = NULL;
 	ret = mutex_lock_interruptible(&rproc->lock);
 	if (ret)
-		goto free;
+		return ret;
 	if (rproc->state == RPROC_RUNNING || rproc->state == RPROC_ATTACHED)
-		c = st_read_traces(ft->fr);
-	if (c && ft->index < c->n && c->t[ft->index].ok) {
-		size_t len = c->t[ft->index].len;
-
-		view->buf = kvmalloc(len, GFP_KERNEL);
-		if (!view->buf)
+		c = st_read_traces(fr);
+	if (c && k->index < c->n && c->t[k->index].ok) {
+		copy = kvmalloc(c->t[k->index].len, GFP_KERNEL);
+		if (!copy) {
 			ret = -ENOMEM;
-		else if (!st_copy_da(rproc, c->t[ft->index].da, len, view->buf))
-			view->len = len;
-	}
-	mutex_unlock(&rproc->lock);
-	if (ret)
-		goto free;
-	return st_view_open(filp, ft->fr, view);
-
-free:
-	kvfree(view->buf);
-	kfree(view);
-	return ret;
-}
-
-static const struct file_operations st_live_fops = {
-	.owner = THIS_MODULE,
-	.open = st_live_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = st_view_release,
-};
-
-/* traceN_last: the trace at the last crash. */
-static int st_last_open(struct inode *inode, struct file *filp)
-{
-	struct st_ftrace *ft = inode->i_private;
-	struct st_follow *fr = ft->fr;
-	struct st_view *view;
-	int ret;
-
-	view = kzalloc(sizeof(*view), GFP_KERNEL);
-	if (!view)
-		return -ENOMEM;
-	ret = mutex_lock_interruptible(&fr->last_lock);
-	if (ret)
-		goto free;
-	if (ft->last_len) {
-		view->buf = kvmalloc(ft->last_len, GFP_KERNEL);
-		if (view->buf) {
-			memcpy(view->buf, ft->last, ft->last_len);
-			view->len = ft->last_len;
+		} else if (st_copy_da(rproc, c->t[k->index].da,
+				      c->t[k->index].len, copy)) {
+			kvfree(copy);
 		} else {
-			ret = -ENOMEM;
+			*buf = copy;
+			*len = c->t[k->index].len;
 		}
 	}
-	mutex_unlock(&fr->last_lock);
-	if (ret)
-		goto free;
-	return st_view_open(filp, fr, view);
-
-free:
-	kvfree(view->buf);
-	kfree(view);
+	mutex_unlock(&rproc->lock);
 	return ret;
 }
 
-static const struct file_operations st_last_fops = {
-	.owner = THIS_MODULE,
-	.open = st_last_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = st_view_release,
+/* traceN_last: the last capture, against the next one. */
+static int st_keeper_last_lock(struct snaptrace_keeper *k)
+{
+	struct st_follow *fr = k->priv;
+
+	return mutex_lock_interruptible(&fr->last_lock);
+}
+
+static void st_keeper_last_unlock(struct snaptrace_keeper *k)
+{
+	struct st_follow *fr = k->priv;
+
+	mutex_unlock(&fr->last_lock);
+}
+
+static enum snaptrace_tfmt st_keeper_format(struct snaptrace_keeper *k)
+{
+	struct st_follow *fr = k->priv;
+
+	return READ_ONCE(fr->fmt);
+}
+
+static const struct snaptrace_keeper_ops st_keeper_ops = {
+	.read_live = st_keeper_read_live,
+	.last_lock = st_keeper_last_lock,
+	.last_unlock = st_keeper_last_unlock,
+	.format = st_keeper_format,
 };
 
 static int st_crashes_show(struct seq_file *m, void *unused)
@@ -522,59 +434,79 @@ static void st_dir_create(struct st_follow *fr, struct dentry *parent)
 /* ------------------------------------------------------------------ */
 /* Traces and the capture, under the remote's lock                    */
 
-/* Trace N, made with its files if it is new; NULL if out of memory. */
-static struct st_ftrace *st_ftrace_get(struct st_follow *fr, int index)
+/*
+ * Where a panic keeps trace N's last capture: "<dir>/trace<N>_last", the
+ * directory's name with what a persisted name may not hold made '_'.
+ */
+static void st_persist_name(struct st_follow *fr, int index, char *name,
+			    size_t size)
 {
-	struct st_ftrace *ft;
-	char name[24];
+	const char *dir = IS_ERR_OR_NULL(fr->dir) ? "follow" :
+			  (const char *)fr->dir->d_name.name;
+	int n, i;
+
+	n = snprintf(name, size, "/trace%d_last", index);
+	snprintf(name, size, "%.*s/trace%d_last", (int)(size - 1 - n), dir, index);
+	for (i = 0; name[i] != '/'; i++)
+		if (!isalnum(name[i]) && name[i] != '-' && name[i] != '_' &&
+		    name[i] != '.')
+			name[i] = '_';
+	if (name[0] == '.' || name[0] == '/')
+		name[0] = '_';
+}
+
+/*
+ * Trace N's keeper, made (with its files) if it is new, with room for
+ * @len bytes; NULL if out of memory. The remote's lock and last_lock
+ * held: a keeper too small for @len grows (its last capture dropped)
+ * when @grow, else it stays as it is.
+ */
+static struct snaptrace_keeper *st_keeper_get(struct st_follow *fr, int index,
+					      u32 len, bool grow)
+{
+	char pname[ST_PR_SRC_NAME];
+	struct snaptrace_keeper *k;
 
 	while (fr->nr_traces <= index) {
-		ft = kzalloc(sizeof(*ft), GFP_KERNEL);
-		if (!ft)
+		st_persist_name(fr, fr->nr_traces, pname, sizeof(pname));
+		k = snaptrace_keeper_create(&fr->rproc->dev, fr->nr_traces,
+					    max_t(u32, len, 1), NULL, pname,
+					    &st_keeper_ops, fr);
+		if (IS_ERR(k))
 			return NULL;
-		ft->fr = fr;
-		ft->index = fr->nr_traces;
-		snprintf(name, sizeof(name), "trace%d", ft->index);
-		ft->file = debugfs_create_file(name, 0400, fr->dir, ft,
-					       &st_live_fops);
-		snprintf(name, sizeof(name), "trace%d_last", ft->index);
-		ft->last_file = debugfs_create_file(name, 0400, fr->dir, ft,
-						    &st_last_fops);
-		fr->traces[fr->nr_traces++] = ft;
+		snaptrace_keeper_files_add(k, fr->dir);
+		fr->traces[fr->nr_traces++] = k;
 	}
-	return fr->traces[index];
+	k = fr->traces[index];
+	if (grow && snaptrace_keeper_resize(k, len))
+		return NULL;
+	return k;
 }
 
-/* Make the spare hold @len bytes. */
-static int st_spare_reserve(struct st_ftrace *ft, size_t len)
-{
-	void *p;
-
-	if (ft->spare_size >= len)
-		return 0;
-	p = kvmalloc(len, GFP_KERNEL);
-	if (!p)
-		return -ENOMEM;
-	kvfree(ft->spare);
-	ft->spare = p;
-	ft->spare_size = len;
-	return 0;
-}
-
-/* The remote starts (or we start following it running): get ready. */
+/*
+ * The remote starts (or we start following it running): get ready. A
+ * keeper too small for its trace grows now, unless it holds a last
+ * capture, which stays until the next crash (the capture grows it then).
+ */
 static void st_follow_prepare(struct st_follow *fr)
 {
 	const struct st_rsc_traces *c = st_read_traces(fr);
-	struct st_ftrace *ft;
+	struct snaptrace_keeper *k;
+	u32 len;
 	int i;
 
+	mutex_lock(&fr->last_lock);
 	for (i = 0; c && i < c->n; i++) {
-		ft = st_ftrace_get(fr, i);
-		if (!ft || (c->t[i].ok && st_spare_reserve(ft, c->t[i].len)))
+		len = c->t[i].ok ? c->t[i].len : 0;
+		k = st_keeper_get(fr, i, len, false);
+		if (k && !READ_ONCE(k->has_last) && snaptrace_keeper_resize(k, len))
+			k = NULL;
+		if (!k || k->size < len)
 			dev_warn(&fr->rproc->dev,
 				 "snaptrace: trace%d: no memory for its crash copy yet\n",
 				 i);
 	}
+	mutex_unlock(&fr->last_lock);
 }
 
 static void st_capture_failed(struct st_follow *fr, int index,
@@ -586,6 +518,23 @@ static void st_capture_failed(struct st_follow *fr, int index,
 		 why, fr->failures);
 }
 
+/* A trace's bytes for the capture: in memory the CPU reads, or I/O memory. */
+struct st_capture_src {
+	void *va;
+	bool is_iomem;
+};
+
+static int st_capture_read(void *ctx, u32 off, void *dst, u32 n)
+{
+	struct st_capture_src *src = ctx;
+
+	if (src->is_iomem)
+		memcpy_fromio(dst, (void __iomem __force *)src->va + off, n);
+	else
+		memcpy(dst, src->va + off, n);
+	return 0;
+}
+
 /* The remote crashed and stops: keep its traces. */
 static void st_capture(struct st_follow *fr)
 {
@@ -593,7 +542,9 @@ static void st_capture(struct st_follow *fr)
 	u64 now = ktime_get_boottime_ns();
 	bool got[SNAPTRACE_RPROC_MAX_TRACES] = {};
 	const struct st_rsc_traces *c;
-	struct st_ftrace *ft;
+	struct st_capture_src src;
+	struct snaptrace_keeper *k;
+	char head[64];
 	unsigned int n = 0;
 	u64 bytes = 0;
 	bool shutdown;
@@ -605,36 +556,38 @@ static void st_capture(struct st_follow *fr)
 	 */
 	shutdown = snaptrace_rproc_deleting(rproc) || !atomic_read(&rproc->power);
 	c = st_read_traces(fr);
+
+	/* Every trace of this crash at once, against the readers. */
+	mutex_lock(&fr->last_lock);
 	for (i = 0; c && i < c->n; i++) {
 		if (!c->t[i].ok)
 			continue;	/* the check said why */
-		ft = st_ftrace_get(fr, i);
-		if (!ft || st_spare_reserve(ft, c->t[i].len)) {
+		k = st_keeper_get(fr, i, c->t[i].len, true);
+		if (!k) {
 			st_capture_failed(fr, i, "out of memory");
 			continue;
 		}
-		if (st_copy_da(rproc, c->t[i].da, c->t[i].len, ft->spare)) {
+		src.is_iomem = false;
+		src.va = rproc_da_to_va(rproc, c->t[i].da, c->t[i].len,
+					&src.is_iomem);
+		if (!src.va) {
 			st_capture_failed(fr, i, "its da is not mapped");
 			continue;
 		}
-		ft->spare_len = c->t[i].len;
+		scnprintf(head, sizeof(head), "%.*s trace%d: crash #%u", 32,
+			  rproc->name, i, fr->crashes + 1);
+		if (!snaptrace_keeper_capture_slow(k, head, st_capture_read, &src,
+						   c->t[i].len)) {
+			st_capture_failed(fr, i, "no room");
+			continue;
+		}
 		got[i] = true;
 		n++;
-		bytes += ft->spare_len;
+		bytes += c->t[i].len;
 	}
-
-	/* Publish: every trace of this crash at once. */
-	mutex_lock(&fr->last_lock);
-	for (i = 0; i < fr->nr_traces; i++) {
-		ft = fr->traces[i];
-		if (got[i]) {
-			swap(ft->last, ft->spare);
-			swap(ft->last_size, ft->spare_size);
-			ft->last_len = ft->spare_len;
-		} else {
-			ft->last_len = 0;
-		}
-	}
+	for (i = 0; i < fr->nr_traces; i++)
+		if (!got[i])
+			snaptrace_keeper_forget(fr->traces[i]);
 	fr->crashes++;
 	fr->last_time_ns = now;
 	fr->last_after = shutdown ? "shutdown" : "recovery";
@@ -740,13 +693,13 @@ static void st_follow_del(struct st_follow *fr)
 	mutex_lock(&rproc->lock);
 	rproc_remove_subdev(rproc, &fr->subdev);
 	mutex_unlock(&rproc->lock);
-	/* Waits for readers inside the files; they may take rproc->lock. */
+	/*
+	 * Each keeper's files first, then the directory: debugfs waits for
+	 * readers inside them, who may take rproc->lock.
+	 */
+	for (i = 0; i < fr->nr_traces; i++)
+		snaptrace_keeper_free(fr->traces[i]);
 	debugfs_remove_recursive(fr->dir);
-	for (i = 0; i < fr->nr_traces; i++) {
-		kvfree(fr->traces[i]->spare);
-		kvfree(fr->traces[i]->last);
-		kfree(fr->traces[i]);
-	}
 	kvfree(fr->table);
 	mutex_destroy(&fr->last_lock);
 	dev_info(&rproc->dev, "snaptrace: no longer following\n");

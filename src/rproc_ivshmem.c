@@ -58,6 +58,7 @@
 #include "cmd.h"
 #include "internal.h"
 #include "rproc.h"
+#include "rproc_attach.h"
 
 /* The firmware's control block: include/snaptrace/ivshmem.h. */
 #define ST_IVSHMEM_BAR		SNAPTRACE_IVSHMEM_BAR
@@ -175,7 +176,7 @@ static ssize_t st_watchdog_read(struct file *filp, char __user *ubuf,
 	struct st_ivshmem *ivs = filp->private_data;
 	char buf[16];
 	int len = scnprintf(buf, sizeof(buf), "%u\n",
-			    READ_ONCE(ivs->rproc->attached->timeout_ms));
+			    READ_ONCE(snaptrace_rproc_attached(ivs->rproc)->timeout_ms));
 
 	return simple_read_from_buffer(ubuf, cnt, ppos, buf, len);
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * snaptrace remote processors: memory. What the remote sees at its device
- * addresses: the platform's regions (a layout, or carveouts the platform
- * registered), and the carveouts and devmems its resource table asks for,
+ * addresses: the platform's regions (carveouts the platform registered:
+ * the simulated platform's layout, the attach platform's shared memory),
+ * and the carveouts and devmems its resource table asks for,
  * placed in a platform region of their name, by the platform, or in host
  * memory; da_to_va() and read_da() over them, without overflow. Upstream
  * has this in remoteproc_core.c (rproc_da_to_va(), rproc_add_carveout(),
@@ -251,18 +252,15 @@ static bool st_ranges_overlap(u32 a, u32 alen, u32 b, u32 blen)
 }
 
 /*
- * A platform region (layout or registered carveout) named @name, or NULL.
- * Lock held, or the remote not yet shared.
+ * A platform region (a registered carveout: the simulated platform's
+ * layout regions are too) named @name, or NULL. Lock held, or the remote
+ * not yet shared.
  */
 static struct snaptrace_rproc_mem *
 st_find_platform_mem(struct snaptrace_rproc *rproc, const char *name)
 {
 	struct snaptrace_rproc_mem *m;
-	int i;
 
-	for (i = 0; i < rproc->nr_layout; i++)
-		if (!strcmp(rproc->layout[i].name, name))
-			return &rproc->layout[i];
 	list_for_each_entry(m, &rproc->carveouts, reg_node)
 		if (!strcmp(m->name, name))
 			return m;
@@ -301,7 +299,7 @@ int snaptrace_rproc_add_carveout(struct snaptrace_rproc *rproc,
 				 struct snaptrace_rproc_mem *mem)
 {
 	struct snaptrace_rproc_mem *m;
-	int i, n = 0, ret = 0;
+	int n = 0, ret = 0;
 
 	if (!mem || !mem->len || mem->da == (u32)SNAPTRACE_FW_RSC_ADDR_ANY ||
 	    (u64)mem->da + mem->len > BIT_ULL(32) ||
@@ -328,10 +326,6 @@ int snaptrace_rproc_add_carveout(struct snaptrace_rproc *rproc,
 		ret = -EINVAL;
 		goto unlock;
 	}
-	for (i = 0; i < rproc->nr_layout; i++)
-		if (st_ranges_overlap(mem->da, mem->len, rproc->layout[i].da,
-				      rproc->layout[i].len))
-			ret = -EINVAL;
 	list_for_each_entry(m, &rproc->carveouts, reg_node) {
 		n++;
 		if (st_ranges_overlap(mem->da, mem->len, m->da, m->len))
@@ -553,9 +547,9 @@ int snaptrace_rproc_handle_devmem(struct snaptrace_rproc *rproc, void *ptr,
  * snaptrace_rproc_mem_add_layout() - map the platform's memory at boot
  * @rproc: the remote, offline, its memory list empty
  *
- * The platform's memory joins the remote's mappings: the layout's regions,
- * zeroed, then the registered carveouts, each allocated by its hook, as
- * rproc_alloc_registered_carveouts().
+ * The platform's memory joins the remote's mappings: the registered
+ * carveouts (the simulated platform's layout regions among them), each
+ * allocated by its hook, as rproc_alloc_registered_carveouts().
  *
  * Context: process context, may sleep; the remote's lock is held.
  * Return: 0; -ENOMEM if an alloc hook failed; -EINVAL if it gave no
@@ -565,12 +559,8 @@ int snaptrace_rproc_handle_devmem(struct snaptrace_rproc *rproc, void *ptr,
 int snaptrace_rproc_mem_add_layout(struct snaptrace_rproc *rproc)
 {
 	struct snaptrace_rproc_mem *m;
-	int i, ret;
+	int ret;
 
-	for (i = 0; i < rproc->nr_layout; i++) {
-		memset(rproc->layout[i].va, 0, rproc->layout[i].len);
-		list_add_tail(&rproc->layout[i].node, &rproc->mems);
-	}
 	list_for_each_entry(m, &rproc->carveouts, reg_node) {
 		if (m->alloc) {
 			ret = m->alloc(rproc, m);
@@ -597,7 +587,7 @@ int snaptrace_rproc_mem_add_layout(struct snaptrace_rproc *rproc)
  *
  * Frees the carveouts and devmems allocated for it, releases the
  * registered carveouts (their release hook) and empties the memory list:
- * the layout's regions and the registered carveouts stay the platform's.
+ * the registered carveouts stay the platform's.
  *
  * Context: process context, may sleep; the remote's lock is held.
  */
@@ -611,8 +601,7 @@ void snaptrace_rproc_mem_free(struct snaptrace_rproc *rproc)
 		if (m->registered) {
 			if (m->alloc && m->release)
 				m->release(rproc, m);
-		} else if (m < rproc->layout ||
-			   m >= rproc->layout + SNAPTRACE_RPROC_MAX_REGIONS) {
+		} else {
 			/* Views of the remote's memory have no release. */
 			if (m->release)
 				m->release(rproc, m);

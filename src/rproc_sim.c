@@ -41,6 +41,30 @@ struct st_sim_pdata {
 	bool table_optional;
 };
 
+/**
+ * struct st_sim - the simulated platform's private data
+ *	(&snaptrace_rproc.priv), as an upstream driver's struct is its rproc's
+ * @pdev: its platform device
+ * @core: the simulated core: an hrtimer (hardirq mode) that writes a log
+ *	line into each trace buffer every %ST_SIM_TICK_NS while it runs
+ * @seq: log line counter (runs on across restarts); the core lock
+ * @cursor: where the core writes its next log line in trace N (offset);
+ *	the core lock
+ * @region: the host memory of each layout region, registered with the
+ *	core as platform memory (snaptrace_rproc_add_carveout())
+ * @nr_regions: entries in @region
+ * @rproc: the remote
+ */
+struct st_sim {
+	struct platform_device *pdev;
+	struct hrtimer core;
+	u32 seq;
+	u32 cursor[SNAPTRACE_RPROC_MAX_TRACES];
+	void *region[SNAPTRACE_RPROC_MAX_REGIONS];
+	int nr_regions;
+	struct snaptrace_rproc *rproc;
+};
+
 /*
  * Platform memory layouts, as name:da:size regions joined by '+', and
  * whether an image needs a resource table there (Documentation/remoteproc.rst).
@@ -60,8 +84,23 @@ static const struct {
 	  { .table_optional = true } },
 };
 
+/* A layout region starts every boot zeroed, as the core found it. */
+static int st_sim_region_zero(struct snaptrace_rproc *rproc,
+			      struct snaptrace_rproc_mem *m)
+{
+	memset(m->va, 0, m->len);
+	return 0;
+}
+
+/*
+ * The layout's regions, each in host memory, registered with the core as
+ * the platform's memory, as a platform driver registers its device tree's
+ * reserved-memory or TCM regions with rproc_add_carveout().
+ */
 static int st_sim_parse_layout(struct snaptrace_rproc *rproc, const char *layout)
 {
+	struct st_sim *sim = rproc->priv;
+	struct snaptrace_rproc_mem *m;
 	char *s, *p, *region;
 	int ret = 0;
 
@@ -70,39 +109,52 @@ static int st_sim_parse_layout(struct snaptrace_rproc *rproc, const char *layout
 		return -ENOMEM;
 	p = s;
 	while ((region = strsep(&p, "+")) && !ret) {
-		struct snaptrace_rproc_mem *m = &rproc->layout[rproc->nr_layout];
 		char *name = strsep(&region, ":");
 		char *da = strsep(&region, ":");
-		u32 len;
+		u32 addr, len;
+		void *va;
 
-		if (rproc->nr_layout == SNAPTRACE_RPROC_MAX_REGIONS || !name ||
-		    !*name || !da || !region || kstrtou32(da, 0, &m->da) ||
+		if (sim->nr_regions == SNAPTRACE_RPROC_MAX_REGIONS || !name ||
+		    !*name || !da || !region || kstrtou32(da, 0, &addr) ||
 		    kstrtou32(region, 0, &len) || !len ||
-		    len > SNAPTRACE_RPROC_MEM_MAX || (u64)m->da + len > BIT_ULL(32)) {
+		    len > SNAPTRACE_RPROC_MEM_MAX || (u64)addr + len > BIT_ULL(32)) {
 			pr_err("remoteproc%d: bad memory layout \"%s\": want name:da:size[+...], size 1..%u, within 32 bits\n",
 			       rproc->index, layout, SNAPTRACE_RPROC_MEM_MAX);
 			ret = -EINVAL;
 			break;
 		}
-		strscpy(m->name, name, sizeof(m->name));
-		m->len = len;
-		m->kind = "region";
-		m->rsc_offset = -1;
-		m->va = vzalloc(len);
-		if (!m->va) {
+		va = vzalloc(len);
+		if (!va) {
 			ret = -ENOMEM;
 			break;
 		}
-		rproc->nr_layout++;
-		if (snaptrace_rproc_mem_overlaps(rproc, m->da, m->len)) {
+		sim->region[sim->nr_regions++] = va;
+		m = snaptrace_rproc_mem_entry_init(NULL, va, len, addr,
+						   st_sim_region_zero, NULL,
+						   "%s", name);
+		if (!m) {
+			ret = -ENOMEM;
+			break;
+		}
+		m->kind = "region";
+		ret = snaptrace_rproc_add_carveout(rproc, m);
+		if (ret) {
 			pr_err("remoteproc%d: layout region %s overlaps another\n",
 			       rproc->index, m->name);
-			ret = -EINVAL;
+			kfree(m);
 		}
-		list_add_tail(&m->node, &rproc->mems);
 	}
 	kfree(s);
 	return ret;
+}
+
+/* What the layout made: the registered regions and their memory. */
+static void st_sim_free_layout(struct snaptrace_rproc *rproc)
+{
+	struct st_sim *sim = rproc->priv;
+
+	while (sim->nr_regions--)
+		vfree(sim->region[sim->nr_regions]);
 }
 
 /*
@@ -114,13 +166,14 @@ static int st_sim_parse_layout(struct snaptrace_rproc *rproc, const char *layout
 static void st_sim_log(struct snaptrace_rproc *rproc,
 		       struct snaptrace_rproc_trace *trace, u32 *cursor)
 {
+	struct st_sim *sim = rproc->priv;
 	char line[96];
 	u64 ns = ktime_get_mono_fast_ns();
 	u32 rem;
 	u64 s = div_u64_rem(ns, NSEC_PER_SEC, &rem);
 	char *va = snaptrace_rproc_da_to_va(rproc, trace->da, trace->len, NULL);
 	int n = scnprintf(line, sizeof(line), "[%08u] %llu.%06u %s: hello from the remote\n",
-			  rproc->seq, s, rem / (u32)NSEC_PER_USEC, rproc->name);
+			  sim->seq, s, rem / (u32)NSEC_PER_USEC, rproc->name);
 
 	if (!va || trace->len < 2)
 		return;
@@ -144,7 +197,8 @@ static bool st_sim_running(struct snaptrace_rproc *rproc)
 
 static enum hrtimer_restart st_sim_tick(struct hrtimer *t)
 {
-	struct snaptrace_rproc *rproc = container_of(t, struct snaptrace_rproc, core);
+	struct st_sim *sim = container_of(t, struct st_sim, core);
+	struct snaptrace_rproc *rproc = sim->rproc;
 	struct snaptrace_rproc_trace *trace;
 	bool running;
 
@@ -152,8 +206,8 @@ static enum hrtimer_restart st_sim_tick(struct hrtimer *t)
 	running = st_sim_running(rproc);
 	if (running) {
 		list_for_each_entry(trace, &rproc->traces, node)
-			st_sim_log(rproc, trace, &trace->cursor);
-		rproc->seq++;
+			st_sim_log(rproc, trace, &sim->cursor[trace->index]);
+		sim->seq++;
 	}
 	raw_spin_unlock(&rproc->core_lock);
 	if (!running)
@@ -164,6 +218,7 @@ static enum hrtimer_restart st_sim_tick(struct hrtimer *t)
 
 static void st_sim_start(struct snaptrace_rproc *rproc)
 {
+	struct st_sim *sim = rproc->priv;
 	struct snaptrace_rproc_trace *trace;
 	unsigned long flags;
 
@@ -174,19 +229,21 @@ static void st_sim_start(struct snaptrace_rproc *rproc)
 	 * over the last crash's copy.
 	 */
 	list_for_each_entry(trace, &rproc->traces, node) {
-		trace->cursor = 0;
-		st_sim_log(rproc, trace, &trace->cursor);
+		sim->cursor[trace->index] = 0;
+		st_sim_log(rproc, trace, &sim->cursor[trace->index]);
 	}
-	rproc->seq++;
+	sim->seq++;
 	WRITE_ONCE(rproc->state, SNAPTRACE_RPROC_RUNNING);
 	raw_spin_unlock_irqrestore(&rproc->core_lock, flags);
-	hrtimer_start(&rproc->core, 0, HRTIMER_MODE_REL_HARD);
+	hrtimer_start(&sim->core, 0, HRTIMER_MODE_REL_HARD);
 }
 
 /* The state says the core no longer runs: wait for its last tick. */
 static void st_sim_stop(struct snaptrace_rproc *rproc)
 {
-	hrtimer_cancel(&rproc->core);
+	struct st_sim *sim = rproc->priv;
+
+	hrtimer_cancel(&sim->core);
 }
 
 /*
@@ -260,11 +317,11 @@ static void st_sim_booted(struct snaptrace_rproc *rproc)
 
 static void st_sim_free(struct snaptrace_rproc *rproc)
 {
-	int i;
+	struct st_sim *sim = rproc->priv;
 
-	platform_device_unregister(rproc->priv);
-	for (i = 0; i < rproc->nr_layout; i++)
-		vfree(rproc->layout[i].va);
+	platform_device_unregister(sim->pdev);
+	st_sim_free_layout(rproc);
+	kfree(sim);
 }
 
 static const struct snaptrace_rproc_ops st_sim_ops = {
@@ -297,13 +354,22 @@ struct snaptrace_rproc *snaptrace_rproc_create(int index, const char *layout)
 {
 	struct st_sim_pdata pdata = { .table_optional = false };
 	struct platform_device *pdev;
+	struct snaptrace_rproc_mem *m, *mn;
 	struct snaptrace_rproc *rproc;
+	struct st_sim *sim;
 	int i, ret;
 
-	rproc = snaptrace_rproc_alloc(index, &st_sim_ops);
-	if (!rproc)
+	sim = kzalloc(sizeof(*sim), GFP_KERNEL);
+	if (!sim)
 		return ERR_PTR(-ENOMEM);
-	hrtimer_setup(&rproc->core, st_sim_tick, CLOCK_MONOTONIC,
+	rproc = snaptrace_rproc_alloc(index, &st_sim_ops);
+	if (!rproc) {
+		kfree(sim);
+		return ERR_PTR(-ENOMEM);
+	}
+	sim->rproc = rproc;
+	rproc->priv = sim;
+	hrtimer_setup(&sim->core, st_sim_tick, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL_HARD);
 
 	for (i = 0; i < ARRAY_SIZE(st_layouts); i++) {
@@ -314,8 +380,6 @@ struct snaptrace_rproc *snaptrace_rproc_create(int index, const char *layout)
 		}
 	}
 	ret = st_sim_parse_layout(rproc, layout);
-	/* The layout regions only join the memory list while running. */
-	INIT_LIST_HEAD(&rproc->mems);
 	if (ret)
 		goto free;
 
@@ -325,15 +389,37 @@ struct snaptrace_rproc *snaptrace_rproc_create(int index, const char *layout)
 		ret = PTR_ERR(pdev);
 		goto free;
 	}
-	rproc->priv = pdev;
+	sim->pdev = pdev;
 	rproc->dev = &pdev->dev;
 	snaptrace_rproc_add(rproc);
 	return rproc;
 
 free:
-	while (rproc->nr_layout--)
-		vfree(rproc->layout[rproc->nr_layout].va);
+	/* Registered regions are the remote's: freed with it, as destroy does. */
+	list_for_each_entry_safe(m, mn, &rproc->carveouts, reg_node)
+		kfree(m);
+	st_sim_free_layout(rproc);
 	snaptrace_rproc_free(rproc);
+	kfree(sim);
 	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_create);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * snaptrace_rproc_sim_seq() - the simulated core's log line counter
+ * @rproc: a remote of snaptrace_rproc_create(), no other
+ *
+ * For KUnit, which tells from it whether the core runs. No upstream twin.
+ *
+ * Context: any.
+ * Return: lines the core has written, across restarts.
+ */
+u32 snaptrace_rproc_sim_seq(struct snaptrace_rproc *rproc)
+{
+	struct st_sim *sim = rproc->priv;
+
+	return READ_ONCE(sim->seq);
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_sim_seq);
+#endif

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * snaptrace remote processors: traces. A trace resource entry becomes a
- * trace buffer of the remote with its debugfs traceN (the live buffer,
- * through da_to_va on every read) and traceN_last (what the last crash
- * captured). The capture copies every trace, without sleeping, into a
- * snaptrace ring buffer allocated when the trace was handled (its
- * snapshot), so that traceN_last survives recovery. Upstream's twins:
+ * trace buffer of the remote, fed to its keeper (trace_keeper.c), which
+ * shows debugfs traceN (the live buffer, copied through da_to_va at open)
+ * and traceN_last (what the last crash captured), both decoded, and keeps
+ * the last capture across recovery, stop and restart. The capture hands
+ * every trace, without sleeping, to its keeper. Upstream's twins:
  * rproc_handle_trace() in remoteproc_core.c, the trace files of
  * remoteproc_debugfs.c, and remoteproc_coredump.c for the capture.
  */
@@ -18,6 +18,7 @@
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
@@ -32,18 +33,7 @@
 #include "fw.h"
 #include "internal.h"
 #include "rproc.h"
-
-/*
- * traceN: the live buffer, through da_to_va on every read, as upstream.
- * A trace in I/O memory (an attached remote's BAR) is copied out once, at
- * open, and the copy read: one memcpy_fromio() of the whole trace per
- * read() call would be slow and each chunk of the text of another instant.
- */
-struct st_trace_file {
-	struct snaptrace_rproc_trace *trace;
-	size_t len;
-	char *copy;	/* NULL: read the live buffer */
-};
+#include "trace_keeper.h"
 
 /* Up to SNAPTRACE_RPROC_TRACE_MAX bytes of I/O memory: 64 KiB at a time. */
 static int st_trace_copy(struct snaptrace_rproc_trace *trace, char *dst)
@@ -62,195 +52,109 @@ static int st_trace_copy(struct snaptrace_rproc_trace *trace, char *dst)
 	return 0;
 }
 
-static int st_trace_open(struct inode *inode, struct file *filp)
+/*
+ * traceN: the live buffer, copied at open (the keeper decodes a private
+ * copy, never memory the remote still writes) with
+ * snaptrace_rproc_read_da(): memcpy() from normal memory, memcpy_fromio()
+ * from I/O memory (an attached remote's BAR), which
+ * snaptrace_rproc_da_to_va() does not hand out. Nothing to show while the
+ * trace is not mapped.
+ */
+static int st_trace_read_live(struct snaptrace_keeper *k, void **buf, u32 *len)
 {
-	struct snaptrace_rproc_trace *trace = inode->i_private;
-	struct st_trace_file *tf;
-	bool is_iomem = false;
+	struct snaptrace_rproc_trace *trace = k->priv;
+	void *copy;
+	u32 off;
 
-	tf = kzalloc(sizeof(*tf), GFP_KERNEL);
-	if (!tf)
+	*buf = NULL;
+	if (!trace ||
+	    !snaptrace_rproc_find_mem(trace->rproc, trace->da, trace->len, &off))
+		return 0;
+	copy = kvmalloc(trace->len, GFP_KERNEL);
+	if (!copy)
 		return -ENOMEM;
-	tf->trace = trace;
-	if (!snaptrace_rproc_da_to_va(trace->rproc, trace->da, trace->len,
-				      &is_iomem) && is_iomem) {
-		tf->copy = kvmalloc(trace->len, GFP_KERNEL);
-		if (!tf->copy) {
-			kfree(tf);
-			return -ENOMEM;
-		}
-		if (st_trace_copy(trace, tf->copy)) {
-			kvfree(tf->copy);
-			tf->copy = NULL;	/* not available: said at read */
-		} else {
-			tf->len = strnlen(tf->copy, trace->len);
-		}
+	if (st_trace_copy(trace, copy)) {
+		kvfree(copy);
+		return 0;
 	}
-	filp->private_data = tf;
+	*buf = copy;
+	*len = trace->len;
 	return 0;
-}
-
-static ssize_t st_trace_read(struct file *filp, char __user *ubuf, size_t cnt,
-			     loff_t *ppos)
-{
-	struct st_trace_file *tf = filp->private_data;
-	struct snaptrace_rproc_trace *trace = tf->trace;
-	char buf[48];
-	const char *va;
-	size_t len;
-
-	if (tf->copy)
-		return simple_read_from_buffer(ubuf, cnt, ppos, tf->copy, tf->len);
-	va = snaptrace_rproc_da_to_va(trace->rproc, trace->da, trace->len, NULL);
-	if (!va) {
-		len = scnprintf(buf, sizeof(buf), "Trace trace%d not available\n",
-				trace->index);
-		va = buf;
-	} else {
-		len = strnlen(va, trace->len);
-	}
-	return simple_read_from_buffer(ubuf, cnt, ppos, va, len);
-}
-
-static int st_trace_release(struct inode *inode, struct file *filp)
-{
-	struct st_trace_file *tf = filp->private_data;
-
-	kvfree(tf->copy);
-	kfree(tf);
-	return 0;
-}
-
-static const struct file_operations st_trace_fops = {
-	.owner = THIS_MODULE,
-	.open = st_trace_open,
-	.read = st_trace_read,
-	.llseek = default_llseek,
-	.release = st_trace_release,
-};
-
-/* traceN_last: what the last crash captured, copied out at open. */
-struct st_last {
-	size_t len;
-	char text[];
-};
-
-static int st_last_open(struct inode *inode, struct file *filp)
-{
-	struct snaptrace_rproc_trace *trace = inode->i_private;
-	struct st_last *last;
-	ssize_t n;
-
-	last = kvzalloc(struct_size(last, text, trace->len), GFP_KERNEL);
-	if (!last)
-		return -ENOMEM;
-	n = snaptrace_rproc_read_last(trace, last->text, trace->len);
-	if (n < 0) {
-		kvfree(last);
-		return n;
-	}
-	last->len = n;
-	filp->private_data = last;
-	return 0;
-}
-
-static ssize_t st_last_read(struct file *filp, char __user *ubuf, size_t cnt,
-			    loff_t *ppos)
-{
-	struct st_last *last = filp->private_data;
-
-	return simple_read_from_buffer(ubuf, cnt, ppos, last->text, last->len);
-}
-
-static int st_last_release(struct inode *inode, struct file *filp)
-{
-	kvfree(filp->private_data);
-	return 0;
-}
-
-static const struct file_operations st_last_fops = {
-	.owner = THIS_MODULE,
-	.open = st_last_open,
-	.read = st_last_read,
-	.llseek = default_llseek,
-	.release = st_last_release,
-};
-
-/* Create traceN and traceN_last, in the remote's directory if it has one. */
-static void st_trace_files_add(struct snaptrace_rproc_trace *trace)
-{
-	char name[24];
-
-	if (!trace->rproc->dir)
-		return;
-	snprintf(name, sizeof(name), "trace%d", trace->index);
-	trace->file = debugfs_create_file(name, 0400, trace->rproc->dir, trace,
-					  &st_trace_fops);
-	snprintf(name, sizeof(name), "trace%d_last", trace->index);
-	trace->last_file = debugfs_create_file(name, 0400, trace->rproc->dir,
-					       trace, &st_last_fops);
 }
 
 /*
- * Keep traceN_last at a host panic too: the persistent capture
- * (Documentation/persist.rst) reads the last copy's snapshot, named as
- * its debugfs file is, "remoteproc<N>/trace<M>_last". Not an error if
- * the registry is full: the trace works, a panic does not keep it.
+ * traceN_last waits for a capture its platform queued. Its files exist
+ * only while the trace does (@k->priv).
  */
-static void st_trace_persist_add(struct snaptrace_rproc *rproc,
-				 struct snaptrace_rproc_trace *trace)
+static int st_trace_last_lock(struct snaptrace_keeper *k)
 {
-	struct snaptrace_persist_source *src = &trace->pr_src;
+	struct snaptrace_rproc_trace *trace = k->priv;
+	struct snaptrace_rproc *rproc = trace ? trace->rproc : NULL;
 
-	src->buf = trace->last;
-	src->cpu = trace->last_cpu;
-	src->has_last = &trace->has_last;
-	snprintf(src->name, sizeof(src->name), "remoteproc%d/trace%d_last",
-		 rproc->index, trace->index);
-	if (snaptrace_persist_source_add(src))
-		dev_info(rproc->dev, "trace%d: not kept at a host panic: %d last traces are kept already\n",
-			 trace->index, ST_PR_SRCS);
+	if (rproc && rproc->ops->coredump_wait)
+		rproc->ops->coredump_wait(rproc);
+	return 0;
 }
 
+static const struct snaptrace_keeper_ops st_trace_keeper_ops = {
+	.read_live = st_trace_read_live,
+	.last_lock = st_trace_last_lock,
+};
+
 /*
- * The instance a trace's crash captures go to: "<remote>-trace<N>", with
- * what an instance name may not hold (the ivshmem remote's PCI name has
- * ':') made '_', so the captures can also be read, and the capture buffer
- * sized, under instances/. An instance of that name that already exists
- * (one a reader kept open across a stop, or instances=) is taken if it is
- * large enough. Process context; the remote's lock is held.
+ * The name of the instance a trace's crash captures go to:
+ * "<remote>-trace<N>", with what an instance name may not hold (the
+ * ivshmem remote's PCI name has ':') made '_', so the captures can also be
+ * read, and the capture buffer sized, under instances/.
  */
-static struct snaptrace_buffer *st_trace_instance_get(struct snaptrace_rproc *rproc,
-						      int index, size_t size)
+static void st_trace_instance_name(struct snaptrace_rproc *rproc, int index,
+				   char *name, size_t size)
 {
-	char name[SNAPTRACE_INSTANCE_NAME_MAX + 1];
-	struct snaptrace_buffer *buf;
 	int n, i;
 
 	/* Keep "-traceN" whole: cut the remote's name if need be. */
-	n = snprintf(name, sizeof(name), "-trace%d", index);
-	n = sizeof(name) - 1 - n;
-	snprintf(name, sizeof(name), "%.*s-trace%d", n, rproc->name, index);
+	n = snprintf(name, size, "-trace%d", index);
+	n = size - 1 - n;
+	snprintf(name, size, "%.*s-trace%d", n, rproc->name, index);
 	for (i = 0; name[i]; i++)
 		if (!isalnum(name[i]) && name[i] != '-' && name[i] != '_' &&
 		    name[i] != '.')
 			name[i] = '_';
 	if (name[0] == '.')
 		name[0] = '_';
-	buf = snaptrace_get_by_name_cpu(name, size,
-					cpumask_first(cpu_possible_mask));
-	if (IS_ERR(buf)) {
-		snaptrace_dev_err(rproc->dev, "trace%d: cannot create instance %s: %d\n",
-				  index, name, (int)PTR_ERR(buf));
-		return buf;
+}
+
+/*
+ * The keeper of trace @index, made if the remote has none with room for
+ * @len bytes: it keeps traceN_last across stops and restarts of the
+ * remote, and at a host panic (Documentation/persist.rst, named as its
+ * debugfs file is, "remoteproc<N>/trace<M>_last"). A keeper too small for
+ * the trace of a new image is replaced, its last trace dropped. Process
+ * context; the remote's lock is held.
+ */
+static struct snaptrace_keeper *st_trace_keeper(struct snaptrace_rproc *rproc,
+						int index, u32 len)
+{
+	char inst[SNAPTRACE_INSTANCE_NAME_MAX + 1];
+	char pname[ST_PR_SRC_NAME];
+	struct snaptrace_keeper *k = rproc->keepers[index];
+
+	if (k && k->size >= len)
+		return k;
+	if (k) {
+		dev_info(rproc->dev, "trace%d: 0x%x bytes, more than its last copy holds: last trace dropped\n",
+			 index, len);
+		snaptrace_keeper_free(k);
+		rproc->keepers[index] = NULL;
 	}
-	if (snaptrace_size_per_cpu(buf) < size) {
-		snaptrace_dev_err(rproc->dev, "trace%d: instance %s exists with %zu bytes per CPU, %zu needed\n",
-				  index, name, snaptrace_size_per_cpu(buf), size);
-		snaptrace_put(buf);
-		return ERR_PTR(-EBUSY);
-	}
-	return buf;
+	st_trace_instance_name(rproc, index, inst, sizeof(inst));
+	snprintf(pname, sizeof(pname), "remoteproc%d/trace%d_last",
+		 rproc->index, index);
+	k = snaptrace_keeper_create(rproc->dev, index, len, inst, pname,
+				    &st_trace_keeper_ops, NULL);
+	if (!IS_ERR(k))
+		rproc->keepers[index] = k;
+	return k;
 }
 
 /**
@@ -263,15 +167,13 @@ static struct snaptrace_buffer *st_trace_instance_get(struct snaptrace_rproc *rp
  * Same contract as upstream's rproc_handle_trace(), with stronger checks:
  * the trace must lie wholly inside the remote's memory (a region, a
  * carveout or a devmem) and have a non-zero length, and the memory for its
- * last copy is allocated now, so that a crash needs none: a named instance
- * of its own, "<remote>-trace<N>", with room for the trace on one CPU
- * only (snaptrace_get_by_name_cpu(): a capture is one writer, which
- * writes that CPU's ring from wherever it runs, snaptrace_reserve_on()),
- * and its snapshot spare, dropped with snaptrace_put() when the remote
- * stops. Other writers are kept out (snaptrace_record_disable()).
- * Creates debugfs traceN and traceN_last, and registers the last copy with
- * the persistent capture (snaptrace_persist_source_add()), so that a host
- * panic keeps traceN_last for the next boot.
+ * last copy is ready now, so that a crash needs none: the trace's keeper
+ * (trace_keeper.c), made with the first trace of that number the remote
+ * handles and kept across its stops once it holds a capture, whose
+ * captures go to a named instance of its own, "<remote>-trace<N>", with
+ * room for the trace on one CPU only. The keeper shows debugfs traceN and
+ * traceN_last, decoded, and registers the last copy with the persistent
+ * capture, so that a host panic keeps traceN_last for the next boot.
  *
  * Context: process context, may sleep; the remote's lock is held.
  * Return: 0; -EINVAL if truncated (sizeof(*rsc) > @avail), reserved not
@@ -284,7 +186,7 @@ int snaptrace_rproc_handle_trace(struct snaptrace_rproc *rproc, void *ptr,
 {
 	struct snaptrace_fw_rsc_trace *rsc = ptr;
 	struct snaptrace_rproc_trace *trace;
-	size_t size;
+	struct snaptrace_keeper *k;
 	u32 off;
 	int ret;
 
@@ -308,49 +210,21 @@ int snaptrace_rproc_handle_trace(struct snaptrace_rproc *rproc, void *ptr,
 	trace = kzalloc(sizeof(*trace), GFP_KERNEL);
 	if (!trace)
 		return -ENOMEM;
-	/*
-	 * The capture holds a reservation per record until its snapshot:
-	 * the head, the text, and a NUL if the text has none.
-	 */
-	trace->res = kcalloc(DIV_ROUND_UP(rsc->len, SNAPTRACE_MAX_PAYLOAD) + 2,
-			     sizeof(*trace->res), GFP_KERNEL);
-	if (!trace->res) {
+	k = st_trace_keeper(rproc, rproc->num_traces, rsc->len);
+	if (IS_ERR(k)) {
 		kfree(trace);
-		return -ENOMEM;
+		return PTR_ERR(k);
 	}
-	/*
-	 * Room for the whole trace as records in one CPU's ring: payload,
-	 * a 16-byte header per 2 KiB, and padding at the wrap.
-	 */
-	size = (size_t)rsc->len + rsc->len / 64 + SNAPTRACE_MIN_SIZE;
-	trace->last = st_trace_instance_get(rproc, rproc->num_traces, size);
-	if (IS_ERR(trace->last)) {
-		ret = PTR_ERR(trace->last);
-		kfree(trace->res);
-		kfree(trace);
-		return ret;
-	}
-	ret = snaptrace_alloc_snapshot(trace->last);
-	if (ret) {
-		snaptrace_put(trace->last);
-		kfree(trace->res);
-		kfree(trace);
-		return ret;
-	}
-	trace->last_cpu = snaptrace_buffer_home_cpu(trace->last);
-	if (trace->last_cpu < 0)	/* made by instances=: room on every CPU */
-		trace->last_cpu = cpumask_first(cpu_possible_mask);
-	/* Only the captures write it, with snaptrace_reserve_on(). */
-	snaptrace_record_disable(trace->last);
 	trace->rproc = rproc;
+	trace->keeper = k;
 	rproc->traces_len += rsc->len;
 	trace->index = rproc->num_traces++;
 	trace->da = rsc->da;
 	trace->len = rsc->len;
 	snaptrace_rproc_rsc_name(trace->name, rsc->name);
 	list_add_tail(&trace->node, &rproc->traces);
-	st_trace_files_add(trace);
-	st_trace_persist_add(rproc, trace);
+	k->priv = trace;
+	snaptrace_keeper_files_add(k, rproc->dir);
 	dev_dbg(rproc->dev, "trace%d added: da 0x%x, len 0x%x\n", trace->index,
 		trace->da, trace->len);
 	return 0;
@@ -375,103 +249,24 @@ const char *snaptrace_rproc_crash_name(unsigned int type)
 	return type < ARRAY_SIZE(names) ? names[type] : "unknown";
 }
 
-/*
- * The head of a capture: one marker line, "<remote> trace<N>: crash #<n>
- * (<type>)", reserved in @res. The text follows it as %SNAPTRACE_REC_TEXT
- * records, so that the instance's snapshot reads as the trace did.
- */
-static bool st_capture_head(struct snaptrace_rproc *rproc,
-			    struct snaptrace_rproc_trace *trace,
-			    struct snaptrace_reservation *res)
+/* A capture's head line: "<remote> trace<N>: crash #<n> (<type>)". */
+static void st_capture_head(struct snaptrace_rproc *rproc,
+			    struct snaptrace_rproc_trace *trace, char *head,
+			    size_t size)
 {
-	char head[sizeof(rproc->name) + 64];
-	int n;
-	void *p;
-
-	n = scnprintf(head, sizeof(head), "%s trace%d: crash #%u (%s)",
-		      rproc->name, trace->index, READ_ONCE(rproc->crash_cnt),
-		      snaptrace_rproc_crash_name(READ_ONCE(rproc->crash_type)));
-	p = snaptrace_reserve_on(trace->last, trace->last_cpu,
-				 SNAPTRACE_REC_MARKER, n, res);
-	if (!p)
-		return false;
-	memcpy(p, head, n);
-	return true;
-}
-
-/*
- * Copy one trace buffer into its last copy: the capture, atomic context.
- * The live half is emptied first (what a capture that failed part-way
- * left there must not join this one); then the head, then the trace's
- * text as pieces of up to %SNAPTRACE_MAX_PAYLOAD bytes, the last one
- * holding its first NUL, as upstream shows the text. A text whose end
- * falls at the end of a piece, or that has no NUL, and does not end with
- * a newline gets a one-byte NUL piece, so that the snapshot shows its end
- * on a line of its own and nothing more (st_format_text() adds the
- * newline at a NUL). Every record is reserved and filled before the
- * snapshot and committed after it: the snapshot's cut puts them all in
- * the snapshot (records reserved before the cut), and none is ever
- * visible in the live half, so a reader of the instance's trace_pipe
- * cannot take part of the capture. Each open reservation is a level of
- * preempt_count: %SNAPTRACE_RPROC_TRACE_MAX bounds them.
- */
-/* The head, the pieces and a NUL, well below PREEMPT_MASK - 10. */
-static_assert(DIV_ROUND_UP(SNAPTRACE_RPROC_TRACE_MAX, SNAPTRACE_MAX_PAYLOAD) + 2 <= 160);
-
-static void st_capture(struct snaptrace_rproc *rproc,
-		       struct snaptrace_rproc_trace *trace)
-{
-	const u8 *va = snaptrace_rproc_da_to_va(rproc, trace->da, trace->len, NULL);
-	unsigned int i, nr = 0;
-	bool ended = false;
-	u8 *p, last = '\n';	/* an empty text needs no end */
-	u32 off = 0, n;
-	int ret = -ENOSPC;
-
-	if (!va)
-		return;
-	snaptrace_reset(trace->last);
-	if (!st_capture_head(rproc, trace, &trace->res[nr]))
-		goto commit;
-	nr++;
-	for (; off < trace->len && va[off]; off += n) {
-		n = min_t(u32, trace->len - off, SNAPTRACE_MAX_PAYLOAD);
-		p = snaptrace_reserve_on(trace->last, trace->last_cpu,
-					 SNAPTRACE_REC_TEXT, n, &trace->res[nr]);
-		if (!p)
-			goto commit;
-		nr++;
-		memcpy(p, va + off, n);
-		last = p[n - 1];
-		if (memchr(p, 0, n)) {
-			ended = true;
-			break;
-		}
-	}
-	if (!ended && last != '\n') {
-		p = snaptrace_reserve_on(trace->last, trace->last_cpu,
-					 SNAPTRACE_REC_TEXT, 1, &trace->res[nr]);
-		if (!p)
-			goto commit;
-		nr++;
-		*p = 0;
-	}
-	/* The spare was allocated when the trace was handled: no -ENOENT. */
-	ret = snaptrace_snapshot(trace->last);
-commit:
-	for (i = nr; i-- > 0; )
-		snaptrace_commit(trace->last, &trace->res[i]);
-	if (!ret)
-		WRITE_ONCE(trace->has_last, true);
+	scnprintf(head, size, "%s trace%d: crash #%u (%s)", rproc->name,
+		  trace->index, READ_ONCE(rproc->crash_cnt),
+		  snaptrace_rproc_crash_name(READ_ONCE(rproc->crash_type)));
 }
 
 /**
  * snaptrace_rproc_capture_traces() - capture every trace after a crash
  * @rproc: the remote, just marked crashed
  *
- * Copies each trace buffer into its last copy (traceN_last), with memory
- * allocated when the trace was handled: nothing is allocated and nothing
- * sleeps. The capture of a crash, as rproc_coredump() is upstream.
+ * Hands each trace buffer to its keeper (snaptrace_keeper_capture()),
+ * which copies it with memory allocated when the trace was handled:
+ * nothing is allocated and nothing sleeps. The capture of a crash, as
+ * rproc_coredump() is upstream.
  *
  * Context: any but NMI; the core lock is held, so the simulated core does
  * not write meanwhile.
@@ -479,23 +274,36 @@ commit:
 void snaptrace_rproc_capture_traces(struct snaptrace_rproc *rproc)
 {
 	struct snaptrace_rproc_trace *trace;
+	char head[sizeof(rproc->name) + 64];
+	const void *va;
 
-	list_for_each_entry(trace, &rproc->traces, node)
-		st_capture(rproc, trace);
+	list_for_each_entry(trace, &rproc->traces, node) {
+		va = snaptrace_rproc_da_to_va(rproc, trace->da, trace->len, NULL);
+		if (!va)
+			continue;
+		st_capture_head(rproc, trace, head, sizeof(head));
+		snaptrace_keeper_capture(trace->keeper, head, va, trace->len);
+	}
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_capture_traces);
+
+/* @n bytes at @off of a trace, through the remote's mapping. */
+static int st_trace_read(void *ctx, u32 off, void *dst, u32 n)
+{
+	struct snaptrace_rproc_trace *trace = ctx;
+
+	return snaptrace_rproc_read_da(trace->rproc, (u64)trace->da + off, dst, n);
+}
 
 /**
  * snaptrace_rproc_capture_trace_slow() - capture a trace in process context
  * @rproc: the remote, crashed
  * @trace: one of its traces
  *
- * Copies the trace into its last copy, as the crash path does, but from
- * what may be I/O memory: up to %SNAPTRACE_RPROC_TRACE_MAX bytes, a record
- * at a time with a chance to reschedule in between, each into the last
- * copy's ring of its home CPU whichever CPU this runs on (the one writer
- * of that buffer: snaptrace_reserve_on()). For a platform
- * whose &snaptrace_rproc_ops.coredump queues the capture.
+ * Hands the trace to its keeper as the crash path does, but from what may
+ * be I/O memory (snaptrace_keeper_capture_slow(): a record at a time, with
+ * a chance to reschedule in between). For a platform whose
+ * &snaptrace_rproc_ops.coredump queues the capture.
  *
  * Context: process context, may sleep; the traces must not go meanwhile
  * (stop waits for the caller).
@@ -503,94 +311,12 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_capture_traces);
 void snaptrace_rproc_capture_trace_slow(struct snaptrace_rproc *rproc,
 					struct snaptrace_rproc_trace *trace)
 {
-	struct snaptrace_reservation res;
-	bool ended = false;
-	u8 *p, c, last = '\n';	/* an empty text needs no end */
-	u32 off = 0, n;
+	char head[sizeof(rproc->name) + 64];
 
-	snaptrace_reset(trace->last);
-	if (!st_capture_head(rproc, trace, &res))
-		return;
-	snaptrace_commit(trace->last, &res);
-	for (; off < trace->len; off += n) {
-		/* In the mapping since the trace was handled: cannot fail. */
-		if (snaptrace_rproc_read_da(rproc, (u64)trace->da + off, &c, 1) ||
-		    !c)
-			break;	/* the text ended with the last piece */
-		n = min_t(u32, trace->len - off, SNAPTRACE_MAX_PAYLOAD);
-		p = snaptrace_reserve_on(trace->last, trace->last_cpu,
-					 SNAPTRACE_REC_TEXT, n, &res);
-		if (!p)
-			return;
-		if (snaptrace_rproc_read_da(rproc, (u64)trace->da + off, p, n))
-			memset(p, 0, n);
-		last = p[n - 1];
-		ended = memchr(p, 0, n);
-		snaptrace_commit(trace->last, &res);
-		cond_resched();
-		if (ended)
-			break;
-	}
-	if (!ended && last != '\n') {
-		p = snaptrace_reserve_on(trace->last, trace->last_cpu,
-					 SNAPTRACE_REC_TEXT, 1, &res);
-		if (!p)
-			return;
-		*p = 0;
-		snaptrace_commit(trace->last, &res);
-	}
-	if (!snaptrace_snapshot(trace->last))
-		WRITE_ONCE(trace->has_last, true);
+	st_capture_head(rproc, trace, head, sizeof(head));
+	snaptrace_keeper_capture_slow(trace->keeper, head, st_trace_read, trace,
+				      trace->len);
 }
-
-/**
- * snaptrace_rproc_read_last() - the last trace captured, as text
- * @trace: the trace
- * @buf: where to copy it
- * @size: size of @buf in bytes
- *
- * Context: process context, may sleep.
- * Return: bytes copied up to the first NUL (as traceN shows the live
- * trace), 0 if nothing was captured.
- */
-ssize_t snaptrace_rproc_read_last(struct snaptrace_rproc_trace *trace,
-				  char *buf, size_t size)
-{
-	struct snaptrace_record *rec;
-	struct snaptrace_iter *iter;
-	size_t len, n;
-	int ret;
-
-	if (trace->rproc->ops && trace->rproc->ops->coredump_wait)
-		trace->rproc->ops->coredump_wait(trace->rproc);
-	if (!READ_ONCE(trace->has_last))
-		return 0;
-	rec = kmalloc(sizeof(*rec), GFP_KERNEL);
-	if (!rec)
-		return -ENOMEM;
-	do {	/* a crash replaced the copy while we read it: read the new one */
-		iter = snaptrace_iter_start(trace->last, SNAPTRACE_SNAPSHOT,
-					    SNAPTRACE_ALL_CPUS);
-		if (IS_ERR(iter)) {
-			kfree(rec);
-			return PTR_ERR(iter);
-		}
-		len = 0;
-		while (len < size && !(ret = snaptrace_iter_next(iter, rec))) {
-			if (rec->type == SNAPTRACE_REC_MARKER)
-				len = 0;	/* a capture's head: only the last counts */
-			if (rec->type != SNAPTRACE_REC_TEXT)
-				continue;
-			n = min_t(size_t, rec->len, size - len);
-			memcpy(buf + len, rec->data, n);
-			len += n;
-		}
-		snaptrace_iter_stop(iter);
-	} while (len < size && ret == -ESTALE);
-	kfree(rec);
-	return strnlen(buf, len);
-}
-EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_read_last);
 
 /**
  * snaptrace_rproc_trace_files_add() - show the traces in debugfs again
@@ -603,7 +329,7 @@ void snaptrace_rproc_trace_files_add(struct snaptrace_rproc *rproc)
 	struct snaptrace_rproc_trace *trace;
 
 	list_for_each_entry(trace, &rproc->traces, node)
-		st_trace_files_add(trace);
+		snaptrace_keeper_files_add(trace->keeper, rproc->dir);
 }
 
 /**
@@ -618,50 +344,61 @@ void snaptrace_rproc_trace_files_remove(struct snaptrace_rproc *rproc)
 {
 	struct snaptrace_rproc_trace *trace;
 
-	list_for_each_entry(trace, &rproc->traces, node) {
-		debugfs_remove(trace->file);
-		debugfs_remove(trace->last_file);
-		trace->file = NULL;
-		trace->last_file = NULL;
-	}
+	list_for_each_entry(trace, &rproc->traces, node)
+		snaptrace_keeper_files_remove(trace->keeper);
 }
 
 /**
  * snaptrace_rproc_trace_free() - give back every trace of the firmware
  * @rproc: the remote, stopped
  *
- * Removes the trace files (waiting for readers inside), takes each last
- * copy out of the persistent capture's sources (then one grace period for
- * them all: a panic capture reading one is done), and drops the last
- * copies' instances, as
- * upstream's shutdown removes its trace files.
+ * Removes the trace files (waiting for readers inside), as upstream's
+ * shutdown removes its trace files, and frees the traces. A keeper that
+ * holds a last trace stays (snaptrace_rproc_keepers_free() frees it): a
+ * restart shows it again; one that holds none is freed, so that a stop,
+ * or a start that failed, leaves nothing of the traces.
  *
  * Context: process context, may sleep; the remote's lock is held.
  */
 void snaptrace_rproc_trace_free(struct snaptrace_rproc *rproc)
 {
 	struct snaptrace_rproc_trace *trace, *tn;
-	bool cleared = false;
 
-	list_for_each_entry(trace, &rproc->traces, node) {
-		/* debugfs_remove() waits for readers inside the files. */
-		debugfs_remove(trace->file);
-		debugfs_remove(trace->last_file);
-		trace->file = NULL;
-		trace->last_file = NULL;
-		cleared |= snaptrace_persist_source_clear(&trace->pr_src);
-	}
-	/* Out of the panic's reach before the free: one grace period for all. */
-	if (cleared)
-		synchronize_rcu();
 	list_for_each_entry_safe(trace, tn, &rproc->traces, node) {
+		/* debugfs_remove() waits for readers inside the files. */
+		snaptrace_keeper_files_remove(trace->keeper);
+		trace->keeper->priv = NULL;
+		/* Nothing to keep: as if the trace had never been handled. */
+		if (!READ_ONCE(trace->keeper->has_last)) {
+			snaptrace_keeper_free(trace->keeper);
+			rproc->keepers[trace->index] = NULL;
+		}
 		list_del(&trace->node);
-		snaptrace_record_enable(trace->last);
-		snaptrace_put(trace->last);
-		kfree(trace->res);
 		kfree(trace);
 	}
 	rproc->num_traces = 0;
 	rproc->traces_len = 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_trace_free);
+
+/**
+ * snaptrace_rproc_keepers_free() - give back the remote's last traces
+ * @rproc: the remote, stopped, being destroyed
+ *
+ * Frees the keeper of every trace number the remote has had
+ * (snaptrace_keeper_free(): out of the persistent capture, its instance
+ * dropped). No upstream twin: upstream keeps no last trace.
+ *
+ * Context: process context, may sleep; no trace left
+ * (snaptrace_rproc_trace_free()).
+ */
+void snaptrace_rproc_keepers_free(struct snaptrace_rproc *rproc)
+{
+	int i;
+
+	for (i = 0; i < SNAPTRACE_RPROC_MAX_TRACES; i++) {
+		snaptrace_keeper_free(rproc->keepers[i]);
+		rproc->keepers[i] = NULL;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_rproc_keepers_free);

@@ -645,13 +645,14 @@ static bool fi_rproc_unchanged(struct fi_walk *w)
 	ok &= fi_gone(w, FI_RPROC_DIR "/trace1");
 	ok &= fi_gone(w, FI_TRACE_INST "0");
 	ok &= fi_gone(w, FI_TRACE_INST "1");
+	/* The default layout's region is registered platform memory too. */
 	if (r->mem) {
-		ok &= FI_CHECK(w, list_is_singular(&rproc->carveouts));
+		ok &= FI_CHECK(w, list_count_nodes(&rproc->carveouts) == 2);
 		ok &= FI_CHECK(w, r->held == 0);
 		ok &= FI_CHECK(w, !r->mem->va);
 		ok &= FI_CHECK(w, r->mem->rsc_offset == -1);
 	} else {
-		ok &= FI_CHECK(w, list_empty(&rproc->carveouts));
+		ok &= FI_CHECK(w, list_is_singular(&rproc->carveouts));
 	}
 	return ok;
 }
@@ -723,7 +724,7 @@ static bool fi_add_carveout_undo(struct fi_walk *w)
 {
 	struct fi_rproc *r = w->ctx;
 
-	if (!FI_CHECK(w, list_is_singular(&r->rproc->carveouts)))
+	if (!FI_CHECK(w, list_count_nodes(&r->rproc->carveouts) == 2))
 		return false;
 	fi_rproc_destroy(r);
 	return FI_CHECK(w, fi_rproc_create(r)) &&

@@ -38,10 +38,37 @@
 
 #include <snaptrace/snaptrace.h>
 #include "../src/internal.h"
+#include "../src/rproc.h"
 #include "st_kunit.h"
 
 /* Name of the suites' NMI handler (one test at a time registers it). */
 #define ST_NMI_NAME		"snaptrace_kunit"
+
+/* ---- remotes ---- */
+
+static int st_nop_parse_fw(struct snaptrace_rproc *rproc, const u8 *elf,
+			   size_t size)
+{
+	return 0;
+}
+
+static void st_nop(struct snaptrace_rproc *rproc)
+{
+}
+
+/*
+ * The platform of a bare remote, one a suite builds by hand (its memory,
+ * its traces) without a platform behind it: every op the core requires,
+ * doing nothing, and none of the optional ones, so that the core calls
+ * through rproc->ops as for any remote and needs no NULL check.
+ */
+const struct snaptrace_rproc_ops st_rproc_nop_ops = {
+	.parse_fw = st_nop_parse_fw,
+	.start = st_nop,
+	.stop = st_nop,
+	.booted = st_nop,
+	.free = st_nop,
+};
 
 /**
  * st_read_user() - read a file the way user space does, into a given mapping

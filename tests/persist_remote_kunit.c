@@ -28,6 +28,7 @@
 #include "../src/persist.h"
 #include "../src/ring.h"
 #include "../src/rproc.h"
+#include "../src/trace_keeper.h"
 #include "persist_kunit.h"
 
 /* ---- the remotes' last traces ---- */
@@ -40,7 +41,7 @@
 struct pr_remote {
 	struct snaptrace_rproc *rproc;
 	struct snaptrace_rproc_trace *t;
-	char *text;	/* traceN_last, as snaptrace_rproc_read_last() gives it */
+	char *text;	/* traceN_last, as snaptrace_keeper_read_last() gives it */
 	ssize_t len;
 };
 
@@ -50,7 +51,35 @@ static void pr_remote_free(void *arg)
 
 	mutex_lock(&rproc->lock);
 	snaptrace_rproc_trace_free(rproc);
+	snaptrace_rproc_keepers_free(rproc);
 	mutex_unlock(&rproc->lock);
+}
+
+/*
+ * @text bytes of text in @r's trace, NULs after them, then a crash of the
+ * remote: its trace0_last, read back whole, holds them.
+ */
+static void pr_remote_crash(struct kunit *test, struct pr_remote *r, u32 text)
+{
+	unsigned long flags;
+	char *va;
+	u32 i;
+
+	va = snaptrace_rproc_da_to_va(r->rproc, PR_RP_DA, PR_RP_LEN, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, va);
+	memset(va, 0, PR_RP_LEN);
+	for (i = 0; i < text; i++)
+		va[i] = i % 32 == 31 ? '\n' : 'a' + i % 26;
+	local_irq_save(flags);
+	snaptrace_rproc_capture_traces(r->rproc);
+	local_irq_restore(flags);
+	KUNIT_ASSERT_TRUE(test, r->t->keeper->has_last);
+	/* The whole trace, NULs after the text; last_boot/ keeps the text. */
+	KUNIT_ASSERT_EQ(test, snaptrace_keeper_read_last(r->t->keeper, r->text,
+							 PR_RP_LEN),
+			(ssize_t)PR_RP_LEN);
+	r->len = strnlen(r->text, PR_RP_LEN);
+	KUNIT_ASSERT_EQ(test, r->len, (ssize_t)text);
 }
 
 /*
@@ -64,7 +93,6 @@ static struct pr_remote *pr_remote_new(struct kunit *test, bool crash)
 	struct pr_remote *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	struct snaptrace_fw_rsc_trace rsc = { .da = PR_RP_DA, .len = PR_RP_LEN };
 	struct snaptrace_rproc_mem *m;
-	unsigned long flags;
 	char *va;
 	u32 i;
 
@@ -72,6 +100,7 @@ static struct pr_remote *pr_remote_new(struct kunit *test, bool crash)
 	r->rproc = kunit_kzalloc(test, sizeof(*r->rproc), GFP_KERNEL);
 	m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
 	KUNIT_ASSERT_TRUE(test, r->rproc && m);
+	r->rproc->ops = &st_rproc_nop_ops;
 	INIT_LIST_HEAD(&r->rproc->mems);
 	INIT_LIST_HEAD(&r->rproc->traces);
 	mutex_init(&r->rproc->lock);
@@ -92,21 +121,15 @@ static struct pr_remote *pr_remote_new(struct kunit *test, bool crash)
 							r->rproc), 0);
 	r->t = list_first_entry(&r->rproc->traces, struct snaptrace_rproc_trace,
 				node);
-	KUNIT_ASSERT_GE(test, r->t->pr_src.slot, 0);
-	KUNIT_EXPECT_STREQ(test, r->t->pr_src.name, "remoteproc0/trace0_last");
+	KUNIT_ASSERT_GE(test, r->t->keeper->pr_src.slot, 0);
+	KUNIT_EXPECT_STREQ(test, r->t->keeper->pr_src.name, "remoteproc0/trace0_last");
 	va = m->va;
 	for (i = 0; i < PR_RP_TEXT; i++)
 		va[i] = i % 32 == 31 ? '\n' : 'a' + i % 26;
 	r->text = kunit_kzalloc(test, PR_RP_LEN + 1, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, r->text);
-	if (!crash)
-		return r;
-	local_irq_save(flags);
-	snaptrace_rproc_capture_traces(r->rproc);
-	local_irq_restore(flags);
-	KUNIT_ASSERT_TRUE(test, r->t->has_last);
-	r->len = snaptrace_rproc_read_last(r->t, r->text, PR_RP_LEN);
-	KUNIT_ASSERT_EQ(test, r->len, (ssize_t)PR_RP_TEXT);
+	if (crash)
+		pr_remote_crash(test, r, PR_RP_TEXT);
 	return r;
 }
 
@@ -143,7 +166,7 @@ static void persist_remote_last_trace_kept(struct kunit *test)
 	struct pr_remote *r = pr_remote_new(test, true);
 	struct pr_ctx *x = st_pr_setup(test, PR_SIZE);
 	struct snaptrace_persist_last *last;
-	int s = r->t->pr_src.slot;
+	int s = r->t->keeper->pr_src.slot;
 	unsigned int i;
 
 	last = pr_capture_remotes(test, x);
@@ -171,19 +194,21 @@ static void persist_remote_last_trace_kept(struct kunit *test)
  */
 static void persist_remote_budget_exact(struct kunit *test)
 {
-	struct pr_remote *r = pr_remote_new(test, true);
+	struct pr_remote *r = pr_remote_new(test, false);
 	struct pr_ctx *x = st_pr_setup(test, 16384);
 	u64 *first = kunit_kcalloc(test, nr_cpu_ids, sizeof(u64), GFP_KERNEL);
 	struct snaptrace_record *recs;
 	struct snaptrace_persist_last *last;
 	u64 remote_bytes = 0;
 	unsigned int n, i;
-	int s = r->t->pr_src.slot, end;
+	int s = r->t->keeper->pr_src.slot, end;
 
 	KUNIT_ASSERT_NOT_NULL(test, first);
+	/* Text to the trace's last byte: the head and three whole pieces. */
+	pr_remote_crash(test, r, PR_RP_LEN);
 	recs = kunit_kcalloc(test, 8, sizeof(*recs), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, recs);
-	n = st_collect(test, r->t->last, SNAPTRACE_SNAPSHOT, r->t->last_cpu,
+	n = st_collect(test, r->t->keeper->last, SNAPTRACE_SNAPSHOT, r->t->keeper->last_cpu,
 		       recs, 8, &end);
 	KUNIT_ASSERT_EQ(test, n, 4);
 	for (i = 0; i < n; i++)
@@ -211,7 +236,7 @@ static void persist_remote_left_out_whole(struct kunit *test)
 	struct pr_ctx *x = st_pr_setup(test, 8192);
 	u64 *first = kunit_kcalloc(test, nr_cpu_ids, sizeof(u64), GFP_KERNEL);
 	struct snaptrace_persist_last *last;
-	int s = r->t->pr_src.slot;
+	int s = r->t->keeper->pr_src.slot;
 
 	KUNIT_ASSERT_NOT_NULL(test, first);
 	last = pr_capture_remotes(test, x);
@@ -255,7 +280,7 @@ static void persist_remote_none(struct kunit *test)
 	struct pr_remote *r = pr_remote_new(test, false);
 	struct pr_ctx *x = st_pr_setup(test, PR_SIZE);
 
-	KUNIT_EXPECT_FALSE(test, r->t->has_last);
+	KUNIT_EXPECT_FALSE(test, r->t->keeper->has_last);
 	pr_expect_no_remote(test, x, pr_capture_remotes(test, x));
 }
 
@@ -269,14 +294,14 @@ static void persist_remote_last_trace_empty(struct kunit *test)
 	struct pr_remote *r = pr_remote_new(test, true);
 	struct pr_ctx *x = st_pr_setup(test, PR_SIZE);
 
-	KUNIT_ASSERT_EQ(test, snaptrace_clear_snapshot(r->t->last), 0);
-	KUNIT_EXPECT_TRUE(test, r->t->has_last);
+	KUNIT_ASSERT_EQ(test, snaptrace_clear_snapshot(r->t->keeper->last), 0);
+	KUNIT_EXPECT_TRUE(test, r->t->keeper->has_last);
 	pr_expect_no_remote(test, x, pr_capture_remotes(test, x));
 }
 
 /*
- * A remote stopped before the capture (its traces freed, the last copy's
- * buffer dropped) is out of the registry: the capture does not read it
+ * A remote destroyed before the capture (its traces and their keepers
+ * freed, the last copy's buffer dropped) is out of the registry: the capture does not read it
  * (KASAN would say if it read freed memory), and nothing of it is kept.
  */
 static void persist_remote_removed_not_read(struct kunit *test)
@@ -313,7 +338,7 @@ static void persist_remote_replaced_between_walks(struct kunit *test)
 	struct pr_remote *r = pr_remote_new(test, true);
 	struct pr_ctx *x = st_pr_setup(test, PR_SIZE);
 	struct snaptrace_persist_last *last;
-	int s = r->t->pr_src.slot;
+	int s = r->t->keeper->pr_src.slot;
 
 	pr_recrash_rproc = r->rproc;
 	x->p.measured = pr_recrash;
@@ -400,7 +425,7 @@ static void persist_remote_corrupt_entry_dropped(struct kunit *test)
 	struct pr_remote *r = pr_remote_new(test, true);
 	struct pr_ctx *x = st_pr_setup(test, PR_SIZE);
 	struct snaptrace_persist_last *last;
-	int s = r->t->pr_src.slot;
+	int s = r->t->keeper->pr_src.slot;
 	char want[128];
 	size_t off;
 	u8 *b;

@@ -15,6 +15,7 @@
 #include <linux/elf.h>
 #include <linux/err.h>
 #include <linux/hrtimer.h>
+#include <linux/mm.h>
 #include <linux/preempt.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -24,6 +25,8 @@
 #include <snaptrace/rsc_table.h>
 #include <snaptrace/snaptrace.h>
 #include "../src/rproc.h"
+#include "../src/rproc_attach.h"
+#include "../src/trace_keeper.h"
 #include "st_kunit.h"
 
 /* The fake shared memory, as the remote sees it. */
@@ -221,6 +224,8 @@ static void attach_good(struct kunit *test)
 	struct snaptrace_rproc_trace *t;
 	struct snaptrace_rproc_mem *m;
 	bool is_iomem = !iomem;
+	void *live = NULL;
+	u32 live_len = 0;
 	char buf[8];
 	int carveouts = 0;
 
@@ -228,7 +233,7 @@ static void attach_good(struct kunit *test)
 	a->mem[0x7000] = 0xa5;
 	KUNIT_ASSERT_EQ(test, att_attach(a), 0);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_ATTACHED);
-	KUNIT_EXPECT_EQ(test, rproc->attached->table_da, SEG_DA);
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_attached(rproc)->table_da, SEG_DA);
 	KUNIT_ASSERT_NOT_NULL(test, rproc->table);
 	KUNIT_EXPECT_EQ(test, rproc->table_sz, sizeof(a->tbl));
 	KUNIT_EXPECT_EQ(test, memcmp(rproc->table, &a->tbl, sizeof(a->tbl)), 0);
@@ -246,6 +251,12 @@ static void attach_good(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_read_da(rproc, TR_DA + TR_LEN - sizeof(buf), buf,
 						      sizeof(buf)), 0);
 	KUNIT_EXPECT_STREQ(test, buf, "abcdefg");
+	/* traceN shows the live trace from either kind of memory. */
+	KUNIT_ASSERT_EQ(test, t->keeper->ops->read_live(t->keeper, &live, &live_len), 0);
+	KUNIT_ASSERT_NOT_NULL(test, live);
+	KUNIT_EXPECT_EQ(test, live_len, TR_LEN);
+	KUNIT_EXPECT_MEMEQ(test, live + TR_LEN - sizeof(buf), "abcdefg", sizeof(buf));
+	kvfree(live);
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_read_da(rproc, MEM_DA + MEM_LEN - 4, buf,
 						      sizeof(buf)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_read_da(rproc, TR_DA, buf, 0), -EINVAL);
@@ -424,7 +435,7 @@ static void attach_at_section_address(struct kunit *test)
 	a->seg_type = PT_NOTE;
 	att_build(a);
 	KUNIT_ASSERT_EQ(test, att_attach(a), 0);
-	KUNIT_EXPECT_EQ(test, a->rproc->attached->table_da, SEG_DA);
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_attached(a->rproc)->table_da, SEG_DA);
 }
 
 static void attach_contract(struct kunit *test)
@@ -477,8 +488,8 @@ static void expect_last(struct kunit *test, struct snaptrace_rproc *rproc,
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	t = list_first_entry(&rproc->traces, struct snaptrace_rproc_trace, node);
-	n = snaptrace_rproc_read_last(t, buf, TR_LEN);
-	KUNIT_EXPECT_EQ(test, n, (ssize_t)strlen(want));
+	n = snaptrace_keeper_read_last(t->keeper, buf, TR_LEN);
+	KUNIT_EXPECT_EQ(test, n, (ssize_t)min_t(size_t, t->len, TR_LEN));
 	KUNIT_EXPECT_STREQ(test, buf, want);
 }
 
@@ -526,9 +537,9 @@ static void watchdog_crash_and_recovery(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, wait_state(rproc, SNAPTRACE_RPROC_CRASHED));
 	expect_last(test, rproc, att_log2);
 	WRITE_ONCE(a->alive, true);
-	for (i = 0; i < POLLS && !READ_ONCE(rproc->attached->resumed); i++)
+	for (i = 0; i < POLLS && !READ_ONCE(snaptrace_rproc_attached(rproc)->resumed); i++)
 		msleep(20);
-	KUNIT_EXPECT_TRUE(test, READ_ONCE(rproc->attached->resumed));
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(snaptrace_rproc_attached(rproc)->resumed));
 	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_CRASHED);
 
 	/* The remote now has another table loaded: no recovery. */
@@ -612,7 +623,7 @@ static void attach_lifecycle(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, att_attach(a), 0);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_ATTACHED);
 	KUNIT_EXPECT_STREQ(test, sd->log, "prepare start");
-	KUNIT_EXPECT_TRUE(test, hrtimer_active(&rproc->core));
+	KUNIT_EXPECT_TRUE(test, hrtimer_active(&snaptrace_rproc_attached(rproc)->watchdog));
 
 	/* A second boot() only takes a reference; a shutdown() drops it. */
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_boot(rproc), 0);
@@ -625,7 +636,7 @@ static void attach_lifecycle(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_detach(rproc), 0);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_DETACHED);
 	KUNIT_EXPECT_STREQ(test, sd->log, "stop unprepare");
-	KUNIT_EXPECT_FALSE(test, hrtimer_active(&rproc->core));
+	KUNIT_EXPECT_FALSE(test, hrtimer_active(&snaptrace_rproc_attached(rproc)->watchdog));
 	KUNIT_EXPECT_EQ(test, rproc->num_traces, 1);
 	KUNIT_EXPECT_NOT_NULL(test, rproc->table);
 	snaptrace_rproc_report_crash(rproc, SNAPTRACE_RPROC_FATAL_ERROR);
@@ -640,7 +651,7 @@ static void attach_lifecycle(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_boot(rproc), 0);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_ATTACHED);
 	KUNIT_EXPECT_STREQ(test, sd->log, "prepare start");
-	KUNIT_EXPECT_TRUE(test, hrtimer_active(&rproc->core));
+	KUNIT_EXPECT_TRUE(test, hrtimer_active(&snaptrace_rproc_attached(rproc)->watchdog));
 
 	/* Another table loaded while detached: boot() lets go, offline. */
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_detach(rproc), 0);
@@ -657,7 +668,7 @@ static void attach_lifecycle(struct kunit *test)
 	sd->log[0] = '\0';
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_shutdown(rproc), 0);
 	KUNIT_EXPECT_STREQ(test, sd->log, "stop unprepare");
-	KUNIT_EXPECT_FALSE(test, hrtimer_active(&rproc->core));
+	KUNIT_EXPECT_FALSE(test, hrtimer_active(&snaptrace_rproc_attached(rproc)->watchdog));
 	expect_offline_holding_nothing(test, rproc);
 	KUNIT_EXPECT_EQ(test, memcmp(a->mem + (SEG_DA - MEM_DA), &a->tbl, sizeof(a->tbl)), 0);
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_shutdown(rproc), -EINVAL);
@@ -687,16 +698,16 @@ static void stale_resume_is_forgotten(struct kunit *test)
 	expect_last(test, rproc, att_log1);
 
 	/* Restarted: the watchdog saw its heartbeat move. */
-	WRITE_ONCE(rproc->attached->resumed, true);
+	WRITE_ONCE(snaptrace_rproc_attached(rproc)->resumed, true);
 	KUNIT_ASSERT_EQ(test, snaptrace_rproc_recover(rproc), 0);
 	KUNIT_ASSERT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_ATTACHED);
-	KUNIT_EXPECT_FALSE(test, READ_ONCE(rproc->attached->resumed));
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(snaptrace_rproc_attached(rproc)->resumed));
 
 	/* Crashed again at once, and stuck: nothing says it was restarted. */
 	memcpy(trace, att_log2, sizeof(att_log2));
-	WRITE_ONCE(rproc->attached->resumed, true);	/* as if left over */
+	WRITE_ONCE(snaptrace_rproc_attached(rproc)->resumed, true);	/* as if left over */
 	snaptrace_rproc_report_crash(rproc, SNAPTRACE_RPROC_FATAL_ERROR);
-	KUNIT_EXPECT_FALSE(test, READ_ONCE(rproc->attached->resumed));
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(snaptrace_rproc_attached(rproc)->resumed));
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_recover(rproc), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_CRASHED);
 	expect_last(test, rproc, att_log2);
@@ -812,7 +823,7 @@ static void capture_pending_is_cancelled(struct kunit *test)
 	struct att_crash_sd *sd = kunit_kzalloc(test, sizeof(*sd), GFP_KERNEL);
 	struct att *a = att_new(test, true, SNAPTRACE_RPROC_WATCHDOG_MAX_MS);
 	struct snaptrace_rproc *rproc = a->rproc;
-	struct snaptrace_rproc_attached *at = rproc->attached;
+	struct snaptrace_rproc_attached *at = snaptrace_rproc_attached(rproc);
 	struct snaptrace_rproc_trace *t;
 	struct att_hold *h;
 
@@ -854,7 +865,7 @@ static void capture_pending_is_cancelled(struct kunit *test)
 	kunit_release_action(test, att_hold_release, h);
 	if (c->end == END_DETACHED) {
 		t = list_first_entry(&rproc->traces, struct snaptrace_rproc_trace, node);
-		KUNIT_EXPECT_FALSE(test, READ_ONCE(t->has_last));
+		KUNIT_EXPECT_FALSE(test, READ_ONCE(t->keeper->has_last));
 	}
 }
 
@@ -877,11 +888,11 @@ static void watchdog_set(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_set_watchdog(rproc, MIN_MS - 1), -EINVAL);
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_set_watchdog(rproc, MAX_MS + 1), -EINVAL);
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_set_watchdog(rproc, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->attached->timeout_ms), MAX_MS);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(snaptrace_rproc_attached(rproc)->timeout_ms), MAX_MS);
 
 	/* Offline: only remembered. */
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_set_watchdog(rproc, 5000), 0);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->attached->timeout_ms), 5000);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(snaptrace_rproc_attached(rproc)->timeout_ms), 5000);
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_set_watchdog(rproc, MAX_MS), 0);
 
 	/* Attached and stuck: no crash for minutes, until shortened. */

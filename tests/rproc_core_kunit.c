@@ -19,6 +19,7 @@
 #include <snaptrace/rproc.h>
 #include <snaptrace/rsc_table.h>
 #include "../src/rproc.h"
+#include "../src/trace_keeper.h"
 #include "st_kunit.h"
 
 #define API_FW		"snaptrace/example64.elf"
@@ -161,7 +162,7 @@ static void report_crash_from_irq_work(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rproc->crash_type, SNAPTRACE_RPROC_MMUFAULT);
 	KUNIT_EXPECT_EQ(test, rproc->crash_cnt, 1);
 	list_for_each_entry(t, &rproc->traces, node)
-		KUNIT_EXPECT_TRUE(test, READ_ONCE(t->has_last));
+		KUNIT_EXPECT_TRUE(test, READ_ONCE(t->keeper->has_last));
 
 	/* Only the first report counts. */
 	KUNIT_ASSERT_TRUE(test, irq_work_queue(&c.work));
@@ -213,14 +214,14 @@ static void trigger_recovery_states(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_trigger_recovery(rproc), -EINVAL);
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_get_state(rproc), SNAPTRACE_RPROC_RUNNING);
 	snaptrace_rproc_report_crash(rproc, SNAPTRACE_RPROC_FATAL_ERROR);
-	seq = READ_ONCE(rproc->seq);
+	seq = snaptrace_rproc_sim_seq(rproc);
 	msleep(120);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->seq), seq);	/* the core stopped */
+	KUNIT_EXPECT_EQ(test, snaptrace_rproc_sim_seq(rproc), seq);	/* the core stopped */
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_trigger_recovery(rproc), 0);
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_get_state(rproc), SNAPTRACE_RPROC_RUNNING);
 	KUNIT_EXPECT_EQ(test, rproc->power, 1);
 	msleep(120);
-	KUNIT_EXPECT_GT(test, READ_ONCE(rproc->seq), seq);	/* and runs again */
+	KUNIT_EXPECT_GT(test, snaptrace_rproc_sim_seq(rproc), seq);	/* and runs again */
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_trigger_recovery(rproc), -EINVAL);
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_shutdown(rproc), 0);
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_trigger_recovery(rproc), -EINVAL);
@@ -408,9 +409,9 @@ static void detach_and_attach(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rproc->power, 0);
 	KUNIT_EXPECT_STREQ(test, log, "B.stop A.stop B.unprepare A.unprepare");
 	/* It runs on without us: its core still logs into its memory. */
-	seq = READ_ONCE(rproc->seq);
+	seq = snaptrace_rproc_sim_seq(rproc);
 	msleep(120);
-	KUNIT_EXPECT_GT(test, READ_ONCE(rproc->seq), seq);
+	KUNIT_EXPECT_GT(test, snaptrace_rproc_sim_seq(rproc), seq);
 	KUNIT_EXPECT_EQ(test, rproc->num_traces, 2);
 
 	/* What a detached remote refuses, leaving it detached. */
@@ -425,11 +426,11 @@ static void detach_and_attach(struct kunit *test)
 
 	/* boot attaches: no reload, the log runs on. */
 	log[0] = '\0';
-	seq = READ_ONCE(rproc->seq);
+	seq = snaptrace_rproc_sim_seq(rproc);
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_boot(rproc), 0);
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_get_state(rproc), SNAPTRACE_RPROC_ATTACHED);
 	KUNIT_EXPECT_EQ(test, rproc->power, 1);
-	KUNIT_EXPECT_GE(test, READ_ONCE(rproc->seq), seq);
+	KUNIT_EXPECT_GE(test, snaptrace_rproc_sim_seq(rproc), seq);
 	KUNIT_EXPECT_STREQ(test, log, "A.prepare B.prepare A.start B.start");
 
 	/* Attached: crashes and recovers (to running) as a booted remote. */

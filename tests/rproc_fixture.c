@@ -144,6 +144,7 @@ struct snaptrace_rproc *st_rproc_bare(struct kunit *test)
 	struct snaptrace_rproc *rproc = kunit_kzalloc(test, sizeof(*rproc), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, rproc);
+	rproc->ops = &st_rproc_nop_ops;
 	INIT_LIST_HEAD(&rproc->mems);
 	INIT_LIST_HEAD(&rproc->traces);
 	mutex_init(&rproc->lock);

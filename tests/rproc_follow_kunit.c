@@ -19,6 +19,7 @@
  * rproc_follow scenario: the driver is a module of its own for that.
  */
 #include <linux/completion.h>
+#include <linux/debugfs.h>
 #include <linux/elf.h>
 #include <linux/err.h>
 #include <linux/file.h>
@@ -37,6 +38,7 @@
 #include <linux/uaccess.h>
 #include <kunit/test.h>
 
+#include "../src/rproc.h"
 #include "../src/rproc_follow.h"
 #include "rproc_testdrv.h"
 #include "st_kunit.h"
@@ -1195,6 +1197,78 @@ static void rf_trace_format_test(struct kunit *test)
 	rf_expect_live(test, r, 0, 1, 0x200);
 }
 
+static void rf_debugfs_remove(void *d)
+{
+	debugfs_remove(d);
+}
+
+static void rf_sim_destroy(void *rproc)
+{
+	snaptrace_rproc_destroy(rproc);
+}
+
+/*
+ * One image booted both ways, each trace convention: by upstream's core
+ * (the test driver's remote, followed) and by snaptrace's own simulated
+ * remote (its default layout holds the image's segment and trace). The
+ * trace as the followed remote's firmware left it at the crash is put in
+ * the simulated remote's trace when it crashes, and captured by our
+ * remotes' crash path: both trace0_last show it the same, decoded, oldest
+ * line first, exactly as the firmware wrote it.
+ */
+static void rf_both_ways_test(struct kunit *test)
+{
+	const struct rf_crash_case *c = test->param_value;
+	const char *name = st_fmt(test, "rf-both-%s", c->desc);
+	struct snaptrace_rproc *sim;
+	struct rf_remote *r;
+	struct dentry *dir;
+	unsigned long flags;
+	char *followed;
+	bool is_iomem;
+	void *va;
+	u8 *at_crash;
+	int ret;
+
+	at_crash = kunit_kzalloc(test, 0x400, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, at_crash);
+	r = rf_new_crashing(test, name, true, c->fmt, c->lines, 2);
+	rf_boot(test, r);
+	rf_wait_crashed(test, r);
+	va = rproc_da_to_va(r->rproc, RF_TRACE_DA(0), 0x400, &is_iomem);
+	KUNIT_ASSERT_NOT_NULL(test, va);
+	KUNIT_ASSERT_FALSE(test, is_iomem);
+	memcpy(at_crash, va, 0x400);
+	KUNIT_EXPECT_EQ(test, rproc_shutdown(r->rproc), 0);
+	rf_wait(test, &r->stopped, "stop", r);
+	followed = st_slurp(test, rf_st(test, r, "trace0_last"));
+	KUNIT_EXPECT_STREQ(test, followed, rf_decoded(test, r, 0, 1, 0x400));
+
+	dir = debugfs_create_dir("st_rf_both", NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(dir));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rf_debugfs_remove, dir), 0);
+	sim = snaptrace_rproc_create(140, "default");
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(sim), "create: %pe", sim);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rf_sim_destroy, sim), 0);
+	KUNIT_ASSERT_EQ(test, snaptrace_rproc_debugfs_create(sim, dir), 0);
+	WRITE_ONCE(sim->recovery, false);
+	KUNIT_ASSERT_EQ(test, snaptrace_rproc_set_firmware(sim, r->rproc->firmware), 0);
+	ret = snaptrace_rproc_start(sim);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "our remote boots %s", r->rproc->firmware);
+	KUNIT_ASSERT_EQ(test, sim->num_traces, 1);
+	snaptrace_rproc_report_crash(sim, SNAPTRACE_RPROC_WATCHDOG);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(sim->state), SNAPTRACE_RPROC_CRASHED);
+	/* Crashed, the core writes no more: the firmware's bytes, captured. */
+	va = snaptrace_rproc_da_to_va(sim, RF_TRACE_DA(0), 0x400, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, va);
+	memcpy(va, at_crash, 0x400);
+	raw_spin_lock_irqsave(&sim->core_lock, flags);
+	snaptrace_rproc_capture_traces(sim);
+	raw_spin_unlock_irqrestore(&sim->core_lock, flags);
+	KUNIT_EXPECT_STREQ(test, st_slurp(test, ST_DEBUGFS "/st_rf_both/remoteproc140/trace0_last"),
+			   followed);
+}
+
 static struct kunit_case rf_cases[] = {
 	KUNIT_CASE(rf_boot_test),
 	KUNIT_CASE_PARAM(rf_image_test, rf_image_gen_params),
@@ -1210,6 +1284,7 @@ static struct kunit_case rf_cases[] = {
 	KUNIT_CASE(rf_two_crash_test),
 	KUNIT_CASE(rf_follow_param_test),
 	KUNIT_CASE(rf_trace_format_test),
+	KUNIT_CASE_PARAM(rf_both_ways_test, rf_crash_gen_params),
 	{}
 };
 

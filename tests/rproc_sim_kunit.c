@@ -23,19 +23,26 @@ static void layouts(struct kunit *test)
 		"", "sram", "sram:0x0", "sram:0x0:0", "sram:x:0x1000",
 		"a:0x0:0x1000+b:0x800:0x1000", "top:0xfffff000:0x2000",
 	};
+	struct snaptrace_rproc_mem *m;
 	struct snaptrace_rproc *rproc;
 	int i;
 
+	/* The regions are the platform's registered memory, in order. */
 	rproc = snaptrace_rproc_create(104, "stm32mp157");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rproc));
-	KUNIT_EXPECT_EQ(test, rproc->nr_layout, 2);
-	KUNIT_EXPECT_EQ(test, rproc->layout[1].da, 0x10000000);
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&rproc->carveouts), 2);
+	m = list_last_entry(&rproc->carveouts, struct snaptrace_rproc_mem, reg_node);
+	KUNIT_EXPECT_STREQ(test, m->name, "mcusram");
+	KUNIT_EXPECT_EQ(test, m->da, 0x10000000);
+	KUNIT_EXPECT_STREQ(test, m->kind, "region");
+	KUNIT_EXPECT_TRUE(test, m->registered);
 	snaptrace_rproc_destroy(rproc);
 
 	rproc = snaptrace_rproc_create(104, "a:0x0:0x1000+b:0x1000:0x2000");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rproc));
-	KUNIT_EXPECT_EQ(test, rproc->nr_layout, 2);
-	KUNIT_EXPECT_EQ(test, rproc->layout[1].len, 0x2000);
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&rproc->carveouts), 2);
+	m = list_last_entry(&rproc->carveouts, struct snaptrace_rproc_mem, reg_node);
+	KUNIT_EXPECT_EQ(test, m->len, 0x2000);
 	snaptrace_rproc_destroy(rproc);
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++)

@@ -24,23 +24,15 @@
 #include "../src/fw.h"
 #include "../src/internal.h"
 #include "../src/rproc.h"
+#include "../src/trace_keeper.h"
 #include "st_kunit.h"
 
 #define EXAMPLE_FW "snaptrace/example64.elf"
 
 static void free_traces(struct snaptrace_rproc *rproc)
 {
-	struct snaptrace_rproc_trace *t, *tn;
-
-	list_for_each_entry_safe(t, tn, &rproc->traces, node) {
-		list_del(&t->node);
-		snaptrace_persist_source_remove(&t->pr_src);
-		snaptrace_record_enable(t->last);
-		snaptrace_put(t->last);
-		kfree(t->res);
-		kfree(t);
-	}
-	rproc->num_traces = 0;
+	snaptrace_rproc_trace_free(rproc);
+	snaptrace_rproc_keepers_free(rproc);
 }
 
 struct trace_case {
@@ -106,8 +98,8 @@ static void handle_trace_contract(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->da, c->da);
 	KUNIT_EXPECT_EQ(test, t->len, c->len);
 	KUNIT_EXPECT_STREQ(test, t->name, "log");
-	KUNIT_EXPECT_TRUE(test, snaptrace_snapshot_is_allocated(t->last));
-	KUNIT_EXPECT_FALSE(test, t->has_last);
+	KUNIT_EXPECT_TRUE(test, snaptrace_snapshot_is_allocated(t->keeper->last));
+	KUNIT_EXPECT_FALSE(test, t->keeper->has_last);
 	free_traces(rproc);
 }
 
@@ -213,7 +205,7 @@ static void capture_text_ends(struct kunit *test)
 		local_irq_save(flags);
 		snaptrace_rproc_capture_traces(rproc);
 		local_irq_restore(flags);
-		KUNIT_EXPECT_TRUE_MSG(test, t->has_last, "case %u", c);
+		KUNIT_EXPECT_TRUE_MSG(test, t->keeper->has_last, "case %u", c);
 
 		size = cases[c].len + SNAPTRACE_LINE_MAX;
 		shown = kunit_kzalloc(test, size + 1, GFP_KERNEL);
@@ -221,7 +213,7 @@ static void capture_text_ends(struct kunit *test)
 		KUNIT_ASSERT_NOT_NULL(test, shown);
 		KUNIT_ASSERT_NOT_NULL(test, last);
 		seq_buf_init(&s, shown, size);
-		iter = snaptrace_iter_start(t->last, SNAPTRACE_SNAPSHOT,
+		iter = snaptrace_iter_start(t->keeper->last, SNAPTRACE_SNAPSHOT,
 					    SNAPTRACE_ALL_CPUS);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(iter));
 		while (!snaptrace_iter_next(iter, rec))
@@ -243,9 +235,10 @@ static void capture_text_ends(struct kunit *test)
 			KUNIT_EXPECT_EQ_MSG(test, nl[1 + cases[c].text], '\n',
 					    "case %u", c);
 
-		KUNIT_EXPECT_EQ_MSG(test, snaptrace_rproc_read_last(t, last, t->len),
-				    (ssize_t)cases[c].text, "case %u", c);
-		KUNIT_EXPECT_EQ_MSG(test, memcmp(last, text, cases[c].text), 0,
+		/* The trace as it was, NULs and all, whatever the snapshot shows. */
+		KUNIT_EXPECT_EQ_MSG(test, snaptrace_keeper_read_last(t->keeper, last, t->len),
+				    (ssize_t)cases[c].len, "case %u", c);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(last, text, cases[c].len), 0,
 				    "case %u", c);
 		free_traces(rproc);
 	}
@@ -352,10 +345,11 @@ static void crash_capture_from_hardirq(struct kunit *test)
 		va = snaptrace_rproc_da_to_va(rproc, t->da, t->len, NULL);
 		KUNIT_ASSERT_NOT_NULL(test, va);
 		strscpy(at_crash, va, t->len + 1);	/* the core is stopped */
-		KUNIT_EXPECT_TRUE(test, t->has_last);
+		KUNIT_EXPECT_TRUE(test, t->keeper->has_last);
 		KUNIT_EXPECT_GT(test, strlen(at_crash), 0);
-		KUNIT_EXPECT_EQ(test, snaptrace_rproc_read_last(t, last, t->len),
-				(ssize_t)strlen(at_crash));
+		/* The whole trace as it was: its length, its text, NULs. */
+		KUNIT_EXPECT_EQ(test, snaptrace_keeper_read_last(t->keeper, last, t->len),
+				(ssize_t)t->len);
 		KUNIT_EXPECT_STREQ(test, last, at_crash);
 	}
 
@@ -370,7 +364,7 @@ static void crash_capture_from_hardirq(struct kunit *test)
 	msleep(120);
 	last = kunit_kzalloc(test, t->len + 1, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, last);
-	snaptrace_rproc_read_last(t, last, t->len);
+	snaptrace_keeper_read_last(t->keeper, last, t->len);
 	KUNIT_EXPECT_STREQ(test, last, at_crash);
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_set_firmware(rproc, EXAMPLE_FW), -EBUSY);
 
@@ -435,7 +429,7 @@ static void crash_capture_while_trace_pipe_read(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_ASSERT_NOT_NULL(test, at_crash);
 	KUNIT_ASSERT_NOT_NULL(test, last);
-	p->buf = t->last;
+	p->buf = t->keeper->last;
 	p->rec = st_rec_new(test);
 	init_completion(&p->done);
 	task = kthread_run(pipe_reader_fn, p, "st_pipe_reader");
@@ -449,8 +443,8 @@ static void crash_capture_while_trace_pipe_read(struct kunit *test)
 		KUNIT_ASSERT_NOT_NULL(test, va);
 		strscpy(at_crash, va, t->len + 1);	/* the core is stopped */
 		memset(last, 0, t->len + 1);
-		KUNIT_EXPECT_EQ_MSG(test, snaptrace_rproc_read_last(t, last, t->len),
-				    (ssize_t)strlen(at_crash), "round %d", round);
+		KUNIT_EXPECT_EQ_MSG(test, snaptrace_keeper_read_last(t->keeper, last, t->len),
+				    (ssize_t)t->len, "round %d", round);
 		KUNIT_EXPECT_STREQ_MSG(test, last, at_crash, "round %d", round);
 		KUNIT_EXPECT_EQ(test, snaptrace_rproc_recover(rproc), 0);
 	}
@@ -458,7 +452,7 @@ static void crash_capture_while_trace_pipe_read(struct kunit *test)
 	WRITE_ONCE(p->stop, true);
 	wait_for_completion(&p->done);
 	KUNIT_EXPECT_EQ_MSG(test, p->taken, 0U, "records of a capture read from trace_pipe");
-	KUNIT_ASSERT_EQ(test, snaptrace_cpu_stats(t->last, SNAPTRACE_LIVE, 0, &st), 0);
+	KUNIT_ASSERT_EQ(test, snaptrace_cpu_stats(t->keeper->last, SNAPTRACE_LIVE, 0, &st), 0);
 	KUNIT_EXPECT_EQ(test, st.snapshot_misses, 0ULL);
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_stop(rproc), 0);
 	snaptrace_rproc_destroy(rproc);
@@ -500,14 +494,15 @@ static void capture_instance_per_trace(struct kunit *test)
 		snprintf(name, sizeof(name), "%s-trace%d", rproc->name, t->index);
 		buf = snaptrace_get_by_name(name, 0);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(buf));
-		KUNIT_EXPECT_PTR_EQ(test, buf, t->last);
+		KUNIT_EXPECT_PTR_EQ(test, buf, t->keeper->last);
 		KUNIT_EXPECT_TRUE(test, snaptrace_snapshot_is_allocated(buf));
 		KUNIT_EXPECT_GE(test, snaptrace_size_per_cpu(buf), (size_t)t->len);
 		/* Room on one CPU only, in both halves; no other writer. */
-		KUNIT_EXPECT_EQ(test, t->last_cpu, (int)cpumask_first(cpu_possible_mask));
-		KUNIT_EXPECT_EQ(test, snaptrace_buffer_home_cpu(buf), t->last_cpu);
+		KUNIT_EXPECT_EQ(test, t->keeper->last_cpu, (int)cpumask_first(cpu_possible_mask));
+		KUNIT_EXPECT_EQ(test, snaptrace_buffer_home_cpu(buf), t->keeper->last_cpu);
 		for_each_possible_cpu(cpu) {
-			want = cpu == t->last_cpu ? (ssize_t)snaptrace_size_per_cpu(buf) : 0;
+			want = cpu == t->keeper->last_cpu ?
+			       (ssize_t)snaptrace_size_per_cpu(buf) : 0;
 			KUNIT_EXPECT_EQ_MSG(test,
 					    snaptrace_ring_bytes(buf, SNAPTRACE_LIVE, cpu),
 					    want, "cpu %d", cpu);
@@ -697,8 +692,8 @@ static size_t traces_max_len(struct snaptrace_rproc *rproc)
  * NOLOAD sections are in a PT_LOAD segment with filesz 0), then
  * st_core_start() publishes RUNNING before the core's first tick writes a
  * line. A second crash in that window captures the empty buffers and
- * replaces the first crash's last copy: has_last is true but
- * snaptrace_rproc_read_last() returns 0, the first crash's trace is lost.
+ * replaces the first crash's last copy: has_last is true but the copy
+ * holds no text, the first crash's trace is lost.
  */
 static void second_crash_during_recovery(struct kunit *test)
 {
@@ -728,10 +723,12 @@ static void second_crash_during_recovery(struct kunit *test)
 		}
 		KUNIT_EXPECT_EQ(test, rproc->num_traces, 2);
 		list_for_each_entry(t, &rproc->traces, node) {
-			KUNIT_EXPECT_TRUE_MSG(test, READ_ONCE(t->has_last),
+			KUNIT_EXPECT_TRUE_MSG(test, READ_ONCE(t->keeper->has_last),
 					      "round %d trace%d", i, t->index);
-			KUNIT_EXPECT_GT_MSG(test, snaptrace_rproc_read_last(t, buf, len),
-					    0, "round %d trace%d", i, t->index);
+			KUNIT_EXPECT_EQ_MSG(test, snaptrace_keeper_read_last(t->keeper, buf, len),
+					    (ssize_t)t->len, "round %d trace%d", i, t->index);
+			KUNIT_EXPECT_GT_MSG(test, strnlen(buf, len), 0,
+					    "round %d trace%d", i, t->index);
 		}
 	}
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_stop(rproc), 0);
@@ -768,8 +765,9 @@ static int race_reader_fn(void *data)
 					r->chars += strnlen(va, t->len);
 				else
 					r->bad++;
-				if (snaptrace_rproc_read_last(t, r->buf,
-							      min_t(size_t, t->len, r->len)) < 0)
+				if (snaptrace_keeper_read_last(t->keeper, r->buf,
+							       min_t(size_t, t->len,
+								     r->len)) < 0)
 					r->bad++;
 			}
 			r->passes++;
@@ -833,8 +831,8 @@ static void readers_across_stop_restart(struct kunit *test)
 
 /*
  * Firmware without a resource table after one with: the start fails and
- * nothing of the first firmware is kept or used; the good one starts again
- * with fresh traces.
+ * nothing of the first firmware is kept or used but the last traces of its
+ * crash (their keepers); the good one starts again with fresh traces.
  */
 static void new_firmware_without_table_after_one_with(struct kunit *test)
 {
@@ -871,8 +869,11 @@ static void new_firmware_without_table_after_one_with(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, READ_ONCE(rproc->state), SNAPTRACE_RPROC_RUNNING);
 	KUNIT_EXPECT_EQ(test, rproc->num_traces, 2);
 	KUNIT_EXPECT_NOT_NULL(test, rproc->table);
-	list_for_each_entry(t, &rproc->traces, node)
-		KUNIT_EXPECT_FALSE(test, READ_ONCE(t->has_last));
+	/* Fresh traces, the same keepers: the crash's last traces are kept. */
+	list_for_each_entry(t, &rproc->traces, node) {
+		KUNIT_EXPECT_PTR_EQ(test, t->keeper, rproc->keepers[t->index]);
+		KUNIT_EXPECT_TRUE(test, READ_ONCE(t->keeper->has_last));
+	}
 	KUNIT_EXPECT_EQ(test, snaptrace_rproc_stop(rproc), 0);
 	st_rproc_expect_nothing_held(test, rproc);
 	snaptrace_rproc_destroy(rproc);

@@ -59,6 +59,12 @@ bool st_debugfs_has(const char *path);
 __printf(2, 3) char *st_fmt(struct kunit *test, const char *fmt, ...);
 unsigned int st_count(const char *s, const char *what);
 
+/* ---- remotes ---- */
+
+struct snaptrace_rproc_ops;
+/* The do-nothing platform of the suites' bare remotes (helpers.c). */
+extern const struct snaptrace_rproc_ops st_rproc_nop_ops;
+
 /* ---- the loaded module's default instance and error_log ---- */
 
 void st_errlog_fresh(struct kunit *test);

@@ -82,12 +82,19 @@ st_check "crash (code 2, fatal error) with recovery enabled" sh -c "echo 2 >$R0/
 st_check "recovers by itself" wait_state $R0 running
 st_check_fails "trace0_last now holds the second crash" sh -c \
 	"cat $R0/trace0_last | cmp -s - /tmp/at-crash"
+cat $R0/trace0_last >/tmp/last-crash
 st_check "stop" sh -c "echo stop >$R0/state"
 st_expect_eq "offline" "offline" "$(cat $R0/state)"
 st_check_fails "stop removes the trace files" test -e $R0/trace0
-st_check_fails "and the last traces" test -e $R0/trace0_last
-st_check_fails "and trace0's instance" test -e $ST_DIR/instances/snaptrace-rproc0-trace0
+st_check_fails "and the last traces' files" test -e $R0/trace0_last
+st_check "but not trace0's keeper: its instance stays" \
+	test -f $ST_DIR/instances/snaptrace-rproc0-trace0/snapshot
 st_check "and the firmware's memory" sh -c "! grep -q carveout $R0/carveout_memories"
+st_check "start again" sh -c "echo start >$R0/state"
+st_check "trace0_last shows the last crash again" sh -c \
+	"cat $R0/trace0_last | cmp -s - /tmp/last-crash"
+st_check "trace0_last is not empty" test -s /tmp/last-crash
+st_check "stop" sh -c "echo stop >$R0/state"
 
 # --- our ELF32 ARM image
 echo snaptrace/example32.elf >$R0/firmware
