@@ -55,7 +55,10 @@ set -euo pipefail
 # SCENARIOS  tests/scenarios/ names joined by "+", sharing one boot in
 #         that order (each leaves the module unloaded; persist_reboot, which
 #         panics and reboots the guest six times, --reboots 6, has a run of
-#         its own); or "remote" (the
+#         its own: on the stock x86 kernels; the test kernels' is the
+#         short one, persist_reboot.stages=4 and --reboots 3, the
+#         architecture's panic, CPU stop, oops and cache cleaning under
+#         their checkers, tests/scenarios/persist_reboot.sh); or "remote" (the
 #         ARM remote beside the guest, scripts/remote-demo.sh), "shell"
 #         (make shell typed into as it runs, with the stock 6.12 module it
 #         must find up to date, tests/drivers/shell-check.sh), "shell-persist"
@@ -134,7 +137,7 @@ MATRIX=(
 	"rt        6.12:kunit+remoteproc+rt  kunit+remoteproc+rproc_follow --timeout 1500 --allow-skip '$SKIP_RT'"
 	"arm64     6.12:kunit+remoteproc+arm64 kunit+rproc_follow+persist --timeout 1800 --append '$ARM_PERSIST' --allow-skip '$SKIP_ARM|$SKIP_RESMEM'"
 	"armv7     6.12:kunit+remoteproc+armv7 kunit+tracefs+remoteproc+rproc_follow+persist --timeout 1800 --append '$ARM_PERSIST' --allow-skip '$SKIP_ARM|$SKIP_RESMEM'"
-	"debug     6.12:kunit+remoteproc+faults persist_reboot --timeout 1800 --reboots 6 --append 'memmap=1M\$0x30000000'"
+	"debug     6.12:kunit+remoteproc+faults persist_reboot --timeout 1200 --reboots 3 --append 'memmap=1M\$0x30000000 persist_reboot.stages=4'"
 	"arm64     6.12:kunit+remoteproc+arm64 persist_reboot --timeout 1200 --reboots 3 --append 'reserve_mem=1M:4096:st_persist persist_reboot.stages=4'"
 	"armv7     6.12:kunit+remoteproc+armv7 persist_reboot --timeout 1200 --reboots 3 --append 'reserve_mem=1M:4096:st_persist persist_reboot.stages=4'"
 	"clang     6.12:kunit+clang          kunit                    --timeout 900 --allow-skip '$SKIP_NOFAILSLAB'"

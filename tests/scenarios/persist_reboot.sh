@@ -237,12 +237,13 @@ rmmod snaptrace 2>/dev/null
 
 # persist_reboot.stages=4 on the command line (qemu-run.sh --reboots 3;
 # the kernel ignores a dotted word no module claims): the short run, the
-# ARM rows' in scripts/check.sh. Stages 1 to 3 and stage 4's reading of
+# test kernels' rows in scripts/check.sh. Stages 1 to 3 and stage 4's reading of
 # the oops's capture: what the architecture's panic, its stop of the other
-# CPUs, its oops and its cache cleaning decide. Stages 4 to 7 (garbage
-# refused, armed again, a reboot without a panic, a load without the
-# parameters) are the module's own logic, the same on every architecture:
-# the x86 rows run them.
+# CPUs, its oops and its cache cleaning decide, on the test kernels with
+# their checkers (KASAN, lockdep). Stages 4 to 7 (garbage refused, armed
+# again, a reboot without a panic, a load without the parameters) are the
+# module's own logic, the same on every architecture and kernel: the
+# stock x86 kernels (6.1, 7.3) run them.
 st_stages=7
 ! grep -qw "persist_reboot.stages=4" /proc/cmdline || st_stages=4
 st_stage=
