@@ -296,27 +296,21 @@ boot() {
 # /init" on a warm reset under TCG, and to sit there until the timeout,
 # up to 30 minutes): QEMU is stopped and the run judged as a timeout's.
 boot_reboots() {
-	local rc=0 pid stop="" size=-1 now quiet=0 silence=${SNAPTRACE_SILENCE:-300}
+	local rc=0 pid stop="" size=-1 now heard=$SECONDS silence=${SNAPTRACE_SILENCE:-300}
 	: >"$console"
 	timeout -k 10 "$timeout" "${qemu[@]}" \
 		-display none -monitor none -serial stdio </dev/null >"$console" 2>&1 &
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
 		now=$(stat -c %s "$console")
-		if [ "$now" != "$size" ]; then
-			size=$now quiet=0
-		else
-			quiet=$((quiet + 1))
-		fi
+		[ "$now" = "$size" ] || size=$now heard=$SECONDS
 		if grep -q '@@SNAPTRACE-DONE@@' "$console"; then
 			stop="the guest finished"
 		elif [ "$(count_boots "$console")" -gt $((reboots + 1)) ]; then
 			stop="the guest booted more than $((reboots + 1)) times"
-		elif [ "$quiet" -ge "$silence" ]; then
-			echo "qemu-run: no console output for ${silence}s: a hung guest, stopped" >>"$console"
-			kill -TERM "$pid" 2>/dev/null || true
-			wait "$pid" || true
-			return 124
+		elif [ $((SECONDS - heard)) -ge "$silence" ]; then
+			stop="no console output for ${silence}s: a hung guest" rc=124
+			echo "qemu-run: $stop, stopped" >>"$console"
 		fi
 		[ -z "$stop" ] || break
 		sleep 1
@@ -325,7 +319,7 @@ boot_reboots() {
 		echo "qemu-run: $stop: stopping QEMU"
 		kill -TERM "$pid" 2>/dev/null || true
 		wait "$pid" || true
-		return 0
+		return $rc
 	fi
 	wait "$pid" || rc=$?
 	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
