@@ -59,6 +59,7 @@
 
 /* The head, the pieces and a NUL, well below PREEMPT_MASK - 10. */
 #define ST_KEEP_RES(size)	(DIV_ROUND_UP(size, SNAPTRACE_MAX_PAYLOAD) + 2)
+static_assert(ST_KEEP_RES(SNAPTRACE_RPROC_TRACE_MAX) <= 160);
 
 /*
  * Room for @size bytes of trace as records on one CPU: payload, a 16-byte
@@ -146,18 +147,24 @@ static const struct file_operations st_keep_live_fops = {
 static int st_keep_last_open(struct inode *inode, struct file *filp)
 {
 	struct snaptrace_keeper *k = inode->i_private;
+	/*
+	 * Once: a followed remote's keeper may grow (snaptrace_keeper_resize())
+	 * between the allocation and the read, which must not write past it.
+	 */
+	u32 size = READ_ONCE(k->size);
 	struct st_keep_view *v;
 	ssize_t n;
 
 	v = kzalloc(sizeof(*v), GFP_KERNEL);
 	if (!v)
 		return -ENOMEM;
-	v->buf = kvzalloc((size_t)k->size + 1, GFP_KERNEL);
+	v->buf = kvmalloc((size_t)size + 1, GFP_KERNEL);
 	if (!v->buf) {
 		kfree(v);
 		return -ENOMEM;
 	}
-	n = snaptrace_keeper_read_last(k, v->buf, k->size);
+	((char *)v->buf)[size] = '\0';
+	n = snaptrace_keeper_read_last(k, v->buf, size);
 	if (n < 0) {
 		kvfree(v->buf);
 		kfree(v);
@@ -399,7 +406,7 @@ int snaptrace_keeper_resize(struct snaptrace_keeper *k, u32 size)
 	WRITE_ONCE(k->has_last, false);
 	swap(k->last, buf);
 	swap(k->res, res);
-	k->size = size;
+	WRITE_ONCE(k->size, size);
 	k->last_cpu = cpu;
 	snaptrace_record_enable(buf);
 	snaptrace_buffer_free(buf);
