@@ -71,6 +71,23 @@ const struct snaptrace_rproc_ops st_rproc_nop_ops = {
 };
 
 /**
+ * st_rproc_traces_free() - a bare remote's traces and keepers, as its
+ * teardown frees them
+ * @arg: the &struct snaptrace_rproc (a KUnit action's argument)
+ *
+ * Context: process context, may sleep; takes the remote's lock.
+ */
+void st_rproc_traces_free(void *arg)
+{
+	struct snaptrace_rproc *rproc = arg;
+
+	mutex_lock(&rproc->lock);
+	snaptrace_rproc_trace_free(rproc);
+	snaptrace_rproc_keepers_free(rproc);
+	mutex_unlock(&rproc->lock);
+}
+
+/**
  * st_read_user() - read a file the way user space does, into a given mapping
  * @path: absolute path of the file
  * @ubuf: user-space address of at least @len bytes the caller mapped

@@ -45,16 +45,6 @@ struct pr_remote {
 	ssize_t len;
 };
 
-static void pr_remote_free(void *arg)
-{
-	struct snaptrace_rproc *rproc = arg;
-
-	mutex_lock(&rproc->lock);
-	snaptrace_rproc_trace_free(rproc);
-	snaptrace_rproc_keepers_free(rproc);
-	mutex_unlock(&rproc->lock);
-}
-
 /*
  * @text bytes of text in @r's trace, NULs after them, then a crash of the
  * remote: its trace0_last, read back whole, holds them.
@@ -117,7 +107,7 @@ static struct pr_remote *pr_remote_new(struct kunit *test, bool crash)
 	KUNIT_ASSERT_EQ(test, snaptrace_rproc_handle_trace(r->rproc, &rsc, 0,
 							   sizeof(rsc)), 0);
 	mutex_unlock(&r->rproc->lock);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pr_remote_free,
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_rproc_traces_free,
 							r->rproc), 0);
 	r->t = list_first_entry(&r->rproc->traces, struct snaptrace_rproc_trace,
 				node);
@@ -309,7 +299,7 @@ static void persist_remote_removed_not_read(struct kunit *test)
 	struct pr_remote *r = pr_remote_new(test, true);
 	struct pr_ctx *x = st_pr_setup(test, PR_SIZE);
 
-	pr_remote_free(r->rproc);
+	st_rproc_traces_free(r->rproc);
 	KUNIT_EXPECT_TRUE(test, list_empty(&r->rproc->traces));
 	pr_expect_no_remote(test, x, pr_capture_remotes(test, x));
 }

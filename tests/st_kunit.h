@@ -64,6 +64,7 @@ unsigned int st_count(const char *s, const char *what);
 struct snaptrace_rproc_ops;
 /* The do-nothing platform of the suites' bare remotes (helpers.c). */
 extern const struct snaptrace_rproc_ops st_rproc_nop_ops;
+void st_rproc_traces_free(void *arg);
 
 /* ---- the loaded module's default instance and error_log ---- */
 

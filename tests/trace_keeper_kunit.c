@@ -279,16 +279,6 @@ static void keeper_bounds(struct kunit *test)
 
 /* ---- our remotes' feeder, rproc_trace.c ---- */
 
-static void tk_rproc_free(void *arg)
-{
-	struct snaptrace_rproc *rproc = arg;
-
-	mutex_lock(&rproc->lock);
-	snaptrace_rproc_trace_free(rproc);
-	snaptrace_rproc_keepers_free(rproc);
-	mutex_unlock(&rproc->lock);
-}
-
 /* A bare remote with @len bytes of memory at 0x10000, its files in @dir. */
 static struct snaptrace_rproc *tk_rproc(struct kunit *test, u32 len,
 					struct dentry *dir, u8 **va)
@@ -310,7 +300,7 @@ static struct snaptrace_rproc *tk_rproc(struct kunit *test, u32 len,
 	m->len = len;
 	m->kind = "region";
 	list_add_tail(&m->node, &rproc->mems);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, tk_rproc_free, rproc), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_rproc_traces_free, rproc), 0);
 	*va = m->va;
 	return rproc;
 }
