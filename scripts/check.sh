@@ -129,18 +129,29 @@ SKIP_ARM="$SKIP_NOFAILSLAB|no self-NMI on this architecture|ok [0-9]+ inject_cha
 # skipped there, saying so, and checked on x86 (Documentation/testing.rst).
 SKIP_RESMEM="a reserve_mem= region has one size|memmap= is x86 only"
 ARM_PERSIST="reserve_mem=1M:4096:st_persist reserve_mem=1M:4096:st_ftrace trace_instance=st_bm@st_ftrace"
+# The test kernels other than kcsan and rt boot with expedited RCU
+# grace periods (rcupdate.rcu_expedited=1: every synchronize_rcu() waits
+# as synchronize_rcu_expedited() does, the same guarantee): a KUnit case
+# waits for a grace period or more at each teardown (a buffer freed, the
+# test hook or clock removed), and a normal one is many ticks of an
+# emulated CPU; the suites took about half their time with it
+# (Documentation/kernels.rst). The kcsan kernel keeps normal ones, whose
+# longer windows give its watchpoints more to see; PREEMPT_RT makes every
+# grace period a normal one after boot (rcupdate.rcu_normal_after_boot);
+# the stock kernels keep their own defaults.
+GP_FAST='rcupdate.rcu_expedited=1'
 MATRIX=(
 	# KERNEL   SOURCE                    SCENARIOS                OPTIONS
-	"debug     6.12:kunit+remoteproc+faults kunit+faults          --faults --timeout 3300"
-	"debug-7.3 7.3:kunit+remoteproc+faults  kunit+rproc_follow     --faults --timeout 3300 --append 'snaptrace_kunit.remote_walks=0' --allow-skip '$SKIP_WALKS'"
-	"debug     6.12:kunit+remoteproc+faults tracefs+remoteproc+cycle+rproc_follow+persist --timeout 1800 --append 'memmap=1M\$0x30000000 memmap=64K\$0x50000000 reserve_mem=1M:4096:st_ftrace trace_instance=st_bm@st_ftrace'"
+	"debug     6.12:kunit+remoteproc+faults kunit+faults          --faults --timeout 3300 --append '$GP_FAST'"
+	"debug-7.3 7.3:kunit+remoteproc+faults  kunit+rproc_follow     --faults --timeout 3300 --append '$GP_FAST snaptrace_kunit.remote_walks=0' --allow-skip '$SKIP_WALKS'"
+	"debug     6.12:kunit+remoteproc+faults tracefs+remoteproc+cycle+rproc_follow+persist --timeout 1800 --append '$GP_FAST memmap=1M\$0x30000000 memmap=64K\$0x50000000 reserve_mem=1M:4096:st_ftrace trace_instance=st_bm@st_ftrace'"
 	"rt        6.12:kunit+remoteproc+rt  kunit+remoteproc+rproc_follow --timeout 1500 --allow-skip '$SKIP_RT'"
-	"arm64     6.12:kunit+remoteproc+arm64 kunit+rproc_follow+persist --timeout 1800 --append '$ARM_PERSIST' --allow-skip '$SKIP_ARM|$SKIP_RESMEM'"
-	"armv7     6.12:kunit+remoteproc+armv7 kunit+tracefs+remoteproc+rproc_follow+persist --timeout 1800 --append '$ARM_PERSIST' --allow-skip '$SKIP_ARM|$SKIP_RESMEM'"
-	"debug     6.12:kunit+remoteproc+faults persist_reboot --timeout 1200 --reboots 3 --append 'memmap=1M\$0x30000000 persist_reboot.stages=4'"
-	"arm64     6.12:kunit+remoteproc+arm64 persist_reboot --timeout 1200 --reboots 3 --append 'reserve_mem=1M:4096:st_persist persist_reboot.stages=4'"
-	"armv7     6.12:kunit+remoteproc+armv7 persist_reboot --timeout 1200 --reboots 3 --append 'reserve_mem=1M:4096:st_persist persist_reboot.stages=4'"
-	"clang     6.12:kunit+clang          kunit                    --timeout 900 --allow-skip '$SKIP_NOFAILSLAB'"
+	"arm64     6.12:kunit+remoteproc+arm64 kunit+rproc_follow+persist --timeout 1800 --append '$GP_FAST $ARM_PERSIST' --allow-skip '$SKIP_ARM|$SKIP_RESMEM'"
+	"armv7     6.12:kunit+remoteproc+armv7 kunit+tracefs+remoteproc+rproc_follow+persist --timeout 1800 --append '$GP_FAST $ARM_PERSIST' --allow-skip '$SKIP_ARM|$SKIP_RESMEM'"
+	"debug     6.12:kunit+remoteproc+faults persist_reboot --timeout 1200 --reboots 3 --append '$GP_FAST memmap=1M\$0x30000000 persist_reboot.stages=4'"
+	"arm64     6.12:kunit+remoteproc+arm64 persist_reboot --timeout 1200 --reboots 3 --append '$GP_FAST reserve_mem=1M:4096:st_persist persist_reboot.stages=4'"
+	"armv7     6.12:kunit+remoteproc+armv7 persist_reboot --timeout 1200 --reboots 3 --append '$GP_FAST reserve_mem=1M:4096:st_persist persist_reboot.stages=4'"
+	"clang     6.12:kunit+clang          kunit                    --timeout 900 --append '$GP_FAST' --allow-skip '$SKIP_NOFAILSLAB'"
 	"kcsan     6.12:kunit+kcsan          kunit                    --timeout 900 --kcsan --allow-skip '$SKIP_NOFAILSLAB'"
 	"stock-arm arm64                     smoke+tracefs+remoteproc --timeout 900"
 	"newer     linux-headers-amd64/trixie-backports smoke+tracefs+remoteproc+demo --timeout 900"
