@@ -34,6 +34,7 @@
 #include <kunit/visibility.h>
 
 #include <snaptrace/snaptrace.h>
+#include "cmd.h"
 #include "internal.h"
 #include "persist.h"
 
@@ -243,16 +244,20 @@ static const char *st_pr_doubtful(const struct snaptrace_persist_last *l)
 static ssize_t st_pr_release_write(struct file *filp, const char __user *ubuf,
 				   size_t cnt, loff_t *ppos)
 {
-	unsigned int v;
+	struct snaptrace_cmd cmd;
+	unsigned long long v;
 	int ret;
 
-	if (*ppos)
-		return -EINVAL;
-	ret = kstrtouint_from_user(ubuf, cnt, 10, &v);
+	ret = snaptrace_cmd_get(&cmd, filp, ubuf, cnt, *ppos, SNAPTRACE_CMD_MAX);
 	if (ret)
 		return ret;
-	if (v)
+	ret = snaptrace_cmd_number(&cmd, 10, UINT_MAX, NULL, &v);
+	if (ret)
+		return ret;
+	if (v) {
+		snaptrace_cmd_err(&cmd, 0, "only 0 releases the kept capture");
 		return -EINVAL;
+	}
 	mutex_lock(&snaptrace_persist_lock);
 	snaptrace_persist_last_free(snaptrace_persist_last_boot);
 	snaptrace_persist_last_boot = NULL;

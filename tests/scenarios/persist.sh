@@ -215,6 +215,9 @@ if [ -n "$st_params" ]; then
 			"$(awk '{ w += $3; t += $5; l += $8 } END { print w, t, l }' $st_lb/stats)"
 		st_check "the live buffer is empty again" test -z "$(grep -v '^#' $ST_DIR/trace)"
 		st_check_fails "release takes 0 only" sh -c "echo 1 > $st_lb/release"
+		st_expect_eq "release's refusal in error_log, the caret under it" \
+			"snaptrace/last_boot/release: error: only 0 releases the kept capture|  Command: 1|           ^" \
+			"$(tail -n 3 $ST_DIR/error_log | sed 's/^\[[^]]*\] //' | tr '\n' '|' | sed 's/|$//')"
 		st_check "release" sh -c "echo 0 > $st_lb/release"
 		st_expect_eq "released" "released" "$(cat $st_lb/info)"
 		st_expect_eq "trace released" "# released" "$(grep -F '# released' $st_lb/trace)"
