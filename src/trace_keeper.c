@@ -423,16 +423,23 @@ int snaptrace_keeper_resize(struct snaptrace_keeper *k, u32 size)
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_keeper_resize);
 
 /*
- * Where a capture of @len bytes ends: after its last byte that is not a
- * NUL, and the NUL after it where that does not take a piece of its own.
+ * Where a capture of @len bytes whose last byte that is not a NUL is at
+ * @end - 1 (0: none) ends: there, or after the NUL that follows, where
+ * that NUL does not take a piece of its own.
  */
+static u32 st_keep_end_nul(u32 end, u32 len)
+{
+	return end && end < len && end % SNAPTRACE_MAX_PAYLOAD ? end + 1 : end;
+}
+
+/* Where a capture of @len bytes at @va ends (st_keep_end_nul()). */
 static u32 st_keep_end(const u8 *va, u32 len)
 {
 	u32 end = len;
 
 	while (end && !va[end - 1])
 		end--;
-	return end && end < len && end % SNAPTRACE_MAX_PAYLOAD ? end + 1 : end;
+	return st_keep_end_nul(end, len);
 }
 
 /* The same through @read, 64 bytes at a time from the end. */
@@ -454,7 +461,7 @@ static u32 st_keep_end_slow(snaptrace_keeper_read_t read, void *ctx, u32 len)
 		end -= n;
 		cond_resched();
 	}
-	return end && end < len && end % SNAPTRACE_MAX_PAYLOAD ? end + 1 : end;
+	return st_keep_end_nul(end, len);
 }
 
 /* The head of a capture, a marker line, reserved in @res. */
