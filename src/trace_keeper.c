@@ -14,11 +14,18 @@
  * - the buffer the crash captures go to: a snaptrace ring buffer with room
  *   for the whole trace on one CPU, and its snapshot spare, allocated with
  *   the keeper (process context) so that a capture never sleeps nor
- *   allocates. A capture reserves a head record (a marker line naming the
- *   crash), then the trace's bytes as %SNAPTRACE_REC_TEXT records, then
- *   takes the snapshot and commits: the snapshot half holds exactly one
- *   capture, readers of the live half never see part of one, and the
- *   previous capture stays until the next one is whole;
+ *   allocates. A capture writes a head record (a marker line naming the
+ *   crash), then the trace's bytes as %SNAPTRACE_REC_TEXT records, into
+ *   the live half, then takes the snapshot: the snapshot half holds
+ *   exactly one capture, and the previous capture stays there until the
+ *   next one is whole. traceN_last and the persistent capture read only
+ *   the snapshot half, so they never see part of a capture. The live half
+ *   (readable under instances/ for a keeper of a named instance) differs:
+ *   snaptrace_keeper_capture() commits its records only after the
+ *   snapshot, so none ever shows there, but snaptrace_keeper_capture_slow()
+ *   commits each record as it goes (it may sleep in between, which an open
+ *   reservation forbids), so a reader of the live half sees its capture
+ *   grow;
  * - its registration with the persistent capture (persist.h), so that a
  *   host panic keeps traceN_last for the next boot.
  *
@@ -561,7 +568,10 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_keeper_capture);
  * What snaptrace_keeper_capture() does, from memory that may be slow: a
  * record at a time with a chance to reschedule in between, each into the
  * ring of the buffer's home CPU whichever CPU this runs on (the one writer
- * of that buffer: snaptrace_reserve_on()). Allocates nothing.
+ * of that buffer: snaptrace_reserve_on()). Allocates nothing. Each record
+ * is committed before the next is read, so the live half shows the
+ * capture as it grows; the snapshot half, which traceN_last reads, gets
+ * it whole at the end.
  *
  * Context: process context, may sleep; one capture of @k at a time.
  * Return: true if @k now holds this capture.
