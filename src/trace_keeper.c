@@ -449,7 +449,18 @@ static u32 st_keep_end(const u8 *va, u32 len)
 	return st_keep_end_nul(end, len);
 }
 
-/* The same through @read, 64 bytes at a time from the end. */
+/*
+ * The same through @read, 64 bytes at a time from the end. With the
+ * capture's forward read of [0, end) the trace is read about once: this
+ * scan reads the run of NULs that ends it, and at most 63 bytes of text
+ * with them (the rest of the chunk that holds its last byte that is not a
+ * NUL), which the capture reads again. Reading those 63 bytes once is not
+ * worth its cost: the end must be known before the records are reserved
+ * (a record's length is fixed when it is reserved, and
+ * snaptrace_keeper_capture_slow() commits each one before it reads the
+ * next, so a piece of NULs cannot be taken back), and keeping the chunk
+ * for the last piece would add a bounce copy for at most 63 bytes.
+ */
 static u32 st_keep_end_slow(snaptrace_keeper_read_t read, void *ctx, u32 len)
 {
 	u8 chunk[64];
