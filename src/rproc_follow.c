@@ -457,12 +457,11 @@ static void st_persist_name(struct st_follow *fr, int index, char *name,
 
 /*
  * Trace N's keeper, made (with its files) if it is new, with room for
- * @len bytes; NULL if out of memory. The remote's lock and last_lock
- * held: a keeper too small for @len grows (its last capture dropped)
- * when @grow, else it stays as it is.
+ * @len bytes; NULL if out of memory. One made before stays as it is: the
+ * caller grows it if it must. The remote's lock and last_lock held.
  */
 static struct snaptrace_keeper *st_keeper_get(struct st_follow *fr, int index,
-					      u32 len, bool grow)
+					      u32 len)
 {
 	char pname[ST_PR_SRC_NAME];
 	struct snaptrace_keeper *k;
@@ -477,10 +476,7 @@ static struct snaptrace_keeper *st_keeper_get(struct st_follow *fr, int index,
 		snaptrace_keeper_files_add(k, fr->dir);
 		fr->traces[fr->nr_traces++] = k;
 	}
-	k = fr->traces[index];
-	if (grow && snaptrace_keeper_resize(k, len))
-		return NULL;
-	return k;
+	return fr->traces[index];
 }
 
 /*
@@ -498,7 +494,7 @@ static void st_follow_prepare(struct st_follow *fr)
 	mutex_lock(&fr->last_lock);
 	for (i = 0; c && i < c->n; i++) {
 		len = c->t[i].ok ? c->t[i].len : 0;
-		k = st_keeper_get(fr, i, len, false);
+		k = st_keeper_get(fr, i, len);
 		if (k && !READ_ONCE(k->has_last) && snaptrace_keeper_resize(k, len))
 			k = NULL;
 		if (!k || k->size < len)
@@ -562,7 +558,9 @@ static void st_capture(struct st_follow *fr)
 	for (i = 0; c && i < c->n; i++) {
 		if (!c->t[i].ok)
 			continue;	/* the check said why */
-		k = st_keeper_get(fr, i, c->t[i].len, true);
+		k = st_keeper_get(fr, i, c->t[i].len);
+		if (k && snaptrace_keeper_resize(k, c->t[i].len))
+			k = NULL;
 		if (!k) {
 			st_capture_failed(fr, i, "out of memory");
 			continue;
