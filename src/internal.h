@@ -69,6 +69,7 @@ void snaptrace_instances_exit(void);
 struct snaptrace_buffer *snaptrace_default_buffer(void);
 struct snaptrace_buffer *snaptrace_get_by_name_cpu(const char *name,
 						   size_t size, int cpu);
+int snaptrace_resize_alone(struct snaptrace_buffer *buf, size_t size);
 
 /* ring_write.c, ring.c */
 void *snaptrace_reserve_type(struct snaptrace_buffer *buf, u16 type,

@@ -362,22 +362,63 @@ void snaptrace_keeper_free(struct snaptrace_keeper *k)
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_keeper_free);
 
+/* Put @k's persistent capture's source back, after a resize took it out. */
+static void st_keep_persist_back(struct snaptrace_keeper *k)
+{
+	k->pr_src.buf = k->last;
+	k->pr_src.cpu = k->last_cpu;
+	if (snaptrace_persist_source_add(&k->pr_src))
+		dev_info(k->dev, "trace%d: no longer kept at a host panic: %d last traces are kept already\n",
+			 k->index, ST_PR_SRCS);
+}
+
+/*
+ * A keeper of a named instance grows the instance in place: it keeps its
+ * name, and a failure leaves it, and the last capture, as they were.
+ */
+static int st_keep_resize_named(struct snaptrace_keeper *k, u32 size)
+{
+	struct snaptrace_reservation *res;
+	bool registered;
+	int ret;
+
+	res = kcalloc(ST_KEEP_RES(size), sizeof(*res), GFP_KERNEL);
+	if (!res)
+		return -ENOMEM;
+	registered = snaptrace_persist_source_clear(&k->pr_src);
+	if (registered)
+		synchronize_rcu();
+	ret = snaptrace_resize_alone(k->last, st_keep_room(size));
+	if (!ret) {
+		WRITE_ONCE(k->has_last, false);
+		swap(k->res, res);
+		WRITE_ONCE(k->size, size);
+	}
+	kfree(res);
+	if (registered)
+		st_keep_persist_back(k);
+	return ret;
+}
+
 /**
  * snaptrace_keeper_resize() - make a keeper's captures hold a larger trace
- * @k: the keeper, of a buffer of its own (made without an instance)
+ * @k: the keeper
  * @size: the largest trace its captures are to hold, up to
  *	%SNAPTRACE_RPROC_TRACE_MAX; no larger than now: nothing done
  *
- * For a feeder whose traces change size between boots (a followed
- * remote's new image): a new buffer, spare and reservations replace the
- * old ones, whose last capture is dropped; the persistent capture's
- * source follows (out of the registry, a grace period, in again). On
- * failure nothing changed. No upstream twin.
+ * For a feeder whose traces change size between boots (a new image): the
+ * last capture is dropped and the keeper holds @size bytes from now on.
+ * A keeper of its own buffer gets a new buffer, spare and reservations in
+ * place of the old ones; a keeper of a named instance keeps the instance,
+ * resized in place (snaptrace_resize_alone()), which it must be the only
+ * one to hold. The persistent capture's source follows (out of the
+ * registry, a grace period, in again). On failure nothing changed, the
+ * last capture included. No upstream twin.
  *
  * Context: process context, may sleep; no capture of @k and no reader of
  * its last capture meanwhile (the feeder's lock, the last_lock op's).
- * Return: 0; -EINVAL for a keeper of an instance or a @size out of
- * range; -ENOMEM.
+ * Return: 0; -EINVAL for a @size out of range; -EBUSY if @k's instance is
+ * held by anyone else too (a reader of its files); -ENOMEM.
  */
 int snaptrace_keeper_resize(struct snaptrace_keeper *k, u32 size)
 {
@@ -389,8 +430,10 @@ int snaptrace_keeper_resize(struct snaptrace_keeper *k, u32 size)
 
 	if (size <= k->size)
 		return 0;
-	if (k->named || size > SNAPTRACE_RPROC_TRACE_MAX)
+	if (size > SNAPTRACE_RPROC_TRACE_MAX)
 		return -EINVAL;
+	if (k->named)
+		return st_keep_resize_named(k, size);
 	res = kcalloc(ST_KEEP_RES(size), sizeof(*res), GFP_KERNEL);
 	if (!res)
 		return -ENOMEM;
@@ -418,13 +461,8 @@ int snaptrace_keeper_resize(struct snaptrace_keeper *k, u32 size)
 	snaptrace_record_enable(buf);
 	snaptrace_buffer_free(buf);
 	kfree(res);
-	if (registered) {
-		k->pr_src.buf = k->last;
-		k->pr_src.cpu = k->last_cpu;
-		if (snaptrace_persist_source_add(&k->pr_src))
-			dev_info(k->dev, "trace%d: no longer kept at a host panic: %d last traces are kept already\n",
-				 k->index, ST_PR_SRCS);
-	}
+	if (registered)
+		st_keep_persist_back(k);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_keeper_resize);

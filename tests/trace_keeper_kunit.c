@@ -12,6 +12,9 @@
  */
 #include <linux/debugfs.h>
 #include <linux/err.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/fs_struct.h>
 #include <linux/irqflags.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -386,6 +389,85 @@ static void keeper_stop_restart_keeps_last(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, st_slurp(test, ST_DEBUGFS "/st_keeper_rp/trace0_last"), "");
 }
 
+static void tk_stop(struct snaptrace_rproc *rproc)
+{
+	mutex_lock(&rproc->lock);
+	snaptrace_rproc_trace_free(rproc);
+	mutex_unlock(&rproc->lock);
+}
+
+/*
+ * Our remotes: a trace larger than its keeper holds grows the keeper in
+ * place (the same keeper, the same instance, nothing last). A grow that
+ * cannot be made, here because a reader holds the keeper's instance open
+ * (-EBUSY), refuses the trace and leaves the keeper as it was: its last
+ * trace, byte for byte, its buffer, its place in the persistent capture,
+ * shown again by the next start.
+ */
+static void keeper_grow_fails_keeps_last(struct kunit *test)
+{
+	static const char text[] = "boot\nlast words\n";
+	const char *held = ST_ROOT "/instances/keeper-kunit-trace0/trace";
+	struct dentry *dir = tk_dir(test, "st_keeper_grow");
+	struct snaptrace_rproc *rproc;
+	struct snaptrace_keeper *k;
+	struct snaptrace_buffer *buf;
+	u8 *va, *out, *want;
+	struct file *f;
+	int ret;
+
+	rproc = tk_rproc(test, 0x2000, dir, &va);
+	out = kunit_kzalloc(test, 0x2000, GFP_KERNEL);
+	want = kunit_kzalloc(test, 0x2000, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, out && want);
+	KUNIT_ASSERT_EQ(test, tk_handle(rproc, 0x1000), 0);
+	k = rproc->keepers[0];
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	buf = k->last;
+	memcpy(va, text, strlen(text));
+	memcpy(want, va, 0x1000);
+	tk_crash(rproc);
+	tk_stop(rproc);
+
+	scoped_with_init_fs()
+		f = filp_open(held, O_RDONLY, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f), "%s: %pe", held, f);
+	ret = tk_handle(rproc, 0x2000);
+	__fput_sync(f);
+	KUNIT_EXPECT_EQ(test, ret, -EBUSY);
+	KUNIT_EXPECT_EQ(test, rproc->num_traces, 0);
+	KUNIT_ASSERT_PTR_EQ(test, rproc->keepers[0], k);
+	KUNIT_EXPECT_PTR_EQ(test, k->last, buf);
+	KUNIT_EXPECT_EQ(test, k->size, 0x1000);
+	KUNIT_EXPECT_TRUE(test, k->has_last);
+	KUNIT_EXPECT_GE(test, k->pr_src.slot, 0);
+	KUNIT_EXPECT_PTR_EQ(test, k->pr_src.buf, buf);
+	memset(out, 0xff, 0x1000);
+	KUNIT_EXPECT_EQ(test, snaptrace_keeper_read_last(k, out, 0x1000), 0x1000);
+	KUNIT_EXPECT_MEMEQ(test, out, want, 0x1000);
+
+	/* The next start, of the old size: traceN_last is the crash's. */
+	memset(va, 0, 0x2000);
+	KUNIT_ASSERT_EQ(test, tk_handle(rproc, 0x1000), 0);
+	KUNIT_EXPECT_STREQ(test, st_slurp(test, ST_DEBUGFS "/st_keeper_grow/trace0_last"), text);
+
+	/* No reader: the same keeper and instance grow, the last trace dropped. */
+	tk_stop(rproc);
+	KUNIT_ASSERT_EQ(test, tk_handle(rproc, 0x2000), 0);
+	KUNIT_EXPECT_PTR_EQ(test, rproc->keepers[0], k);
+	KUNIT_EXPECT_PTR_EQ(test, k->last, buf);
+	KUNIT_EXPECT_EQ(test, k->size, 0x2000);
+	KUNIT_EXPECT_FALSE(test, k->has_last);
+	KUNIT_EXPECT_GE(test, k->pr_src.slot, 0);
+	KUNIT_EXPECT_PTR_EQ(test, k->pr_src.buf, buf);
+	KUNIT_EXPECT_STREQ(test, st_slurp(test, ST_DEBUGFS "/st_keeper_grow/trace0_last"), "");
+	/* and a crash of the larger trace is kept whole */
+	memset(va, 'g', 0x2000);
+	tk_crash(rproc);
+	KUNIT_EXPECT_EQ(test, snaptrace_keeper_read_last(k, out, 0x2000), 0x2000);
+	KUNIT_EXPECT_MEMEQ(test, out, va, 0x2000);
+}
+
 /* ---- one circular trace, both feeders ---- */
 
 struct tk_circ_case {
@@ -508,6 +590,7 @@ static struct kunit_case snaptrace_trace_keeper_cases[] = {
 	KUNIT_CASE_PARAM(keeper_capture_ends, tk_ends_gen_params),
 	KUNIT_CASE(keeper_bounds),
 	KUNIT_CASE(keeper_stop_restart_keeps_last),
+	KUNIT_CASE(keeper_grow_fails_keeps_last),
 	KUNIT_CASE_PARAM(keeper_circular_both_feeders, tk_circ_gen_params),
 	{}
 };
