@@ -317,6 +317,45 @@ struct snaptrace_buffer *snaptrace_get_by_name_cpu(const char *name,
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_get_by_name_cpu);
 
 /**
+ * snaptrace_resize_alone() - resize a named instance no one else holds
+ * @buf: a named instance's buffer, from snaptrace_get_by_name_cpu() or
+ *	snaptrace_get_by_name(), whose reference the caller holds
+ * @size: bytes per CPU (of the home CPU's ring for a one-CPU buffer), as
+ *	for snaptrace_resize()
+ *
+ * snaptrace_resize() of @buf, contents dropped, but only while the
+ * caller's reference is the instance's only one: a user of its files, or
+ * another getter, keeps it as it is (snaptrace_get_by_name_cpu() does not
+ * resize an instance it finds either). A file opened during the resize
+ * sees it as it would see buffer_size_kb's. For the owner of a buffer
+ * that must grow without letting go of it (a remote's trace keeper). No
+ * upstream twin.
+ *
+ * Context: process context, may sleep. Takes st_inst_lock, then the
+ * buffer's own lock.
+ * Return: 0; -EBUSY if anyone else holds the instance; -EINVAL if @buf is
+ * no named instance's; or the error of snaptrace_resize(). On failure
+ * nothing changed.
+ */
+int snaptrace_resize_alone(struct snaptrace_buffer *buf, size_t size)
+{
+	struct snaptrace_instance *inst;
+	int ret = -EINVAL;
+
+	mutex_lock(&st_inst_lock);
+	list_for_each_entry(inst, &st_insts, list) {
+		if (inst->buf != buf)
+			continue;
+		ret = refcount_read(&inst->ref) == 1 ? snaptrace_resize(buf, size) :
+						       -EBUSY;
+		break;
+	}
+	mutex_unlock(&st_inst_lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_resize_alone);
+
+/**
  * snaptrace_put() - drop a reference from snaptrace_get_by_name()
  * @buf: the buffer it returned; NULL or an ERR_PTR() is ignored
  *

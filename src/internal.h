@@ -69,6 +69,7 @@ void snaptrace_instances_exit(void);
 struct snaptrace_buffer *snaptrace_default_buffer(void);
 struct snaptrace_buffer *snaptrace_get_by_name_cpu(const char *name,
 						   size_t size, int cpu);
+int snaptrace_resize_alone(struct snaptrace_buffer *buf, size_t size);
 
 /* ring_write.c, ring.c */
 void *snaptrace_reserve_type(struct snaptrace_buffer *buf, u16 type,
@@ -194,6 +195,10 @@ int snaptrace_snapshot_walk(struct snaptrace_buffer *buf, int cpu,
  * @ST_STEP_SNAP_CLOSE: a snapshot, reset or clear checked the roles before
  *	closing @cpu's ring, before its cmpxchgs of tail and head (which fail
  *	if the ring changed meanwhile)
+ * @ST_STEP_ITER_NEXT: snaptrace_iter_next() is called, before it takes the
+ *	reader mutex and checks that the half it reads still plays its part
+ *	(process context, @cpu -1): the window of a snapshot that makes the
+ *	read stale
  * @ST_STEP_NR: number of steps
  *
  * Writer steps run on the writer's CPU with preemption disabled (@cpu is
@@ -222,6 +227,7 @@ enum snaptrace_test_step {
 	ST_STEP_PANIC_LOCK,
 	ST_STEP_OPEN_BEGIN,
 	ST_STEP_SNAP_CLOSE,
+	ST_STEP_ITER_NEXT,
 	ST_STEP_NR
 };
 

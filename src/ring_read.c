@@ -742,6 +742,7 @@ int snaptrace_iter_next(struct snaptrace_iter *iter,
 	long g;
 	u64 ts;
 
+	st_hook(buf, ST_STEP_ITER_NEXT, -1);
 	mutex_lock(&buf->lock);
 	for (;;) {
 		/* Roles change only while busy: look once none runs (seqcount). */

@@ -54,12 +54,16 @@
  *
  * The capture reads the loaded table again (a firmware may fill in its
  * trace's da at run time), maps each trace with rproc_da_to_va() and hands
- * it to its keeper (snaptrace_keeper_capture_slow(), memcpy_fromio() from
+ * it to its keeper (snaptrace_keeper_stage_slow(), memcpy_fromio() from
  * I/O memory), whose buffer grows now only for a trace the start did not
- * see at that size. It does so under the remote's last_lock, with the
- * counts of crashes: a reader of traceN_last or crashes (which takes
- * last_lock only, so it never waits for a recovery) sees the whole of one
- * capture or the whole of the next.
+ * see at that size (snaptrace_keeper_stage_grow()). The copies and the
+ * allocations are made where no reader looks, under the remote's lock
+ * only; the remote's last_lock is taken only to publish every trace of
+ * the crash at once with the counts of crashes (a snapshot, a swap of
+ * buffers: snaptrace_keeper_publish()). So a reader of traceN_last or
+ * crashes (which takes last_lock only, so it never waits for a recovery)
+ * waits for no copy, and sees the whole of one capture or the whole of
+ * the next.
  *
  * traceN reads the live trace: under the remote's lock, only while it
  * runs (RPROC_RUNNING or RPROC_ATTACHED), through the table loaded then.
@@ -72,8 +76,8 @@
  * callbacks take only last_lock. Files are removed (debugfs waits for
  * readers inside them, who may wait for rproc->lock) after the sub-device
  * is, without rproc->lock; never while following, so a keeper that must
- * hold a larger trace grows its buffer (snaptrace_keeper_resize()) rather
- * than being replaced.
+ * hold a larger trace grows its buffer (snaptrace_keeper_stage_grow())
+ * rather than being replaced.
  *
  * Not done: adding the captures to the remote's devcoredump with
  * rproc_coredump_add_custom_segment(). Upstream has no call to take one
@@ -133,8 +137,8 @@ struct st_rsc_traces {
  * @rproc: the remote; its device is held (get_device())
  * @subdev: our sub-device, in the remote's list while we follow it
  * @dir: debugfs remoteproc/<name>
- * @traces: trace N's keeper, made when first seen (the remote's lock and
- *	@last_lock); @nr_traces of them
+ * @traces: trace N's keeper, made when first seen (the remote's lock);
+ *	@nr_traces of them
  * @nr_traces: entries in @traces
  * @table: a copy of the loaded table last walked, @table_sz bytes (the
  *	remote's lock)
@@ -144,8 +148,9 @@ struct st_rsc_traces {
  * @fmt: the trace convention to decode with (&enum snaptrace_tfmt),
  *	SNAPTRACE_TFMT_AUTO unless forced; READ_ONCE()/WRITE_ONCE()
  * @failures: traces a capture could not copy (the remote's lock)
- * @last_lock: the last capture against its readers: every keeper's last
- *	capture and the counts below
+ * @last_lock: the last capture against its readers: the publication of
+ *	every keeper's last capture (snaptrace_keeper_publish()) and the
+ *	counts below
  * @crashes: captures made
  * @last_time_ns: ktime_get_boottime_ns() at the last capture
  * @last_after: what followed the last capture: "none", "recovery" or
@@ -457,12 +462,11 @@ static void st_persist_name(struct st_follow *fr, int index, char *name,
 
 /*
  * Trace N's keeper, made (with its files) if it is new, with room for
- * @len bytes; NULL if out of memory. The remote's lock and last_lock
- * held: a keeper too small for @len grows (its last capture dropped)
- * when @grow, else it stays as it is.
+ * @len bytes; NULL if out of memory. One made before stays as it is: the
+ * caller grows it if it must. The remote's lock held.
  */
 static struct snaptrace_keeper *st_keeper_get(struct st_follow *fr, int index,
-					      u32 len, bool grow)
+					      u32 len)
 {
 	char pname[ST_PR_SRC_NAME];
 	struct snaptrace_keeper *k;
@@ -477,16 +481,27 @@ static struct snaptrace_keeper *st_keeper_get(struct st_follow *fr, int index,
 		snaptrace_keeper_files_add(k, fr->dir);
 		fr->traces[fr->nr_traces++] = k;
 	}
-	k = fr->traces[index];
-	if (grow && snaptrace_keeper_resize(k, len))
-		return NULL;
-	return k;
+	return fr->traces[index];
+}
+
+/* Under last_lock, what each keeper staged; then each settles, without it. */
+static void st_publish_grown(struct st_follow *fr)
+{
+	int i;
+
+	mutex_lock(&fr->last_lock);
+	for (i = 0; i < fr->nr_traces; i++)
+		snaptrace_keeper_publish(fr->traces[i]);
+	mutex_unlock(&fr->last_lock);
+	for (i = 0; i < fr->nr_traces; i++)
+		snaptrace_keeper_settle(fr->traces[i]);
 }
 
 /*
  * The remote starts (or we start following it running): get ready. A
  * keeper too small for its trace grows now, unless it holds a last
  * capture, which stays until the next crash (the capture grows it then).
+ * The new buffers are made without last_lock, and swapped in under it.
  */
 static void st_follow_prepare(struct st_follow *fr)
 {
@@ -495,18 +510,16 @@ static void st_follow_prepare(struct st_follow *fr)
 	u32 len;
 	int i;
 
-	mutex_lock(&fr->last_lock);
 	for (i = 0; c && i < c->n; i++) {
 		len = c->t[i].ok ? c->t[i].len : 0;
-		k = st_keeper_get(fr, i, len, false);
-		if (k && !READ_ONCE(k->has_last) && snaptrace_keeper_resize(k, len))
-			k = NULL;
-		if (!k || k->size < len)
+		k = st_keeper_get(fr, i, len);
+		if (!k || (READ_ONCE(k->has_last) ? k->size < len :
+			   snaptrace_keeper_stage_grow(k, len)))
 			dev_warn(&fr->rproc->dev,
 				 "snaptrace: trace%d: no memory for its crash copy yet\n",
 				 i);
 	}
-	mutex_unlock(&fr->last_lock);
+	st_publish_grown(fr);
 }
 
 static void st_capture_failed(struct st_follow *fr, int index,
@@ -548,7 +561,7 @@ static void st_capture(struct st_follow *fr)
 	unsigned int n = 0;
 	u64 bytes = 0;
 	bool shutdown;
-	int i;
+	int i, ret;
 
 	/*
 	 * rproc_shutdown() drops the last power reference before it stops;
@@ -557,13 +570,12 @@ static void st_capture(struct st_follow *fr)
 	shutdown = snaptrace_rproc_deleting(rproc) || !atomic_read(&rproc->power);
 	c = st_read_traces(fr);
 
-	/* Every trace of this crash at once, against the readers. */
-	mutex_lock(&fr->last_lock);
+	/* Each trace copied where no reader looks: without last_lock. */
 	for (i = 0; c && i < c->n; i++) {
 		if (!c->t[i].ok)
 			continue;	/* the check said why */
-		k = st_keeper_get(fr, i, c->t[i].len, true);
-		if (!k) {
+		k = st_keeper_get(fr, i, c->t[i].len);
+		if (!k || snaptrace_keeper_stage_grow(k, c->t[i].len)) {
 			st_capture_failed(fr, i, "out of memory");
 			continue;
 		}
@@ -574,26 +586,38 @@ static void st_capture(struct st_follow *fr)
 			st_capture_failed(fr, i, "its da is not mapped");
 			continue;
 		}
+		/* fr->crashes changes only here, under the remote's lock */
 		scnprintf(head, sizeof(head), "%.*s trace%d: crash #%u", 32,
 			  rproc->name, i, fr->crashes + 1);
-		if (!snaptrace_keeper_capture_slow(k, head, st_capture_read, &src,
-						   c->t[i].len)) {
+		ret = snaptrace_keeper_stage_slow(k, head, st_capture_read, &src,
+						  c->t[i].len);
+		if (ret) {
 			st_capture_failed(fr, i, "no room");
 			continue;
 		}
 		got[i] = true;
-		n++;
-		bytes += c->t[i].len;
 	}
-	for (i = 0; i < fr->nr_traces; i++)
-		if (!got[i])
-			snaptrace_keeper_forget(fr->traces[i]);
+
+	/* Every trace of this crash at once, against the readers. */
+	mutex_lock(&fr->last_lock);
+	for (i = 0; i < fr->nr_traces; i++) {
+		k = fr->traces[i];
+		if (got[i] && snaptrace_keeper_publish(k)) {
+			n++;
+			bytes += c->t[i].len;
+		} else {
+			snaptrace_keeper_publish(k);	/* a grow, alone */
+			snaptrace_keeper_forget(k);
+		}
+	}
 	fr->crashes++;
 	fr->last_time_ns = now;
 	fr->last_after = shutdown ? "shutdown" : "recovery";
 	fr->last_traces = n;
 	fr->last_bytes = bytes;
 	mutex_unlock(&fr->last_lock);
+	for (i = 0; i < fr->nr_traces; i++)
+		snaptrace_keeper_settle(fr->traces[i]);
 	dev_info(&rproc->dev, "snaptrace: crash #%u: %u traces, %llu bytes kept\n",
 		 fr->crashes, n, bytes);
 }

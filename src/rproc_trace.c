@@ -125,12 +125,14 @@ static void st_trace_instance_name(struct snaptrace_rproc *rproc, int index,
 }
 
 /*
- * The keeper of trace @index, made if the remote has none with room for
- * @len bytes: it keeps traceN_last across stops and restarts of the
- * remote, and at a host panic (Documentation/persist.rst, named as its
- * debugfs file is, "remoteproc<N>/trace<M>_last"). A keeper too small for
- * the trace of a new image is replaced, its last trace dropped. Process
- * context; the remote's lock is held.
+ * The keeper of trace @index, made if the remote has none: it keeps
+ * traceN_last across stops and restarts of the remote, and at a host
+ * panic (Documentation/persist.rst, named as its debugfs file is,
+ * "remoteproc<N>/trace<M>_last"). A keeper too small for the trace of a
+ * new image grows, its last trace dropped; if it cannot (out of memory,
+ * or its instance held open by a reader: -EBUSY), it stays as it was,
+ * last trace and all, and the trace is refused. Process context; the
+ * remote's lock is held.
  */
 static struct snaptrace_keeper *st_trace_keeper(struct snaptrace_rproc *rproc,
 						int index, u32 len)
@@ -138,15 +140,20 @@ static struct snaptrace_keeper *st_trace_keeper(struct snaptrace_rproc *rproc,
 	char inst[SNAPTRACE_INSTANCE_NAME_MAX + 1];
 	char pname[ST_PR_SRC_NAME];
 	struct snaptrace_keeper *k = rproc->keepers[index];
+	int ret;
 
-	if (k && k->size >= len)
-		return k;
-	if (k) {
-		dev_info(rproc->dev, "trace%d: 0x%x bytes, more than its last copy holds: last trace dropped\n",
+	if (k && k->size < len) {
+		ret = snaptrace_keeper_resize(k, len);
+		if (ret) {
+			snaptrace_dev_err(rproc->dev, "trace%d: 0x%x bytes, more than its last copy holds, which cannot grow: %d (its last trace is kept)\n",
+					  index, len, ret);
+			return ERR_PTR(ret);
+		}
+		dev_info(rproc->dev, "trace%d: 0x%x bytes, more than its last copy held: last trace dropped\n",
 			 index, len);
-		snaptrace_keeper_free(k);
-		rproc->keepers[index] = NULL;
 	}
+	if (k)
+		return k;
 	st_trace_instance_name(rproc, index, inst, sizeof(inst));
 	snprintf(pname, sizeof(pname), "remoteproc%d/trace%d_last",
 		 rproc->index, index);
@@ -179,7 +186,9 @@ static struct snaptrace_keeper *st_trace_keeper(struct snaptrace_rproc *rproc,
  * Return: 0; -EINVAL if truncated (sizeof(*rsc) > @avail), reserved not
  * zero, len 0 or above %SNAPTRACE_RPROC_TRACE_MAX (256 KiB), da + len
  * past 32 bits, or outside the remote's memory; -EBUSY if the instance's
- * name is taken by a smaller buffer; -ENOMEM.
+ * name is taken by a smaller buffer, or, for a trace larger than the last
+ * one of its number, if its instance is held by anyone else (the last
+ * trace is then kept); -ENOMEM.
  */
 int snaptrace_rproc_handle_trace(struct snaptrace_rproc *rproc, void *ptr,
 				 int offset, int avail)

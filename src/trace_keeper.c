@@ -14,13 +14,28 @@
  * - the buffer the crash captures go to: a snaptrace ring buffer with room
  *   for the whole trace on one CPU, and its snapshot spare, allocated with
  *   the keeper (process context) so that a capture never sleeps nor
- *   allocates. A capture reserves a head record (a marker line naming the
- *   crash), then the trace's bytes as %SNAPTRACE_REC_TEXT records, then
- *   takes the snapshot and commits: the snapshot half holds exactly one
- *   capture, readers of the live half never see part of one, and the
- *   previous capture stays until the next one is whole;
+ *   allocates. A capture writes a head record (a marker line naming the
+ *   crash), then the trace's bytes as %SNAPTRACE_REC_TEXT records, into
+ *   the live half, then takes the snapshot: the snapshot half holds
+ *   exactly one capture, and the previous capture stays there until the
+ *   next one is whole. traceN_last and the persistent capture read only
+ *   the snapshot half, so they never see part of a capture. The live half
+ *   (readable under instances/ for a keeper of a named instance) differs:
+ *   snaptrace_keeper_capture() commits its records only after the
+ *   snapshot, so none ever shows there, but snaptrace_keeper_capture_slow()
+ *   commits each record as it goes (it may sleep in between, which an open
+ *   reservation forbids), so a reader of the live half sees its capture
+ *   grow;
  * - its registration with the persistent capture (persist.h), so that a
  *   host panic keeps traceN_last for the next boot.
+ *
+ * A feeder whose readers must not wait for a slow capture (rproc_follow.c:
+ * I/O memory, a buffer that grows for a larger trace) splits it in three:
+ * snaptrace_keeper_stage_grow() and snaptrace_keeper_stage_slow() make it
+ * where no reader of traceN_last looks, without the feeder's lock against
+ * those readers; snaptrace_keeper_publish(), under that lock, shows it (a
+ * snapshot, a swap of buffers: nothing that waits); and
+ * snaptrace_keeper_settle() gives back what it replaced.
  *
  * A capture copies the whole trace but the run of NULs that ends it (one
  * NUL kept): traceN_last gives it back as it was, the bytes not copied as
@@ -328,6 +343,19 @@ free:
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_keeper_create);
 
+/* Give back what a grow made, or what it replaced; @k's persist source aside. */
+static void st_keep_grown_free(struct snaptrace_keeper *k)
+{
+	if (!k->grown)
+		return;
+	snaptrace_record_enable(k->grown);
+	snaptrace_buffer_free(k->grown);
+	kfree(k->grown_res);
+	k->grown = NULL;
+	k->grown_res = NULL;
+	k->grown_old = false;
+}
+
 /**
  * snaptrace_keeper_free() - give back a keeper and its last capture
  * @k: the keeper; NULL or an ERR_PTR() is ignored
@@ -345,6 +373,7 @@ void snaptrace_keeper_free(struct snaptrace_keeper *k)
 	snaptrace_keeper_files_remove(k);
 	if (snaptrace_persist_source_clear(&k->pr_src))
 		synchronize_rcu();
+	st_keep_grown_free(k);
 	snaptrace_record_enable(k->last);
 	if (k->named)
 		snaptrace_put(k->last);
@@ -355,32 +384,73 @@ void snaptrace_keeper_free(struct snaptrace_keeper *k)
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_keeper_free);
 
+/* Put @k's persistent capture's source back, after a resize took it out. */
+static void st_keep_persist_back(struct snaptrace_keeper *k)
+{
+	k->pr_src.buf = k->last;
+	k->pr_src.cpu = k->last_cpu;
+	if (snaptrace_persist_source_add(&k->pr_src))
+		dev_info(k->dev, "trace%d: no longer kept at a host panic: %d last traces are kept already\n",
+			 k->index, ST_PR_SRCS);
+}
+
+/*
+ * A keeper of a named instance grows the instance in place: it keeps its
+ * name, and a failure leaves it, and the last capture, as they were.
+ */
+static int st_keep_resize_named(struct snaptrace_keeper *k, u32 size)
+{
+	struct snaptrace_reservation *res;
+	bool registered;
+	int ret;
+
+	res = kcalloc(ST_KEEP_RES(size), sizeof(*res), GFP_KERNEL);
+	if (!res)
+		return -ENOMEM;
+	registered = snaptrace_persist_source_clear(&k->pr_src);
+	if (registered)
+		synchronize_rcu();
+	ret = snaptrace_resize_alone(k->last, st_keep_room(size));
+	if (!ret) {
+		WRITE_ONCE(k->has_last, false);
+		swap(k->res, res);
+		WRITE_ONCE(k->size, size);
+	}
+	kfree(res);
+	if (registered)
+		st_keep_persist_back(k);
+	return ret;
+}
+
 /**
- * snaptrace_keeper_resize() - make a keeper's captures hold a larger trace
+ * snaptrace_keeper_stage_grow() - make a larger buffer, to be swapped in
  * @k: the keeper, of a buffer of its own (made without an instance)
  * @size: the largest trace its captures are to hold, up to
  *	%SNAPTRACE_RPROC_TRACE_MAX; no larger than now: nothing done
  *
- * For a feeder whose traces change size between boots (a followed
- * remote's new image): a new buffer, spare and reservations replace the
- * old ones, whose last capture is dropped; the persistent capture's
- * source follows (out of the registry, a grace period, in again). On
- * failure nothing changed. No upstream twin.
+ * The slow half of snaptrace_keeper_resize(), done without the feeder's
+ * lock against readers: a new buffer, its spare and reservations, which
+ * no reader sees until snaptrace_keeper_publish() swaps them with the
+ * keeper's (its last capture then dropped, unless a capture staged in
+ * the new buffer replaces it); snaptrace_keeper_settle() frees the old
+ * ones. The persistent capture's source goes out of the registry now (a
+ * grace period) and comes back at the settle, with the new buffer. A
+ * capture staged before, in the old buffer, is dropped. No upstream twin.
  *
- * Context: process context, may sleep; no capture of @k and no reader of
- * its last capture meanwhile (the feeder's lock, the last_lock op's).
- * Return: 0; -EINVAL for a keeper of an instance or a @size out of
- * range; -ENOMEM.
+ * Context: process context, may sleep; the feeder's own lock (no capture
+ * of @k meanwhile); then snaptrace_keeper_publish() and
+ * snaptrace_keeper_settle(), which must follow even on failure.
+ * Return: 0; -EINVAL for a keeper of an instance or a @size out of range;
+ * -ENOMEM (nothing staged then).
  */
-int snaptrace_keeper_resize(struct snaptrace_keeper *k, u32 size)
+int snaptrace_keeper_stage_grow(struct snaptrace_keeper *k, u32 size)
 {
 	int cpu = cpumask_first(cpu_possible_mask);
 	struct snaptrace_reservation *res;
 	struct snaptrace_buffer *buf;
-	bool registered;
 	int ret;
 
-	if (size <= k->size)
+	if (size <= k->size || (k->grown && !k->grown_old && size <= k->grown_size))
 		return 0;
 	if (k->named || size > SNAPTRACE_RPROC_TRACE_MAX)
 		return -EINVAL;
@@ -399,43 +469,92 @@ int snaptrace_keeper_resize(struct snaptrace_keeper *k, u32 size)
 		kfree(res);
 		return ret;
 	}
+	/* Only the captures write it, with snaptrace_reserve_on(). */
 	snaptrace_record_disable(buf);
-	registered = snaptrace_persist_source_clear(&k->pr_src);
-	if (registered)
-		synchronize_rcu();
-	WRITE_ONCE(k->has_last, false);
-	swap(k->last, buf);
-	swap(k->res, res);
-	WRITE_ONCE(k->size, size);
-	k->last_cpu = cpu;
-	snaptrace_record_enable(buf);
-	snaptrace_buffer_free(buf);
-	kfree(res);
-	if (registered) {
-		k->pr_src.buf = k->last;
-		k->pr_src.cpu = k->last_cpu;
-		if (snaptrace_persist_source_add(&k->pr_src))
-			dev_info(k->dev, "trace%d: no longer kept at a host panic: %d last traces are kept already\n",
-				 k->index, ST_PR_SRCS);
+	st_keep_grown_free(k);
+	k->staged = false;
+	if (!k->pr_out) {
+		k->pr_out = snaptrace_persist_source_clear(&k->pr_src);
+		if (k->pr_out)
+			synchronize_rcu();
 	}
+	k->grown = buf;
+	k->grown_res = res;
+	k->grown_size = size;
 	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_keeper_stage_grow);
+
+/**
+ * snaptrace_keeper_resize() - make a keeper's captures hold a larger trace
+ * @k: the keeper
+ * @size: the largest trace its captures are to hold, up to
+ *	%SNAPTRACE_RPROC_TRACE_MAX; no larger than now: nothing done
+ *
+ * For a feeder whose traces change size between boots (a new image): the
+ * last capture is dropped and the keeper holds @size bytes from now on.
+ * A keeper of its own buffer gets a new buffer, spare and reservations in
+ * place of the old ones; a keeper of a named instance keeps the instance,
+ * resized in place (snaptrace_resize_alone()), which it must be the only
+ * one to hold. The persistent capture's source follows (out of the
+ * registry, a grace period, in again). On failure nothing changed, the
+ * last capture included. No upstream twin.
+ *
+ * Context: process context, may sleep; no capture of @k and no reader of
+ * its last capture meanwhile (the feeder's lock, the last_lock op's).
+ * Return: 0; -EINVAL for a @size out of range; -EBUSY if @k's instance is
+ * held by anyone else too (a reader of its files); -ENOMEM.
+ */
+int snaptrace_keeper_resize(struct snaptrace_keeper *k, u32 size)
+{
+	int ret;
+
+	if (size <= k->size)
+		return 0;
+	if (size > SNAPTRACE_RPROC_TRACE_MAX)
+		return -EINVAL;
+	if (k->named)
+		return st_keep_resize_named(k, size);
+	ret = snaptrace_keeper_stage_grow(k, size);
+	if (!ret)
+		snaptrace_keeper_publish(k);
+	snaptrace_keeper_settle(k);
+	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_keeper_resize);
 
 /*
- * Where a capture of @len bytes ends: after its last byte that is not a
- * NUL, and the NUL after it where that does not take a piece of its own.
+ * Where a capture of @len bytes whose last byte that is not a NUL is at
+ * @end - 1 (0: none) ends: there, or after the NUL that follows, where
+ * that NUL does not take a piece of its own.
  */
+static u32 st_keep_end_nul(u32 end, u32 len)
+{
+	return end && end < len && end % SNAPTRACE_MAX_PAYLOAD ? end + 1 : end;
+}
+
+/* Where a capture of @len bytes at @va ends (st_keep_end_nul()). */
 static u32 st_keep_end(const u8 *va, u32 len)
 {
 	u32 end = len;
 
 	while (end && !va[end - 1])
 		end--;
-	return end && end < len && end % SNAPTRACE_MAX_PAYLOAD ? end + 1 : end;
+	return st_keep_end_nul(end, len);
 }
 
-/* The same through @read, 64 bytes at a time from the end. */
+/*
+ * The same through @read, 64 bytes at a time from the end. With the
+ * capture's forward read of [0, end) the trace is read about once: this
+ * scan reads the run of NULs that ends it, and at most 63 bytes of text
+ * with them (the rest of the chunk that holds its last byte that is not a
+ * NUL), which the capture reads again. Reading those 63 bytes once is not
+ * worth its cost: the end must be known before the records are reserved
+ * (a record's length is fixed when it is reserved, and
+ * snaptrace_keeper_capture_slow() commits each one before it reads the
+ * next, so a piece of NULs cannot be taken back), and keeping the chunk
+ * for the last piece would add a bounce copy for at most 63 bytes.
+ */
 static u32 st_keep_end_slow(snaptrace_keeper_read_t read, void *ctx, u32 len)
 {
 	u8 chunk[64];
@@ -454,18 +573,17 @@ static u32 st_keep_end_slow(snaptrace_keeper_read_t read, void *ctx, u32 len)
 		end -= n;
 		cond_resched();
 	}
-	return end && end < len && end % SNAPTRACE_MAX_PAYLOAD ? end + 1 : end;
+	return st_keep_end_nul(end, len);
 }
 
-/* The head of a capture, a marker line, reserved in @res. */
-static bool st_keep_head(struct snaptrace_keeper *k, const char *head,
-			 struct snaptrace_reservation *res)
+/* The head of a capture, a marker line, reserved in @res on @buf's @cpu. */
+static bool st_keep_head(struct snaptrace_buffer *buf, int cpu,
+			 const char *head, struct snaptrace_reservation *res)
 {
 	size_t n = strnlen(head, SNAPTRACE_MAX_PAYLOAD);
 	void *p;
 
-	p = snaptrace_reserve_on(k->last, k->last_cpu, SNAPTRACE_REC_MARKER,
-				 n, res);
+	p = snaptrace_reserve_on(buf, cpu, SNAPTRACE_REC_MARKER, n, res);
 	if (!p)
 		return false;
 	memcpy(p, head, n);
@@ -509,7 +627,7 @@ bool snaptrace_keeper_capture(struct snaptrace_keeper *k, const char *head,
 	len = min(len, k->size);
 	end = st_keep_end(src, len);
 	snaptrace_reset(k->last);
-	if (!st_keep_head(k, head, &k->res[nr]))
+	if (!st_keep_head(k->last, k->last_cpu, head, &k->res[nr]))
 		goto commit;
 	nr++;
 	for (off = 0; off < end; off += n) {
@@ -544,6 +662,139 @@ commit:
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_keeper_capture);
 
 /**
+ * snaptrace_keeper_stage_slow() - make a capture, not yet shown
+ * @k: the keeper
+ * @head: the capture's head line, as snaptrace_keeper_capture()
+ * @read: reads the trace's bytes (I/O memory: memcpy_fromio())
+ * @ctx: for @read
+ * @len: the trace's length in bytes (at most the buffer's capacity are
+ *	kept: @k->size, or what snaptrace_keeper_stage_grow() staged)
+ *
+ * What snaptrace_keeper_capture() does, from memory that may be slow, in
+ * a buffer no reader of the last capture looks at: the live half of
+ * @k's buffer, or of the larger one snaptrace_keeper_stage_grow() made.
+ * A record at a time with a chance to reschedule in between, each into
+ * the ring of the buffer's home CPU whichever CPU this runs on (the one
+ * writer of that buffer: snaptrace_reserve_on()); each record is
+ * committed before the next is read, so the live half shows the capture
+ * as it grows. traceN_last goes on showing the last capture until
+ * snaptrace_keeper_publish(), the only step that needs the feeder's lock
+ * against readers. Allocates nothing. No upstream twin.
+ *
+ * Context: process context, may sleep; the feeder's own lock (one
+ * capture of @k at a time), not the one against readers.
+ * Return: 0, a capture staged; -ENOSPC if it did not fit (never with the
+ * room allocated; nothing staged).
+ */
+int snaptrace_keeper_stage_slow(struct snaptrace_keeper *k, const char *head,
+				snaptrace_keeper_read_t read, void *ctx, u32 len)
+{
+	bool grown = k->grown && !k->grown_old;
+	struct snaptrace_buffer *buf = grown ? k->grown : k->last;
+	int cpu = snaptrace_buffer_home_cpu(buf);
+	struct snaptrace_reservation res;
+	u8 *p, last = 0;
+	u32 end, off, n;
+
+	if (cpu < 0)	/* made by instances=: room on every CPU */
+		cpu = k->last_cpu;
+	k->staged = false;
+	len = min(len, grown ? k->grown_size : k->size);
+	end = st_keep_end_slow(read, ctx, len);
+	snaptrace_reset(buf);
+	if (!st_keep_head(buf, cpu, head, &res))
+		return -ENOSPC;
+	snaptrace_commit(buf, &res);
+	for (off = 0; off < end; off += n) {
+		n = min_t(u32, end - off, SNAPTRACE_MAX_PAYLOAD);
+		p = snaptrace_reserve_on(buf, cpu, SNAPTRACE_REC_TEXT, n, &res);
+		if (!p)
+			return -ENOSPC;
+		if (read(ctx, off, p, n))
+			memset(p, 0, n);
+		last = p[n - 1];
+		snaptrace_commit(buf, &res);
+		cond_resched();
+	}
+	if (last && last != '\n') {
+		p = snaptrace_reserve_on(buf, cpu, SNAPTRACE_REC_TEXT, 1, &res);
+		if (!p)
+			return -ENOSPC;
+		*p = 0;
+		snaptrace_commit(buf, &res);
+	}
+	k->staged = true;
+	k->staged_len = len;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_keeper_stage_slow);
+
+/**
+ * snaptrace_keeper_publish() - show what was staged, at once
+ * @k: the keeper
+ *
+ * A buffer snaptrace_keeper_stage_grow() made takes the place of @k's
+ * (a swap of pointers: the last capture goes with the old buffer), and a
+ * capture snaptrace_keeper_stage_slow() staged becomes the last one (a
+ * snapshot of its buffer). A reader of the last capture sees it before or
+ * after, whole. Nothing staged: nothing done. No upstream twin.
+ *
+ * Context: any but NMI; never sleeps nor allocates; the feeder's lock
+ * against readers of the last capture (its last_lock op's) and its own.
+ * snaptrace_keeper_settle() follows, out of the former.
+ * Return: true if @k now holds a capture staged.
+ */
+bool snaptrace_keeper_publish(struct snaptrace_keeper *k)
+{
+	u32 size;
+
+	if (k->grown && !k->grown_old) {
+		WRITE_ONCE(k->has_last, false);
+		swap(k->last, k->grown);
+		swap(k->res, k->grown_res);
+		size = k->size;
+		WRITE_ONCE(k->size, k->grown_size);
+		k->grown_size = size;
+		k->last_cpu = snaptrace_buffer_home_cpu(k->last);
+		k->grown_old = true;
+	}
+	if (!k->staged)
+		return false;
+	k->staged = false;
+	/* The spare was allocated with the buffer, not in NMI: no error. */
+	if (snaptrace_snapshot(k->last))
+		return false;
+	WRITE_ONCE(k->last_len, k->staged_len);
+	WRITE_ONCE(k->has_last, true);
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_keeper_publish);
+
+/**
+ * snaptrace_keeper_settle() - give back what a publish replaced
+ * @k: the keeper
+ *
+ * Frees the buffer snaptrace_keeper_publish() swapped out, or the one
+ * snaptrace_keeper_stage_grow() made if nothing was published, and puts
+ * the persistent capture's source back, with @k's buffer. A capture
+ * staged and not published is dropped. Nothing staged: nothing done. No
+ * upstream twin.
+ *
+ * Context: process context, may sleep; the feeder's own lock, not the one
+ * against readers.
+ */
+void snaptrace_keeper_settle(struct snaptrace_keeper *k)
+{
+	k->staged = false;
+	st_keep_grown_free(k);
+	if (k->pr_out) {
+		k->pr_out = false;
+		st_keep_persist_back(k);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_keeper_settle);
+
+/**
  * snaptrace_keeper_capture_slow() - capture a trace in process context
  * @k: the keeper
  * @head: the capture's head line, as snaptrace_keeper_capture()
@@ -551,10 +802,11 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_keeper_capture);
  * @ctx: for @read
  * @len: the trace's length in bytes (at most @k->size are kept)
  *
- * What snaptrace_keeper_capture() does, from memory that may be slow: a
- * record at a time with a chance to reschedule in between, each into the
- * ring of the buffer's home CPU whichever CPU this runs on (the one writer
- * of that buffer: snaptrace_reserve_on()). Allocates nothing.
+ * snaptrace_keeper_stage_slow() then snaptrace_keeper_publish(), for a
+ * feeder whose readers wait for its captures anyway (our own remotes'
+ * queued capture: their last_lock op waits for it). The live half shows
+ * the capture as it grows; the snapshot half, which traceN_last reads,
+ * gets it whole at the end. Allocates nothing.
  *
  * Context: process context, may sleep; one capture of @k at a time.
  * Return: true if @k now holds this capture.
@@ -564,41 +816,8 @@ bool snaptrace_keeper_capture_slow(struct snaptrace_keeper *k,
 				   snaptrace_keeper_read_t read, void *ctx,
 				   u32 len)
 {
-	struct snaptrace_reservation res;
-	u8 *p, last = 0;
-	u32 end, off, n;
-
-	len = min(len, k->size);
-	end = st_keep_end_slow(read, ctx, len);
-	snaptrace_reset(k->last);
-	if (!st_keep_head(k, head, &res))
-		return false;
-	snaptrace_commit(k->last, &res);
-	for (off = 0; off < end; off += n) {
-		n = min_t(u32, end - off, SNAPTRACE_MAX_PAYLOAD);
-		p = snaptrace_reserve_on(k->last, k->last_cpu,
-					 SNAPTRACE_REC_TEXT, n, &res);
-		if (!p)
-			return false;
-		if (read(ctx, off, p, n))
-			memset(p, 0, n);
-		last = p[n - 1];
-		snaptrace_commit(k->last, &res);
-		cond_resched();
-	}
-	if (last && last != '\n') {
-		p = snaptrace_reserve_on(k->last, k->last_cpu,
-					 SNAPTRACE_REC_TEXT, 1, &res);
-		if (!p)
-			return false;
-		*p = 0;
-		snaptrace_commit(k->last, &res);
-	}
-	if (snaptrace_snapshot(k->last))
-		return false;
-	WRITE_ONCE(k->last_len, len);
-	WRITE_ONCE(k->has_last, true);
-	return true;
+	return !snaptrace_keeper_stage_slow(k, head, read, ctx, len) &&
+	       snaptrace_keeper_publish(k);
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_keeper_capture_slow);
 

@@ -74,6 +74,19 @@ typedef int (*snaptrace_keeper_read_t)(void *ctx, u32 off, void *dst, u32 n);
  *	decodes; the bytes after those captured were NULs)
  * @pr_src: @last as a source of the persistent capture, registered with
  *	the keeper
+ * @pr_out: @pr_src is out of the registry for a grow:
+ *	snaptrace_keeper_settle() puts it back
+ * @grown: a larger buffer of the keeper's own, made by
+ *	snaptrace_keeper_stage_grow() (a staged capture is made in it),
+ *	with @grown_res for @grown_size bytes; snaptrace_keeper_publish()
+ *	swaps it with @last, @res and @size (@grown_old: it then holds the
+ *	old ones), snaptrace_keeper_settle() frees it
+ * @grown_res: its reservations
+ * @grown_size: its capacity
+ * @grown_old: @grown is the buffer publish replaced
+ * @staged: a capture is staged (snaptrace_keeper_stage_slow()), not yet
+ *	published, of a trace of @staged_len bytes
+ * @staged_len: see @staged
  * @file: debugfs traceN, or NULL
  * @last_file: debugfs traceN_last, or NULL
  */
@@ -90,6 +103,13 @@ struct snaptrace_keeper {
 	bool has_last;
 	u32 last_len;
 	struct snaptrace_persist_source pr_src;
+	bool pr_out;
+	struct snaptrace_buffer *grown;
+	struct snaptrace_reservation *grown_res;
+	u32 grown_size;
+	bool grown_old;
+	bool staged;
+	u32 staged_len;
 	struct dentry *file;
 	struct dentry *last_file;
 };
@@ -109,6 +129,11 @@ bool snaptrace_keeper_capture_slow(struct snaptrace_keeper *k,
 				   const char *head,
 				   snaptrace_keeper_read_t read, void *ctx,
 				   u32 len);
+int snaptrace_keeper_stage_grow(struct snaptrace_keeper *k, u32 size);
+int snaptrace_keeper_stage_slow(struct snaptrace_keeper *k, const char *head,
+				snaptrace_keeper_read_t read, void *ctx, u32 len);
+bool snaptrace_keeper_publish(struct snaptrace_keeper *k);
+void snaptrace_keeper_settle(struct snaptrace_keeper *k);
 void snaptrace_keeper_forget(struct snaptrace_keeper *k);
 ssize_t snaptrace_keeper_read_last(struct snaptrace_keeper *k, void *buf,
 				   size_t size);

@@ -36,6 +36,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 #include <kunit/test.h>
 
 #include "../src/rproc.h"
@@ -707,6 +708,75 @@ static void rf_stop_crashed_test(struct kunit *test)
 	rf_expect_after_crash(test, r, 0x400, "shutdown", t0);
 }
 
+/* A shutdown of @r in a worker, while the test looks on. */
+struct rf_shutdown {
+	struct work_struct work;
+	struct rf_remote *r;
+	int ret;
+};
+
+static void rf_shutdown_fn(struct work_struct *work)
+{
+	struct rf_shutdown *sd = container_of(work, struct rf_shutdown, work);
+
+	sd->ret = rproc_shutdown(sd->r->rproc);
+}
+
+/* Lets a held da_to_va() go, and waits for the shutdown. */
+static void rf_shutdown_end(void *arg)
+{
+	struct rf_shutdown *sd = arg;
+
+	atomic_set(&sd->r->hold_da, 0);
+	complete_all(&sd->r->da_release);
+	flush_work(&sd->work);
+}
+
+/*
+ * A capture does not keep its readers waiting: while the shutdown of a
+ * crashed remote captures it, held inside the remote's memory (its
+ * da_to_va(), with the remote's lock held), trace0_last and crashes answer
+ * at once with what the previous crash left, byte for byte; once let go,
+ * they show the new capture whole.
+ */
+static void rf_capture_readers_no_wait_test(struct kunit *test)
+{
+	struct rf_remote *r = rf_new_crashing(test, "rf-nowait", true, RF_PLAIN, 6, 0);
+	struct rf_shutdown *sd = kunit_kzalloc(test, sizeof(*sd), GFP_KERNEL);
+	u64 t0, t1;
+
+	KUNIT_ASSERT_NOT_NULL(test, sd);
+	r->run[1] = (struct rf_run){ .lines = 9, .crash = true };
+	rf_boot(test, r);
+	rf_wait_crashed(test, r);
+	t0 = ktime_get_boottime_ns();
+	KUNIT_ASSERT_EQ(test, rproc_shutdown(r->rproc), 0);
+	rf_wait(test, &r->stopped, "stop", r);
+	rf_expect_last(test, r, 0, 1, 0x400);
+	rf_expect_crashes(test, r, 1, "shutdown", 1, 0x400, t0);
+
+	rf_boot(test, r);
+	rf_wait_crashed(test, r);
+	sd->r = r;
+	INIT_WORK(&sd->work, rf_shutdown_fn);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rf_shutdown_end, sd), 0);
+	atomic_set(&r->hold_da, 1);
+	t1 = ktime_get_boottime_ns();
+	queue_work(system_unbound_wq, &sd->work);
+	rf_wait(test, &r->da_held, "capture held in da_to_va", r);
+	rf_expect_last(test, r, 0, 1, 0x400);
+	rf_expect_crashes(test, r, 1, "shutdown", 1, 0x400, t0);
+	KUNIT_EXPECT_FALSE(test, r->da_hold_expired);
+
+	kunit_release_action(test, rf_shutdown_end, sd);
+	KUNIT_EXPECT_FALSE_MSG(test, r->da_hold_expired,
+			       "the readers waited for the capture");
+	KUNIT_EXPECT_EQ(test, sd->ret, 0);
+	rf_wait(test, &r->stopped, "stop", r);
+	rf_expect_last(test, r, 0, 2, 0x400);
+	rf_expect_crashes(test, r, 2, "shutdown", 1, 0x400, t1);
+}
+
 /*
  * A trace whose da the firmware fills in at run time (da 0 in the image):
  * upstream took the da when it handled the table, so its trace0 never
@@ -1275,6 +1345,7 @@ static struct kunit_case rf_cases[] = {
 	KUNIT_CASE_PARAM(rf_crash_recovery_test, rf_crash_gen_params),
 	KUNIT_CASE(rf_crash_no_recovery_test),
 	KUNIT_CASE(rf_stop_crashed_test),
+	KUNIT_CASE(rf_capture_readers_no_wait_test),
 	KUNIT_CASE(rf_runtime_da_test),
 	KUNIT_CASE(rf_unmapped_trace_test),
 	KUNIT_CASE(rf_readers_test),

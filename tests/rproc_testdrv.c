@@ -67,6 +67,12 @@ static void *rf_da_to_va(struct rproc *rproc, u64 da, size_t len, bool *is_iomem
 {
 	struct rf_remote *r = rproc->priv;
 
+	if (atomic_cmpxchg(&r->hold_da, 1, 0) == 1) {
+		complete(&r->da_held);
+		r->da_hold_expired =
+			!wait_for_completion_timeout(&r->da_release,
+						     msecs_to_jiffies(RF_HOLD_GUARD_MS));
+	}
 	/* x86 reads I/O memory with plain loads: RAM stands in for it */
 	if (is_iomem)
 		*is_iomem = r->iomem;
@@ -437,6 +443,8 @@ static int rf_probe(struct platform_device *pdev)
 	init_completion(&r->started);
 	init_completion(&r->stopped);
 	init_completion(&r->done);
+	init_completion(&r->da_held);
+	init_completion(&r->da_release);
 	platform_set_drvdata(pdev, rproc);
 	ret = rproc_add(rproc);
 	if (ret) {

@@ -99,7 +99,19 @@ struct rf_remote {
 	struct completion started;
 	struct completion stopped;
 	struct completion done;		/* a run wrote its last line */
+	/*
+	 * Set to 1 by a test: the next da_to_va() completes @da_held, then
+	 * waits for @da_release (at most %RF_HOLD_GUARD_MS, a hang guard:
+	 * @da_hold_expired then), with whatever lock its caller holds.
+	 */
+	atomic_t hold_da;
+	struct completion da_held;
+	struct completion da_release;
+	bool da_hold_expired;
 };
+
+/* The longest a held da_to_va() waits for its release. */
+#define RF_HOLD_GUARD_MS	120000
 
 /* A trace of a built image: its da (0: filled in at run time) and length. */
 struct rf_trace_cfg {

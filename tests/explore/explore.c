@@ -769,6 +769,7 @@ static const char *const ex_step_name[] = {
 	[ST_STEP_PANIC_LOCK] = "PANIC_LOCK",
 	[ST_STEP_OPEN_BEGIN] = "OPEN_BEGIN",
 	[ST_STEP_SNAP_CLOSE] = "SNAP_CLOSE",
+	[ST_STEP_ITER_NEXT] = "ITER_NEXT",
 };
 
 static void ex_hook(struct snaptrace_buffer *buf, enum snaptrace_test_step step,
