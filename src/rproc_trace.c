@@ -129,10 +129,10 @@ static void st_trace_instance_name(struct snaptrace_rproc *rproc, int index,
  * traceN_last across stops and restarts of the remote, and at a host
  * panic (Documentation/persist.rst, named as its debugfs file is,
  * "remoteproc<N>/trace<M>_last"). A keeper too small for the trace of a
- * new image grows, its last trace dropped; if it cannot (out of memory,
- * or its instance held open by a reader: -EBUSY), it stays as it was,
- * last trace and all, and the trace is refused. Process context; the
- * remote's lock is held.
+ * new image grows, its last trace dropped if its instance had to be
+ * resized; if it cannot (out of memory, or its instance held open by a
+ * reader: -EBUSY), it stays as it was, last trace and all, and the trace
+ * is refused. Process context; the remote's lock is held.
  */
 static struct snaptrace_keeper *st_trace_keeper(struct snaptrace_rproc *rproc,
 						int index, u32 len)
@@ -143,14 +143,17 @@ static struct snaptrace_keeper *st_trace_keeper(struct snaptrace_rproc *rproc,
 	int ret;
 
 	if (k && k->size < len) {
+		bool had = READ_ONCE(k->has_last);
+
 		ret = snaptrace_keeper_resize(k, len);
 		if (ret) {
 			snaptrace_dev_err(rproc->dev, "trace%d: 0x%x bytes, more than its last copy holds, which cannot grow: %d (its last trace is kept)\n",
 					  index, len, ret);
 			return ERR_PTR(ret);
 		}
-		dev_info(rproc->dev, "trace%d: 0x%x bytes, more than its last copy held: last trace dropped\n",
-			 index, len);
+		if (had && !READ_ONCE(k->has_last))
+			dev_info(rproc->dev, "trace%d: 0x%x bytes, more than its last copy held: last trace dropped\n",
+				 index, len);
 	}
 	if (k)
 		return k;

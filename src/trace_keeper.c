@@ -396,7 +396,10 @@ static void st_keep_persist_back(struct snaptrace_keeper *k)
 
 /*
  * A keeper of a named instance grows the instance in place: it keeps its
- * name, and a failure leaves it, and the last capture, as they were.
+ * name, and a failure leaves it, and the last capture, as they were. An
+ * instance with room enough already (sizes round up to a power of two,
+ * and instances= or buffer_size_kb may have made it larger) is not
+ * resized: only the reservations grow, and the last capture stays.
  */
 static int st_keep_resize_named(struct snaptrace_keeper *k, u32 size)
 {
@@ -407,6 +410,12 @@ static int st_keep_resize_named(struct snaptrace_keeper *k, u32 size)
 	res = kcalloc(ST_KEEP_RES(size), sizeof(*res), GFP_KERNEL);
 	if (!res)
 		return -ENOMEM;
+	if (snaptrace_size_per_cpu(k->last) >= st_keep_room(size)) {
+		swap(k->res, res);
+		WRITE_ONCE(k->size, size);
+		kfree(res);
+		return 0;
+	}
 	registered = snaptrace_persist_source_clear(&k->pr_src);
 	if (registered)
 		synchronize_rcu();
@@ -492,13 +501,15 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_keeper_stage_grow);
  *	%SNAPTRACE_RPROC_TRACE_MAX; no larger than now: nothing done
  *
  * For a feeder whose traces change size between boots (a new image): the
- * last capture is dropped and the keeper holds @size bytes from now on.
- * A keeper of its own buffer gets a new buffer, spare and reservations in
- * place of the old ones; a keeper of a named instance keeps the instance,
- * resized in place (snaptrace_resize_alone()), which it must be the only
- * one to hold. The persistent capture's source follows (out of the
- * registry, a grace period, in again). On failure nothing changed, the
- * last capture included. No upstream twin.
+ * keeper holds @size bytes from now on. A keeper of its own buffer gets a
+ * new buffer, spare and reservations in place of the old ones, its last
+ * capture dropped. A keeper of a named instance keeps the instance: one
+ * with room enough already is not resized, and keeps its last capture;
+ * otherwise it is resized in place (snaptrace_resize_alone()), which the
+ * keeper must be the only one to hold, and the last capture is dropped.
+ * The persistent capture's source follows a resize (out of the registry,
+ * a grace period, in again). On failure nothing changed, the last
+ * capture included. No upstream twin.
  *
  * Context: process context, may sleep; no capture of @k and no reader of
  * its last capture meanwhile (the feeder's lock, the last_lock op's).

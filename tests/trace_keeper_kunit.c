@@ -788,11 +788,14 @@ static void tk_stop(struct snaptrace_rproc *rproc)
 
 /*
  * Our remotes: a trace larger than its keeper holds grows the keeper in
- * place (the same keeper, the same instance, nothing last). A grow that
- * cannot be made, here because a reader holds the keeper's instance open
- * (-EBUSY), refuses the trace and leaves the keeper as it was: its last
- * trace, byte for byte, its buffer, its place in the persistent capture,
- * shown again by the next start.
+ * place (the same keeper, the same instance). A trace the instance has
+ * room for already (sizes round up to a power of two) needs no resize:
+ * it is taken even while a reader holds the instance open, and the last
+ * trace stays. A grow that must resize and cannot, here because a reader
+ * holds the keeper's instance open (-EBUSY), refuses the trace and leaves
+ * the keeper as it was: its last trace, byte for byte, its buffer, its
+ * place in the persistent capture, shown again by the next start. Without
+ * a reader the resize is made, and the last trace dropped.
  */
 static void keeper_grow_fails_keeps_last(struct kunit *test)
 {
@@ -804,16 +807,29 @@ static void keeper_grow_fails_keeps_last(struct kunit *test)
 	struct snaptrace_buffer *buf;
 	u8 *va, *out, *want;
 	struct file *f;
+	size_t per;
+	u32 fits, big;
 	int ret;
 
-	rproc = tk_rproc(test, 0x2000, dir, &va);
-	out = kunit_kzalloc(test, 0x2000, GFP_KERNEL);
-	want = kunit_kzalloc(test, 0x2000, GFP_KERNEL);
+	rproc = tk_rproc(test, SNAPTRACE_RPROC_TRACE_MAX, dir, &va);
+	out = kunit_kzalloc(test, SNAPTRACE_RPROC_TRACE_MAX, GFP_KERNEL);
+	want = kunit_kzalloc(test, 0x1000, GFP_KERNEL);
 	KUNIT_ASSERT_TRUE(test, out && want);
 	KUNIT_ASSERT_EQ(test, tk_handle(rproc, 0x1000), 0);
 	k = rproc->keepers[0];
 	KUNIT_ASSERT_NOT_NULL(test, k);
 	buf = k->last;
+	/*
+	 * Each CPU's room, rounded up: the largest trace that fits in it with
+	 * its record headers and the keeper's margin (st_keep_room(): a
+	 * trace, 1/64 of it, %SNAPTRACE_MIN_SIZE), and one of all of it,
+	 * which does not.
+	 */
+	per = snaptrace_size_per_cpu(buf);
+	fits = (per - SNAPTRACE_MIN_SIZE) / 65 * 64;
+	big = per;
+	KUNIT_ASSERT_GT(test, fits, 0x1000);
+	KUNIT_ASSERT_LE(test, big, SNAPTRACE_RPROC_TRACE_MAX);
 	memcpy(va, text, strlen(text));
 	memcpy(want, va, 0x1000);
 	tk_crash(rproc);
@@ -822,13 +838,23 @@ static void keeper_grow_fails_keeps_last(struct kunit *test)
 	scoped_with_init_fs()
 		f = filp_open(held, O_RDONLY, 0);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f), "%s: %pe", held, f);
-	ret = tk_handle(rproc, 0x2000);
+	/* Room enough: taken, reader or not, nothing resized, last kept. */
+	ret = tk_handle(rproc, fits);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, snaptrace_size_per_cpu(buf), per);
+	KUNIT_EXPECT_EQ(test, k->size, fits);
+	KUNIT_EXPECT_TRUE(test, k->has_last);
+	if (!ret)
+		tk_stop(rproc);
+	/* A resize needed, the instance held: refused, nothing changed. */
+	ret = tk_handle(rproc, big);
 	__fput_sync(f);
 	KUNIT_EXPECT_EQ(test, ret, -EBUSY);
 	KUNIT_EXPECT_EQ(test, rproc->num_traces, 0);
 	KUNIT_ASSERT_PTR_EQ(test, rproc->keepers[0], k);
 	KUNIT_EXPECT_PTR_EQ(test, k->last, buf);
-	KUNIT_EXPECT_EQ(test, k->size, 0x1000);
+	KUNIT_EXPECT_EQ(test, snaptrace_size_per_cpu(buf), per);
+	KUNIT_EXPECT_EQ(test, k->size, fits);
 	KUNIT_EXPECT_TRUE(test, k->has_last);
 	KUNIT_EXPECT_GE(test, k->pr_src.slot, 0);
 	KUNIT_EXPECT_PTR_EQ(test, k->pr_src.buf, buf);
@@ -837,25 +863,26 @@ static void keeper_grow_fails_keeps_last(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, out, want, 0x1000);
 
 	/* The next start, of the old size: traceN_last is the crash's. */
-	memset(va, 0, 0x2000);
+	memset(va, 0, SNAPTRACE_RPROC_TRACE_MAX);
 	KUNIT_ASSERT_EQ(test, tk_handle(rproc, 0x1000), 0);
 	KUNIT_EXPECT_STREQ(test, st_slurp(test, ST_DEBUGFS "/st_keeper_grow/trace0_last"), text);
 
 	/* No reader: the same keeper and instance grow, the last trace dropped. */
 	tk_stop(rproc);
-	KUNIT_ASSERT_EQ(test, tk_handle(rproc, 0x2000), 0);
+	KUNIT_ASSERT_EQ(test, tk_handle(rproc, big), 0);
 	KUNIT_EXPECT_PTR_EQ(test, rproc->keepers[0], k);
 	KUNIT_EXPECT_PTR_EQ(test, k->last, buf);
-	KUNIT_EXPECT_EQ(test, k->size, 0x2000);
+	KUNIT_EXPECT_GT(test, snaptrace_size_per_cpu(buf), per);
+	KUNIT_EXPECT_EQ(test, k->size, big);
 	KUNIT_EXPECT_FALSE(test, k->has_last);
 	KUNIT_EXPECT_GE(test, k->pr_src.slot, 0);
 	KUNIT_EXPECT_PTR_EQ(test, k->pr_src.buf, buf);
 	KUNIT_EXPECT_STREQ(test, st_slurp(test, ST_DEBUGFS "/st_keeper_grow/trace0_last"), "");
 	/* and a crash of the larger trace is kept whole */
-	memset(va, 'g', 0x2000);
+	memset(va, 'g', big);
 	tk_crash(rproc);
-	KUNIT_EXPECT_EQ(test, snaptrace_keeper_read_last(k, out, 0x2000), 0x2000);
-	KUNIT_EXPECT_MEMEQ(test, out, va, 0x2000);
+	KUNIT_EXPECT_EQ(test, snaptrace_keeper_read_last(k, out, big), big);
+	KUNIT_EXPECT_MEMEQ(test, out, va, big);
 }
 
 /* ---- one circular trace, both feeders ---- */
