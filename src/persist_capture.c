@@ -50,7 +50,8 @@ static DEFINE_MUTEX(st_pr_src_lock);
 /**
  * snaptrace_persist_source_add() - keep a remote's last trace at a panic
  * @src: the source: its buffer (whose snapshot holds the capture), CPU,
- *	has_last flag and name filled in; it stays registered until
+ *	has_last flag, length, format and name filled in (see
+ *	&struct snaptrace_persist_source); it stays registered until
  *	snaptrace_persist_source_remove(), which must come before the
  *	buffer is freed
  *
@@ -430,10 +431,12 @@ static u64 st_pr_src_measure(struct snaptrace_persist *p,
 
 /*
  * Write the sources measured by st_pr_src_measure(), after the CPUs'
- * entries: each row's name under its own CRC first (an unfinished capture
- * still names it), then its entries, each of them, as a CPU's, with the
- * row in its cpu field (ST_PR_ENT_SRC). Each fits: @cur->room was kept for
- * them. Return: 0, or -EINTR (KUnit: stopped); @entries counts them.
+ * entries: each row's name, the trace's length and the format its
+ * traceN_last decodes with, under the row's own CRC, first (an unfinished
+ * capture still names and decodes it), then its entries, each of them, as
+ * a CPU's, with the row in its cpu field (ST_PR_ENT_SRC). Each fits:
+ * @cur->room was kept for them. Return: 0, or -EINTR (KUnit: stopped);
+ * @entries counts them.
  */
 static int st_pr_src_put(struct snaptrace_persist *p,
 			 struct snaptrace_persist_source **srcs,
@@ -449,6 +452,10 @@ static int st_pr_src_put(struct snaptrace_persist *p,
 		if (!srcs[s])
 			continue;
 		strscpy(rows[s].name, srcs[s]->name, sizeof(rows[s].name));
+		/* How its traceN_last decodes it: length, and format now. */
+		rows[s].len = srcs[s]->len ? READ_ONCE(*srcs[s]->len) : 0;
+		rows[s].fmt = srcs[s]->format ? srcs[s]->format(srcs[s]) :
+						SNAPTRACE_TFMT_AUTO;
 		rows[s].name_crc = snaptrace_persist_src_crc(&rows[s], s, p->boot_id);
 		rows[s].flags = src_flags[s];
 		smp_wmb(); /* the row before its entries */

@@ -82,6 +82,12 @@ static enum snaptrace_tfmt st_keep_fmt(struct snaptrace_keeper *k)
 	return k->ops->format ? k->ops->format(k) : SNAPTRACE_TFMT_AUTO;
 }
 
+/* The same, for a host panic's capture of traceN_last (persist.h). */
+static enum snaptrace_tfmt st_keep_pr_fmt(struct snaptrace_persist_source *src)
+{
+	return st_keep_fmt(container_of(src, struct snaptrace_keeper, pr_src));
+}
+
 static int st_keep_show(struct seq_file *m, void *unused)
 {
 	struct st_keep_view *v = m->private;
@@ -309,6 +315,8 @@ snaptrace_keeper_create(struct device *dev, int index, u32 size,
 		k->pr_src.buf = k->last;
 		k->pr_src.cpu = k->last_cpu;
 		k->pr_src.has_last = &k->has_last;
+		k->pr_src.len = &k->last_len;
+		k->pr_src.format = st_keep_pr_fmt;
 		strscpy(k->pr_src.name, persist_name, sizeof(k->pr_src.name));
 		if (snaptrace_persist_source_add(&k->pr_src))
 			dev_info(dev, "trace%d: not kept at a host panic: %d last traces are kept already\n",

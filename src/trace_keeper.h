@@ -32,7 +32,9 @@ struct snaptrace_reservation;
  *	process context; return 0 or -errno (-EINTR)
  * @last_unlock: undo @last_lock (may be NULL)
  * @format: the convention to decode with (&enum snaptrace_tfmt); NULL:
- *	%SNAPTRACE_TFMT_AUTO
+ *	%SNAPTRACE_TFMT_AUTO. Also called by a host panic's capture, which
+ *	keeps traceN_last (&snaptrace_persist_source.format): any context,
+ *	NMI included; no lock, no sleep (a READ_ONCE())
  */
 struct snaptrace_keeper_ops {
 	int (*read_live)(struct snaptrace_keeper *k, void **buf, u32 *len);
