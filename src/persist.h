@@ -219,6 +219,8 @@ static inline size_t snaptrace_persist_ent_size(size_t len)
  * @open: a record was still open after them (torn)
  * @pin: the snapshot it walked: the second walk is of the same one, or
  *	of none
+ * @seq: a source's only: its &snaptrace_persist_source.seq before the
+ *	first walk
  *
  * The second walk stops after @last: a record committed late, after the
  * first walk, is not in @bytes, and would not fit the CPU's share.
@@ -229,6 +231,7 @@ struct st_pr_need {
 	u64 nr;
 	bool open;
 	struct snaptrace_walk_pin pin;
+	u32 seq;
 };
 
 /**
@@ -400,12 +403,17 @@ struct snaptrace_persist_last {
  * struct snaptrace_persist_source - a remote's last trace, for the capture
  * @buf: the last copy's buffer: its snapshot holds the capture
  * @cpu: the CPU of @buf whose ring holds it
- * @has_last: true once @buf's snapshot holds a capture
+ * @has_last: true once @buf's snapshot holds a capture (written with
+ *	smp_store_release() after @len: read with smp_load_acquire())
  * @len: the trace's bytes at that capture, which its traceN_last decodes
- *	(read with READ_ONCE()); NULL: 0
+ *	(read with READ_ONCE()); mandatory
+ * @seq: the captures' count: odd from before @buf's copy changes until
+ *	after @len is written, even otherwise; sampled before and after the
+ *	capture's walks of @buf, a count that changed or was odd marks the
+ *	row torn (%ST_PR_SRC_F_TORN: its text and @len may not belong
+ *	together); mandatory
  * @format: the convention its traceN_last decodes with now; called by the
- *	capture, in any context, NMI included: no lock, no sleep. NULL:
- *	%SNAPTRACE_TFMT_AUTO
+ *	capture, in any context, NMI included: no lock, no sleep; mandatory
  * @name: as its debugfs file is named: "<remote's dir>/trace<N>_last"
  * @slot: its row in the registry, -1 if not registered
  */
@@ -414,6 +422,7 @@ struct snaptrace_persist_source {
 	int cpu;
 	const bool *has_last;
 	const u32 *len;
+	const u32 *seq;
 	enum snaptrace_tfmt (*format)(struct snaptrace_persist_source *src);
 	char name[ST_PR_SRC_NAME];
 	int slot;

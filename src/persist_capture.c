@@ -410,8 +410,12 @@ static u64 st_pr_src_measure(struct snaptrace_persist *p,
 		src_flags[s] = 0;
 		srcs[s] = NULL;
 		src = p->remotes ? rcu_dereference(st_pr_sources[s]) : NULL;
-		if (!src || !READ_ONCE(*src->has_last))
+		/* pairs with the keeper's release: its length is written */
+		if (!src || !smp_load_acquire(src->has_last))
 			continue;
+		/* Before the walks and the length: its captures' count. */
+		p->src_need[s].seq = READ_ONCE(*src->seq);
+		smp_rmb(); /* the count before the copy */
 		ret = snaptrace_snapshot_walk(src->buf, src->cpu, p->rec,
 					      st_pr_measure, &p->src_need[s],
 					      &p->src_need[s].open,
@@ -427,6 +431,18 @@ static u64 st_pr_src_measure(struct snaptrace_persist *p,
 			used += p->src_need[s].bytes;
 	}
 	return used;
+}
+
+/*
+ * Whether @src's keeper was capturing at the first walk, or captured
+ * since (its count odd then, or changed): its copy's text and the length
+ * read meanwhile may be of different captures.
+ */
+static bool st_pr_src_recaptured(struct snaptrace_persist_source *src,
+				 const struct st_pr_need *need)
+{
+	smp_rmb(); /* the walks and the length before the count */
+	return (need->seq & 1) || READ_ONCE(*src->seq) != need->seq;
 }
 
 /*
@@ -479,8 +495,13 @@ static int st_pr_src_put(struct snaptrace_persist *p,
 		/* Replaced during or since the first walk (a new crash). */
 		if (ret < 0)
 			rows[s].flags |= ST_PR_SRC_F_STALE;
-		/* open at either walk: the second stops at the first's end */
-		if (open || p->src_need[s].open)
+		/*
+		 * open at either walk (the second stops at the first's end),
+		 * or, not replaced, the keeper capturing meanwhile: its text
+		 * and length may not belong together.
+		 */
+		if (open || p->src_need[s].open ||
+		    (ret >= 0 && st_pr_src_recaptured(srcs[s], &p->src_need[s])))
 			rows[s].flags |= ST_PR_SRC_F_TORN;
 	}
 	return 0;

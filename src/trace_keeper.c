@@ -316,6 +316,7 @@ snaptrace_keeper_create(struct device *dev, int index, u32 size,
 		k->pr_src.cpu = k->last_cpu;
 		k->pr_src.has_last = &k->has_last;
 		k->pr_src.len = &k->last_len;
+		k->pr_src.seq = &k->last_seq;
 		k->pr_src.format = st_keep_pr_fmt;
 		strscpy(k->pr_src.name, persist_name, sizeof(k->pr_src.name));
 		if (snaptrace_persist_source_add(&k->pr_src))
@@ -466,6 +467,35 @@ static u32 st_keep_end_slow(snaptrace_keeper_read_t read, void *ctx, u32 len)
 }
 
 /* The head of a capture, a marker line, reserved in @res. */
+/*
+ * A capture begins: @k->last_seq goes odd before the copy's first change
+ * (its live half emptied), so that a host panic's capture that reads the
+ * copy meanwhile (persist_capture.c) knows its text and @k->last_len may
+ * not belong together.
+ */
+static void st_keep_seq_begin(struct snaptrace_keeper *k)
+{
+	WRITE_ONCE(k->last_seq, k->last_seq + 1);
+	smp_wmb(); /* odd before the copy changes */
+}
+
+/*
+ * A capture ends: if @ok, its snapshot taken, its length @len, then
+ * has_last (released: a reader that sees it true sees the length), then
+ * @k->last_seq even again. A capture that failed leaves the last one,
+ * and its length.
+ */
+static void st_keep_seq_end(struct snaptrace_keeper *k, bool ok, u32 len)
+{
+	if (ok) {
+		WRITE_ONCE(k->last_len, len);
+		/* pairs with the acquires of has_last: the length first */
+		smp_store_release(&k->has_last, true);
+	}
+	smp_wmb(); /* the copy and its length before the count */
+	WRITE_ONCE(k->last_seq, k->last_seq + 1);
+}
+
 static bool st_keep_head(struct snaptrace_keeper *k, const char *head,
 			 struct snaptrace_reservation *res)
 {
@@ -516,6 +546,7 @@ bool snaptrace_keeper_capture(struct snaptrace_keeper *k, const char *head,
 
 	len = min(len, k->size);
 	end = st_keep_end(src, len);
+	st_keep_seq_begin(k);
 	snaptrace_reset(k->last);
 	if (!st_keep_head(k, head, &k->res[nr]))
 		goto commit;
@@ -543,10 +574,7 @@ bool snaptrace_keeper_capture(struct snaptrace_keeper *k, const char *head,
 commit:
 	for (i = nr; i-- > 0; )
 		snaptrace_commit(k->last, &k->res[i]);
-	if (!ret) {
-		WRITE_ONCE(k->last_len, len);
-		WRITE_ONCE(k->has_last, true);
-	}
+	st_keep_seq_end(k, !ret, len);
 	return !ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_keeper_capture);
@@ -578,16 +606,17 @@ bool snaptrace_keeper_capture_slow(struct snaptrace_keeper *k,
 
 	len = min(len, k->size);
 	end = st_keep_end_slow(read, ctx, len);
+	st_keep_seq_begin(k);
 	snaptrace_reset(k->last);
 	if (!st_keep_head(k, head, &res))
-		return false;
+		goto fail;
 	snaptrace_commit(k->last, &res);
 	for (off = 0; off < end; off += n) {
 		n = min_t(u32, end - off, SNAPTRACE_MAX_PAYLOAD);
 		p = snaptrace_reserve_on(k->last, k->last_cpu,
 					 SNAPTRACE_REC_TEXT, n, &res);
 		if (!p)
-			return false;
+			goto fail;
 		if (read(ctx, off, p, n))
 			memset(p, 0, n);
 		last = p[n - 1];
@@ -598,15 +627,17 @@ bool snaptrace_keeper_capture_slow(struct snaptrace_keeper *k,
 		p = snaptrace_reserve_on(k->last, k->last_cpu,
 					 SNAPTRACE_REC_TEXT, 1, &res);
 		if (!p)
-			return false;
+			goto fail;
 		*p = 0;
 		snaptrace_commit(k->last, &res);
 	}
 	if (snaptrace_snapshot(k->last))
-		return false;
-	WRITE_ONCE(k->last_len, len);
-	WRITE_ONCE(k->has_last, true);
+		goto fail;
+	st_keep_seq_end(k, true, len);
 	return true;
+fail:
+	st_keep_seq_end(k, false, 0);
+	return false;
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_keeper_capture_slow);
 
@@ -656,7 +687,8 @@ ssize_t snaptrace_keeper_read_last(struct snaptrace_keeper *k, void *buf,
 		if (ret)
 			return ret;
 	}
-	if (!READ_ONCE(k->has_last))
+	/* pairs with st_keep_seq_end()'s release: then last_len */
+	if (!smp_load_acquire(&k->has_last))
 		goto out;
 	rec = kmalloc(sizeof(*rec), GFP_KERNEL);
 	if (!rec) {

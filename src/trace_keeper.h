@@ -71,9 +71,14 @@ typedef int (*snaptrace_keeper_read_t)(void *ctx, u32 off, void *dst, u32 n);
  * @res: a capture's reservations, one per record, held open across its
  *	snapshot
  * @last_cpu: the CPU whose ring of @last the captures write
- * @has_last: @last holds a capture (WRITE_ONCE() after its snapshot)
+ * @has_last: @last holds a capture (smp_store_release() after its
+ *	snapshot and @last_len; smp_load_acquire() to read @last_len)
  * @last_len: bytes of the trace at the last capture (what traceN_last
  *	decodes; the bytes after those captured were NULs)
+ * @last_seq: the captures' count: odd while one runs (from before @last
+ *	changes until after @last_len is written), even otherwise; a host
+ *	panic's capture that saw it change or odd across its walks of @last
+ *	marks the trace torn (persist_capture.c)
  * @pr_src: @last as a source of the persistent capture, registered with
  *	the keeper
  * @file: debugfs traceN, or NULL
@@ -91,6 +96,7 @@ struct snaptrace_keeper {
 	int last_cpu;
 	bool has_last;
 	u32 last_len;
+	u32 last_seq;
 	struct snaptrace_persist_source pr_src;
 	struct dentry *file;
 	struct dentry *last_file;

@@ -369,6 +369,50 @@ static void persist_remote_replaced_between_walks(struct kunit *test)
 }
 
 /*
+ * The keeper captured (or was capturing) between the panic's two walks:
+ * its copy's text and the length read may be of different captures, the
+ * count of its captures (odd during one) says so: the row is marked torn,
+ * whichever way the count moved, and info says so.
+ */
+static struct snaptrace_keeper *pr_recapture_keeper;
+static u32 pr_recapture_by;
+
+static void pr_recapture(struct snaptrace_persist *p)
+{
+	WRITE_ONCE(pr_recapture_keeper->last_seq,
+		   pr_recapture_keeper->last_seq + pr_recapture_by);
+}
+
+static void persist_remote_capturing_torn(struct kunit *test)
+{
+	static const u32 by[] = { 1, 2 };	/* one begun; one done */
+	struct pr_remote *r = pr_remote_new(test, true);
+	struct snaptrace_persist_last *last;
+	int s = r->t->keeper->pr_src.slot;
+	struct pr_ctx *x;
+	unsigned int i;
+	u32 seq;
+
+	for (i = 0; i < ARRAY_SIZE(by); i++) {
+		x = st_pr_setup(test, PR_SIZE);
+		seq = r->t->keeper->last_seq;
+		KUNIT_EXPECT_EQ(test, seq & 1, 0);
+		pr_recapture_keeper = r->t->keeper;
+		pr_recapture_by = by[i];
+		x->p.measured = pr_recapture;
+		last = pr_capture_remotes(test, x);
+		x->p.measured = NULL;
+		r->t->keeper->last_seq = seq;
+		st_pr_expect_same(test, x, last, -1, -1);
+		KUNIT_EXPECT_TRUE(test, last->remotes[s]);
+		KUNIT_EXPECT_EQ(test, last->srcs[s].flags, ST_PR_SRC_F_TORN);
+		KUNIT_EXPECT_EQ(test, last->srcs[s].entries, 4);
+		KUNIT_EXPECT_STREQ(test, pr_remotes_info(test, last),
+				   "remote traces: 1 captured (remoteproc0/trace0_last)\nremote remoteproc0/trace0_last: being captured at the panic: its open pieces left out\n");
+	}
+}
+
+/*
  * The registry has ST_PR_SRCS rows for every remote together: when they
  * are taken, one more source gets -ENOSPC and slot -1 (its trace works,
  * a panic does not keep it), and removing it is harmless; a row given
@@ -822,6 +866,7 @@ static struct kunit_case snaptrace_persist_remote_cases[] = {
 	KUNIT_CASE(persist_remote_last_trace_empty),
 	KUNIT_CASE(persist_remote_removed_not_read),
 	KUNIT_CASE(persist_remote_replaced_between_walks),
+	KUNIT_CASE(persist_remote_capturing_torn),
 	KUNIT_CASE(persist_remote_registry_full),
 	KUNIT_CASE(persist_remote_corrupt_entry_dropped),
 	KUNIT_CASE(persist_remote_circular_as_live),
