@@ -372,7 +372,11 @@ static __always_inline u64 st_pr_hook(struct snaptrace_persist *p,
  * @remote_text: per row, the source's trace as its traceN_last decoded it
  *	(its kept entries' text, from its last head, then NULs up to the
  *	row's len; one NUL more); or NULL: nothing kept, or refused
- * @remote_len: per row, bytes of @remote_text decoded (the row's len)
+ * @remote_len: per row, bytes of @remote_text decoded (the row's len);
+ *	raw (@remote_raw): its bytes, the text kept, NULs left out
+ * @remote_raw: per row, why @remote_text is raw, not decoded (its pieces
+ *	cannot be placed as the trace was: one dropped as corrupt, or the
+ *	row replaced or torn); or NULL
  * @remote_kept: per row, entries kept
  * @remote_err: per row, why a row that names a source is not shown, its
  *	fields under their CRC all the same: -EPROTONOSUPPORT (a format
@@ -396,6 +400,7 @@ struct snaptrace_persist_last {
 	char *remote_text[ST_PR_SRCS];
 	size_t remote_len[ST_PR_SRCS];
 	u64 remote_kept[ST_PR_SRCS];
+	const char *remote_raw[ST_PR_SRCS];
 	int remote_err[ST_PR_SRCS];
 };
 

@@ -177,8 +177,71 @@ static int st_pr_src_text(struct snaptrace_persist_last *last, unsigned int s,
 }
 
 /*
+ * Why a source's kept entries @e (@n, sorted by seq) cannot be placed as
+ * its trace was: a piece dropped (a gap in their seq, which the capture
+ * numbers from 0 without gaps per source; or, finished, fewer kept than
+ * written), or its row replaced or torn (text and length may be of two
+ * captures). NULL: they can.
+ */
+static const char *st_pr_src_raw(const struct snaptrace_persist_last *last,
+				 unsigned int s, const struct st_pr_ent **e,
+				 u64 n)
+{
+	const struct st_pr_src *r = &last->srcs[s];
+	u64 i;
+
+	for (i = 0; i < n; i++)
+		if (e[i]->seq != i)
+			return "a piece dropped as corrupt";
+	if (last->unfinished)
+		return NULL;	/* its flags and count unknown */
+	if (r->entries > n)
+		return "a piece dropped as corrupt";
+	if (r->flags & ST_PR_SRC_F_STALE)
+		return "replaced by a new crash during the capture";
+	if (r->flags & ST_PR_SRC_F_TORN)
+		return "being captured at the panic";
+	return NULL;
+}
+
+/*
+ * A source's text, raw, from its kept entries @e (@n): the text pieces
+ * after the last head, one after another, the NULs left out; not decoded
+ * (why: st_pr_src_raw()), its row's length not used.
+ */
+static int st_pr_src_text_raw(struct snaptrace_persist_last *last,
+			      unsigned int s, const struct st_pr_ent **e, u64 n)
+{
+	size_t text = 0, k;
+	u64 i;
+
+	for (i = 0; i < n; i++) {
+		if (e[i]->type == SNAPTRACE_REC_MARKER)
+			text = 0;	/* a capture's head: only the last counts */
+		else
+			text += e[i]->len;
+	}
+	last->remote_text[s] = kvzalloc(text + 1, GFP_KERNEL);
+	if (!last->remote_text[s])
+		return -ENOMEM;
+	text = 0;
+	for (i = 0; i < n; i++) {
+		if (e[i]->type == SNAPTRACE_REC_MARKER) {
+			text = 0;
+			continue;
+		}
+		for (k = 0; k < e[i]->len; k++)
+			if (e[i]->data[k])
+				last->remote_text[s][text++] = e[i]->data[k];
+	}
+	last->remote_len[s] = text;
+	return 0;
+}
+
+/*
  * The sources' traces, from their kept entries @rents (@nr, sorted by row
- * and seq), each rebuilt by st_pr_src_text() unless its row was refused.
+ * and seq), each rebuilt by st_pr_src_text() unless its row was refused,
+ * or raw by st_pr_src_text_raw() if its pieces cannot be placed.
  */
 static int st_pr_src_texts(struct snaptrace_persist_last *last,
 			   const struct st_pr_ent **rents, u64 nr)
@@ -194,7 +257,13 @@ static int st_pr_src_texts(struct snaptrace_persist_last *last,
 		last->remote_kept[s] = end - first;
 		if (last->remote_err[s])
 			continue;
-		ret = st_pr_src_text(last, s, rents + first, end - first);
+		last->remote_raw[s] = st_pr_src_raw(last, s, rents + first,
+						    end - first);
+		if (last->remote_raw[s])
+			ret = st_pr_src_text_raw(last, s, rents + first,
+						 end - first);
+		else
+			ret = st_pr_src_text(last, s, rents + first, end - first);
 		if (ret == -ENOMEM)
 			return ret;
 		last->remote_err[s] = ret;

@@ -167,7 +167,10 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_remotes_show);
  * died: its bytes (the text kept, NULs up to the trace's length) decoded
  * by trace_decode.c with the format the keeper decoded with then, and
  * printed by snaptrace_trace_show(), as the keeper's traceN_last does
- * (trace_keeper.c). Nothing for a row with no trace kept, or refused.
+ * (trace_keeper.c). Nothing for a row with no trace kept, or refused. A
+ * row whose pieces cannot be placed as the trace was (one dropped as
+ * corrupt, the row replaced or torn) is not decoded: a line saying why,
+ * then its text as kept, NULs left out.
  * No upstream twin.
  *
  * Context: process context; the caller keeps @l alive.
@@ -178,7 +181,15 @@ void snaptrace_persist_remote_show(struct seq_file *m,
 {
 	struct snaptrace_tdec dec;
 
-	if (row >= ST_PR_SRCS || !l->remote_text[row] || !l->remote_len[row])
+	if (row >= ST_PR_SRCS || !l->remote_text[row])
+		return;
+	if (l->remote_raw[row]) {
+		seq_printf(m, "[snaptrace: not decoded: %s: the text kept, NULs left out]\n",
+			   l->remote_raw[row]);
+		seq_write(m, l->remote_text[row], l->remote_len[row]);
+		return;
+	}
+	if (!l->remote_len[row])
 		return;
 	if (!snaptrace_trace_decode(l->remote_text[row], l->remote_len[row],
 				    l->srcs[row].fmt, &dec))

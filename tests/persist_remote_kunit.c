@@ -150,6 +150,9 @@ static void pr_expect_trace(struct kunit *test, struct pr_remote *r,
 	KUNIT_EXPECT_MEMEQ(test, l->remote_text[s], r->text, PR_RP_LEN);
 }
 
+static char *pr_last_boot_trace(struct kunit *test,
+				const struct snaptrace_persist_last *l, int s);
+
 /* last_boot/info's lines on the remotes, for @last. */
 static char *pr_remotes_info(struct kunit *test,
 			     const struct snaptrace_persist_last *last)
@@ -409,6 +412,8 @@ static void persist_remote_capturing_torn(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, last->srcs[s].entries, 4);
 		KUNIT_EXPECT_STREQ(test, pr_remotes_info(test, last),
 				   "remote traces: 1 captured (remoteproc0/trace0_last)\nremote remoteproc0/trace0_last: being captured at the panic: its open pieces left out\n");
+		KUNIT_EXPECT_STREQ(test, last->remote_raw[s],
+				   "being captured at the panic");
 	}
 }
 
@@ -475,8 +480,10 @@ static void persist_remote_registry_full(struct kunit *test)
 
 /*
  * A byte flipped in the remote's first piece of text: that entry alone is
- * dropped and counted corrupt, like a CPU's; the text is the rest, and
- * info says so; the CPUs' records are all kept.
+ * dropped and counted corrupt, like a CPU's, and info says so; the CPUs'
+ * records are all kept. The rest cannot be placed where the trace had it
+ * (the pieces after the hole would move up): not decoded, last_boot's
+ * trace0_last says why, then the rest of the text as kept.
  */
 static void persist_remote_corrupt_entry_dropped(struct kunit *test)
 {
@@ -484,7 +491,7 @@ static void persist_remote_corrupt_entry_dropped(struct kunit *test)
 	struct pr_ctx *x = st_pr_setup(test, PR_SIZE);
 	struct snaptrace_persist_last *last;
 	int s = r->t->keeper->pr_src.slot;
-	char want[128];
+	char want[128], *shown;
 	size_t off;
 	u8 *b;
 
@@ -501,19 +508,24 @@ static void persist_remote_corrupt_entry_dropped(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, last->remotes[s]);
 	KUNIT_EXPECT_EQ(test, last->srcs[s].entries, 4);
 	KUNIT_EXPECT_EQ(test, last->remote_kept[s], 3);
-	/* The rest of the text, then NULs up to the trace's length. */
+	/* The rest of the text, raw: its closing NUL left out. */
+	KUNIT_EXPECT_STREQ(test, last->remote_raw[s], "a piece dropped as corrupt");
 	KUNIT_ASSERT_NOT_NULL(test, last->remote_text[s]);
-	KUNIT_ASSERT_EQ(test, last->remote_len[s], (size_t)PR_RP_LEN);
+	KUNIT_ASSERT_EQ(test, last->remote_len[s],
+			(size_t)r->len - SNAPTRACE_MAX_PAYLOAD);
 	KUNIT_EXPECT_MEMEQ(test, last->remote_text[s],
 			   r->text + SNAPTRACE_MAX_PAYLOAD,
 			   r->len - SNAPTRACE_MAX_PAYLOAD);
-	KUNIT_EXPECT_NULL(test, memchr_inv(last->remote_text[s] + r->len -
-					   SNAPTRACE_MAX_PAYLOAD, 0,
-					   PR_RP_LEN - r->len +
-					   SNAPTRACE_MAX_PAYLOAD));
 	snprintf(want, sizeof(want),
 		 "remote traces: 1 captured (remoteproc0/trace0_last)\nremote remoteproc0/trace0_last: dropped corrupt: 1\n");
 	KUNIT_EXPECT_STREQ(test, pr_remotes_info(test, last), want);
+	shown = kunit_kzalloc(test, ST_TEXT_MAX, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, shown);
+	snprintf(shown, ST_TEXT_MAX,
+		 "[snaptrace: not decoded: a piece dropped as corrupt: the text kept, NULs left out]\n%.*s",
+		 (int)(r->len - SNAPTRACE_MAX_PAYLOAD),
+		 r->text + SNAPTRACE_MAX_PAYLOAD);
+	KUNIT_EXPECT_STREQ(test, pr_last_boot_trace(test, last, s), shown);
 }
 
 /* ---- the traces shown as the live traceN_last showed them ---- */
