@@ -138,22 +138,28 @@ static int st_pr_src_check(const struct st_pr_src *r)
  * decoder: the text pieces after the last head, then NULs up to the row's
  * len (the NULs that ended the trace were not copied). The keeper ends a
  * text that fills the trace with one NUL piece more: a text longer than
- * that runs past the trace, and the row is refused (-EMSGSIZE).
+ * that, or one byte longer but not ending with that piece, runs past the
+ * trace, and the row is refused (-EMSGSIZE).
  */
 static int st_pr_src_text(struct snaptrace_persist_last *last, unsigned int s,
 			  const struct st_pr_ent **e, u64 n)
 {
+	const struct st_pr_ent *piece = NULL;
 	u32 len = last->srcs[s].len;
 	size_t text = 0, k;
 	u64 i;
 
 	for (i = 0; i < n; i++) {
-		if (e[i]->type == SNAPTRACE_REC_MARKER)
+		if (e[i]->type == SNAPTRACE_REC_MARKER) {
 			text = 0;	/* a capture's head: only the last counts */
-		else
-			text += e[i]->len;
+			continue;
+		}
+		text += e[i]->len;
+		piece = e[i];
 	}
-	if (text > (size_t)len + 1) {
+	/* One byte past: only the keeper's one-byte NUL piece. */
+	if (text > (size_t)len + 1 ||
+	    (text == (size_t)len + 1 && (piece->len != 1 || piece->data[0]))) {
 		pr_warn("the previous boot's %s: refused: its text, %zu bytes, runs past its length, %u: not shown\n",
 			last->srcs[s].name, text, len);
 		return -EMSGSIZE;

@@ -835,7 +835,7 @@ static void persist_remote_bad_length_refused(struct kunit *test)
 	struct pr_ctx *x = st_pr_setup(test, PR_SIZE);
 	struct snaptrace_persist_last *last;
 	int s = r->t->keeper->pr_src.slot;
-	char want[200], *shown;
+	char want[200];
 
 	last = pr_capture_remotes(test, x);
 	pr_expect_trace(test, r, last, s);
@@ -853,20 +853,56 @@ static void persist_remote_bad_length_refused(struct kunit *test)
 		 r->len - 1);
 	pr_expect_row_refused(test, x, s, -EMSGSIZE, want);
 
-	/* The NUL alone past it: shown. */
+	/*
+	 * The NUL alone past it, but in the text's last piece, not the
+	 * keeper's one-byte NUL piece (which a keeper writes only after a
+	 * text filling the trace): refused too.
+	 */
 	pr_row(x, s)->len = r->len;
-	pr_reseal_row(x, s);
-	last = st_pr_parse(test, x);
+	snprintf(want, sizeof(want),
+		 "remote traces: 0 captured\nremote remoteproc0/trace0_last: refused: its text runs past its length (%zd): not shown\n",
+		 r->len);
+	pr_expect_row_refused(test, x, s, -EMSGSIZE, want);
+}
+
+/*
+ * A text filling the whole trace, its last byte neither a NUL nor a
+ * newline: the keeper ends it with a one-byte NUL piece, one byte past the
+ * row's length; shown, over the trace's length, as traceN_last shows it.
+ */
+static void persist_remote_full_trace_shown(struct kunit *test)
+{
+	struct pr_remote *r = pr_remote_new(test, false);
+	struct pr_ctx *x = st_pr_setup(test, PR_SIZE);
+	struct snaptrace_persist_last *last;
+	int s = r->t->keeper->pr_src.slot;
+	unsigned long flags;
+	char *va, *shown;
+	u32 i;
+
+	va = snaptrace_rproc_da_to_va(r->rproc, PR_RP_DA, PR_RP_LEN, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, va);
+	for (i = 0; i < PR_RP_LEN; i++)
+		va[i] = i % 32 == 30 ? '\n' : 'a' + i % 26;
+	local_irq_save(flags);
+	snaptrace_rproc_capture_traces(r->rproc);
+	local_irq_restore(flags);
+	KUNIT_ASSERT_EQ(test, snaptrace_keeper_read_last(r->t->keeper, r->text,
+							 PR_RP_LEN),
+			(ssize_t)PR_RP_LEN);
+	last = pr_capture_remotes(test, x);
+	/* head, three whole pieces, the NUL piece */
+	KUNIT_EXPECT_EQ(test, last->srcs[s].entries, 5);
 	KUNIT_EXPECT_EQ(test, last->remote_err[s], 0);
+	KUNIT_EXPECT_NULL(test, last->remote_raw[s]);
 	KUNIT_ASSERT_NOT_NULL(test, last->remote_text[s]);
-	KUNIT_ASSERT_EQ(test, last->remote_len[s], (size_t)r->len);
-	KUNIT_EXPECT_MEMEQ(test, last->remote_text[s], r->text, r->len);
-	KUNIT_EXPECT_EQ(test, last->remote_text[s][r->len], 0);
-	/* Plain text filling that length, a newline after its last line. */
-	shown = kunit_kzalloc(test, r->len + 2, GFP_KERNEL);
+	KUNIT_ASSERT_EQ(test, last->remote_len[s], (size_t)PR_RP_LEN);
+	KUNIT_EXPECT_MEMEQ(test, last->remote_text[s], va, PR_RP_LEN);
+	/* Plain text filling the trace, a newline after its last line. */
+	shown = kunit_kzalloc(test, PR_RP_LEN + 2, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, shown);
-	memcpy(shown, r->text, r->len);
-	shown[r->len] = '\n';
+	memcpy(shown, va, PR_RP_LEN);
+	shown[PR_RP_LEN] = '\n';
 	KUNIT_EXPECT_STREQ(test, pr_last_boot_trace(test, last, s), shown);
 }
 
@@ -885,6 +921,7 @@ static struct kunit_case snaptrace_persist_remote_cases[] = {
 	KUNIT_CASE(persist_remote_format_at_panic),
 	KUNIT_CASE(persist_remote_unknown_format_refused),
 	KUNIT_CASE(persist_remote_bad_length_refused),
+	KUNIT_CASE(persist_remote_full_trace_shown),
 	{}
 };
 
