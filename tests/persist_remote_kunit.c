@@ -751,17 +751,28 @@ static struct st_pr_src *pr_row(struct pr_ctx *x, int s)
  * own CRC (boot id, row, then name, len, fmt), then the capture's (its
  * header but state and CRC, the per-CPU table, the sources' table).
  */
+static void pr_reseal_cap(struct pr_ctx *x);
+
 static void pr_reseal_row(struct pr_ctx *x, int s)
 {
 	struct st_pr_hdr *h = x->p.base;
-	struct st_pr_cap *cap = x->p.base + sizeof(*h);
 	struct st_pr_src *r = pr_row(x, s);
-	u32 row = s, z = 0, crc;
+	u32 row = s, crc;
 
 	crc = crc32_le(~0, (const u8 *)&h->boot_id, sizeof(h->boot_id));
 	crc = crc32_le(crc, (const u8 *)&row, sizeof(row));
 	r->name_crc = crc32_le(crc, (const u8 *)r->name,
 			       sizeof(r->name) + sizeof(r->len) + sizeof(r->fmt));
+	pr_reseal_cap(x);
+}
+
+/* Seal @x's capture again: its CRC alone (a row's own CRC as it is). */
+static void pr_reseal_cap(struct pr_ctx *x)
+{
+	struct st_pr_hdr *h = x->p.base;
+	struct st_pr_cap *cap = x->p.base + sizeof(*h);
+	u32 z = 0, crc;
+
 	crc = crc32_le(~0, (const u8 *)&z, sizeof(z));
 	crc = crc32_le(crc, (const u8 *)&z, sizeof(z));
 	crc = crc32_le(crc, (const u8 *)cap + 8, sizeof(*cap) - 8);
@@ -866,6 +877,67 @@ static void persist_remote_bad_length_refused(struct kunit *test)
 }
 
 /*
+ * A row's length of exactly the largest trace (SNAPTRACE_RPROC_TRACE_MAX)
+ * is one a keeper writes: shown, its text then NULs up to it.
+ */
+static void persist_remote_largest_length_shown(struct kunit *test)
+{
+	struct pr_remote *r = pr_remote_new(test, true);
+	struct pr_ctx *x = st_pr_setup(test, PR_SIZE);
+	struct snaptrace_persist_last *last;
+	int s = r->t->keeper->pr_src.slot;
+
+	last = pr_capture_remotes(test, x);
+	pr_expect_trace(test, r, last, s);
+	pr_row(x, s)->len = SNAPTRACE_RPROC_TRACE_MAX;
+	pr_reseal_row(x, s);
+	last = st_pr_parse(test, x);
+	KUNIT_EXPECT_TRUE(test, last->remotes[s]);
+	KUNIT_EXPECT_EQ(test, last->remote_err[s], 0);
+	KUNIT_ASSERT_NOT_NULL(test, last->remote_text[s]);
+	KUNIT_ASSERT_EQ(test, last->remote_len[s],
+			(size_t)SNAPTRACE_RPROC_TRACE_MAX);
+	KUNIT_EXPECT_MEMEQ(test, last->remote_text[s], r->text, r->len);
+	KUNIT_EXPECT_NULL(test, memchr_inv(last->remote_text[s] + r->len, 0,
+					   SNAPTRACE_RPROC_TRACE_MAX + 1 -
+					   r->len));
+}
+
+/*
+ * The row's len and fmt are under its own CRC: either changed and the
+ * capture sealed again, but not the row, and the row names no source (no
+ * text, no file, not refused: not read at all).
+ */
+static void persist_remote_row_crc_covers_len_fmt(struct kunit *test)
+{
+	struct pr_remote *r = pr_remote_new(test, true);
+	struct pr_ctx *x = st_pr_setup(test, PR_SIZE);
+	struct snaptrace_persist_last *last;
+	int s = r->t->keeper->pr_src.slot;
+	struct st_pr_src saved;
+	unsigned int i;
+
+	last = pr_capture_remotes(test, x);
+	pr_expect_trace(test, r, last, s);
+	saved = *pr_row(x, s);
+	for (i = 0; i < 2; i++) {
+		*pr_row(x, s) = saved;
+		if (i)
+			pr_row(x, s)->fmt ^= 1;
+		else
+			pr_row(x, s)->len--;
+		pr_reseal_cap(x);
+		last = st_pr_parse(test, x);
+		st_pr_expect_same(test, x, last, -1, -1);
+		KUNIT_EXPECT_FALSE(test, last->remotes[s]);
+		KUNIT_EXPECT_NULL(test, last->remote_text[s]);
+		KUNIT_EXPECT_EQ(test, last->remote_err[s], 0);
+		/* its entries, written, not kept */
+		KUNIT_EXPECT_EQ(test, last->corrupt, saved.entries);
+	}
+}
+
+/*
  * A text filling the whole trace, its last byte neither a NUL nor a
  * newline: the keeper ends it with a one-byte NUL piece, one byte past the
  * row's length; shown, over the trace's length, as traceN_last shows it.
@@ -922,6 +994,8 @@ static struct kunit_case snaptrace_persist_remote_cases[] = {
 	KUNIT_CASE(persist_remote_unknown_format_refused),
 	KUNIT_CASE(persist_remote_bad_length_refused),
 	KUNIT_CASE(persist_remote_full_trace_shown),
+	KUNIT_CASE(persist_remote_largest_length_shown),
+	KUNIT_CASE(persist_remote_row_crc_covers_len_fmt),
 	{}
 };
 
