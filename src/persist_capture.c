@@ -59,12 +59,21 @@ static DEFINE_MUTEX(st_pr_src_lock);
  * (snaptrace_persist_capture() with @remotes set). No upstream twin.
  *
  * Context: process context, may sleep (a mutex).
- * Return: 0; -ENOSPC if %ST_PR_SRCS sources are registered already
- * (@src->slot is then -1, and the source is not captured).
+ * Return: 0; -EINVAL if @src lacks its has_last, len, seq or format (the
+ * panic reads them all, unchecked: said in the log, not registered);
+ * -ENOSPC if %ST_PR_SRCS sources are registered already (@src->slot is
+ * then -1 either way, and the source is not captured).
  */
 int snaptrace_persist_source_add(struct snaptrace_persist_source *src)
 {
 	unsigned int s;
+
+	if (!src->has_last || !src->len || !src->seq || !src->format) {
+		pr_err(KBUILD_MODNAME ": %s: not kept at a host panic: its has_last, len, seq and format are all needed\n",
+		       src->name);
+		src->slot = -1;
+		return -EINVAL;
+	}
 
 	mutex_lock(&st_pr_src_lock);
 	for (s = 0; s < ST_PR_SRCS; s++) {
@@ -469,9 +478,8 @@ static int st_pr_src_put(struct snaptrace_persist *p,
 			continue;
 		strscpy(rows[s].name, srcs[s]->name, sizeof(rows[s].name));
 		/* How its traceN_last decodes it: length, and format now. */
-		rows[s].len = srcs[s]->len ? READ_ONCE(*srcs[s]->len) : 0;
-		rows[s].fmt = srcs[s]->format ? srcs[s]->format(srcs[s]) :
-						SNAPTRACE_TFMT_AUTO;
+		rows[s].len = READ_ONCE(*srcs[s]->len);
+		rows[s].fmt = srcs[s]->format(srcs[s]);
 		rows[s].name_crc = snaptrace_persist_src_crc(&rows[s], s, p->boot_id);
 		rows[s].flags = src_flags[s];
 		smp_wmb(); /* the row before its entries */

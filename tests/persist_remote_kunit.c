@@ -429,6 +429,12 @@ static void persist_remote_capturing_torn(struct kunit *test)
  * them, and never walks their NULL buffer.
  */
 static const bool pr_no_last;
+static const u32 pr_no_len, pr_no_seq;
+
+static enum snaptrace_tfmt pr_no_format(struct snaptrace_persist_source *src)
+{
+	return SNAPTRACE_TFMT_AUTO;
+}
 
 static void pr_srcs_remove(void *arg)
 {
@@ -450,6 +456,9 @@ static void persist_remote_registry_full(struct kunit *test)
 	for (s = 0; s <= ST_PR_SRCS; s++) {
 		srcs[s].slot = -1;
 		srcs[s].has_last = &pr_no_last;
+		srcs[s].len = &pr_no_len;
+		srcs[s].seq = &pr_no_seq;
+		srcs[s].format = pr_no_format;
 		snprintf(srcs[s].name, sizeof(srcs[s].name),
 			 "remoteproc9/trace%u_last", s);
 	}
@@ -476,6 +485,29 @@ static void persist_remote_registry_full(struct kunit *test)
 	synchronize_rcu();
 	KUNIT_EXPECT_EQ(test, snaptrace_persist_source_add(&srcs[s]), 0);
 	KUNIT_EXPECT_EQ(test, srcs[s].slot, slot);
+}
+
+/*
+ * A source without its has_last, len, seq or format (each read at the
+ * panic, unchecked) is not registered: -EINVAL, slot -1, no row taken.
+ */
+static void persist_remote_source_incomplete(struct kunit *test)
+{
+	struct snaptrace_persist_source src;
+	unsigned int i, free = snaptrace_persist_sources_free();
+
+	for (i = 0; i < 4; i++) {
+		memset(&src, 0, sizeof(src));
+		src.slot = 7;
+		src.has_last = i == 0 ? NULL : &pr_no_last;
+		src.len = i == 1 ? NULL : &pr_no_len;
+		src.seq = i == 2 ? NULL : &pr_no_seq;
+		src.format = i == 3 ? NULL : pr_no_format;
+		strscpy(src.name, "remoteproc9/trace0_last", sizeof(src.name));
+		KUNIT_EXPECT_EQ(test, snaptrace_persist_source_add(&src), -EINVAL);
+		KUNIT_EXPECT_EQ(test, src.slot, -1);
+		KUNIT_EXPECT_EQ(test, snaptrace_persist_sources_free(), free);
+	}
 }
 
 /*
@@ -988,6 +1020,7 @@ static struct kunit_case snaptrace_persist_remote_cases[] = {
 	KUNIT_CASE(persist_remote_replaced_between_walks),
 	KUNIT_CASE(persist_remote_capturing_torn),
 	KUNIT_CASE(persist_remote_registry_full),
+	KUNIT_CASE(persist_remote_source_incomplete),
 	KUNIT_CASE(persist_remote_corrupt_entry_dropped),
 	KUNIT_CASE(persist_remote_circular_as_live),
 	KUNIT_CASE(persist_remote_format_at_panic),
