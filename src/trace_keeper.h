@@ -34,7 +34,10 @@ struct snaptrace_reservation;
  * @format: the convention to decode with (&enum snaptrace_tfmt); NULL:
  *	%SNAPTRACE_TFMT_AUTO. Also called by a host panic's capture, which
  *	keeps traceN_last (&snaptrace_persist_source.format): any context,
- *	NMI included; no lock, no sleep (a READ_ONCE())
+ *	NMI included; no lock, no sleep (a READ_ONCE()); and it may not
+ *	rely on &snaptrace_keeper.priv, which a feeder may clear while the
+ *	keeper is registered (rproc_trace.c sets it NULL when its trace
+ *	goes, the keeper kept): with NULL it must still return a format
  */
 struct snaptrace_keeper_ops {
 	int (*read_live)(struct snaptrace_keeper *k, void **buf, u32 *len);
