@@ -161,7 +161,8 @@ u32 snaptrace_persist_src_crc(const struct st_pr_src *src, u32 row, u64 boot_id)
 
 	crc = snaptrace_persist_crc(~0, (const u8 *)&boot_id, sizeof(boot_id));
 	crc = snaptrace_persist_crc(crc, (const u8 *)&row, sizeof(row));
-	return snaptrace_persist_crc(crc, (const u8 *)src->name,
+	return snaptrace_persist_crc(crc, (const u8 *)src +
+				     offsetof(struct st_pr_src, name),
 				     sizeof(*src) -
 				     offsetof(struct st_pr_src, name));
 }
