@@ -518,6 +518,9 @@ static int st_pr_remote_seq_show(struct seq_file *m, void *unused)
 	if (snaptrace_persist_last_boot)
 		snaptrace_persist_remote_show(m, snaptrace_persist_last_boot,
 					      (uintptr_t)m->private - 1);
+	else	/* as stats reads */
+		seq_puts(m, snaptrace_persist_kept ? "kept as found, not shown: info says why\n" :
+					 "released\n");
 	mutex_unlock(&snaptrace_persist_lock);
 	return 0;
 }
