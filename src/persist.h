@@ -16,6 +16,7 @@
 
 #include <snaptrace/snaptrace.h>
 #include "internal.h"
+#include "trace_decode.h"
 
 struct dentry;
 struct mutex;
@@ -23,7 +24,7 @@ struct seq_file;
 struct snaptrace_buffer;
 
 #define ST_PR_MAGIC		0x5350524154504e53ULL	/* "SNPTARPS" */
-#define ST_PR_VERSION		4
+#define ST_PR_VERSION		5
 #define ST_PR_ENT_MAGIC		0x544e4552U	/* "RENT": an entry's commit marker */
 #define ST_PR_ARMED		0x444d5241U	/* "ARMD" */
 /* "\0\0CP" with the capturing CPU in the low 16 bits (at most 8191). */
@@ -157,15 +158,26 @@ struct st_pr_cpu {
 
 /*
  * Per source (a remote's last trace), in the table after the per-CPU
- * table: the name and its own CRC are written before the source's
- * entries, so that an unfinished capture still names them; the counts
- * and flags at the end, under the capture's CRC. An unused row is zero.
+ * table: the name, how its text is read back (@len, @fmt) and their own
+ * CRC are written before the source's entries, so that an unfinished
+ * capture still names and decodes them; the counts and flags at the end,
+ * under the capture's CRC. An unused row is zero.
  */
 struct st_pr_src {
-	u32 name_crc;		/* of the boot id, the row's index and @name */
+	u32 name_crc;		/* of the boot id, the row's index, @name,
+				 * @len and @fmt
+				 */
 	u32 flags;		/* ST_PR_SRC_F_* */
 	u64 entries;		/* written for this source */
 	char name[ST_PR_SRC_NAME];	/* "<remote's dir>/trace<N>_last", NUL-ended */
+	u32 len;		/* the trace's bytes at its capture, what its
+				 * traceN_last decodes: the text kept in the
+				 * entries, then NULs (not kept) up to @len;
+				 * at most SNAPTRACE_RPROC_TRACE_MAX
+				 */
+	u32 fmt;		/* the &enum snaptrace_tfmt its traceN_last
+				 * decoded with at the capture
+				 */
 };
 
 /* One record: self-contained, its marker written last. */
@@ -207,6 +219,8 @@ static inline size_t snaptrace_persist_ent_size(size_t len)
  * @open: a record was still open after them (torn)
  * @pin: the snapshot it walked: the second walk is of the same one, or
  *	of none
+ * @seq: a source's only: its &snaptrace_persist_source.seq before the
+ *	first walk
  *
  * The second walk stops after @last: a record committed late, after the
  * first walk, is not in @bytes, and would not fit the CPU's share.
@@ -217,6 +231,7 @@ struct st_pr_need {
 	u64 nr;
 	bool open;
 	struct snaptrace_walk_pin pin;
+	u32 seq;
 };
 
 /**
@@ -354,10 +369,19 @@ static __always_inline u64 st_pr_hook(struct snaptrace_persist *p,
  * @srcs: the sources' table, as found (finished: under the capture's CRC;
  *	unfinished: rows whose name CRC is right, their entries counted)
  * @remotes: per row of @srcs, whether it names a source (its name checked)
- * @remote_text: per row, the source's text as its traceN_last showed it
- *	(its kept entries, from its last head, up to the first NUL); or NULL
- * @remote_len: per row, bytes of @remote_text
+ * @remote_text: per row, the source's trace as its traceN_last decoded it
+ *	(its kept entries' text, from its last head, then NULs up to the
+ *	row's len; one NUL more); or NULL: nothing kept, or refused
+ * @remote_len: per row, bytes of @remote_text decoded (the row's len);
+ *	raw (@remote_raw): its bytes, the text kept, NULs left out
+ * @remote_raw: per row, why @remote_text is raw, not decoded (its pieces
+ *	cannot be placed as the trace was: one dropped as corrupt, or the
+ *	row replaced or torn); or NULL
  * @remote_kept: per row, entries kept
+ * @remote_err: per row, why a row that names a source is not shown, its
+ *	fields under their CRC all the same: -EPROTONOSUPPORT (a format
+ *	trace_decode.c does not know), -EFBIG (a length beyond the largest
+ *	trace), -EMSGSIZE (its text runs past its length); or 0
  */
 struct snaptrace_persist_last {
 	struct st_pr_hdr hdr;
@@ -376,13 +400,25 @@ struct snaptrace_persist_last {
 	char *remote_text[ST_PR_SRCS];
 	size_t remote_len[ST_PR_SRCS];
 	u64 remote_kept[ST_PR_SRCS];
+	const char *remote_raw[ST_PR_SRCS];
+	int remote_err[ST_PR_SRCS];
 };
 
 /**
  * struct snaptrace_persist_source - a remote's last trace, for the capture
  * @buf: the last copy's buffer: its snapshot holds the capture
  * @cpu: the CPU of @buf whose ring holds it
- * @has_last: true once @buf's snapshot holds a capture
+ * @has_last: true once @buf's snapshot holds a capture (written with
+ *	smp_store_release() after @len: read with smp_load_acquire())
+ * @len: the trace's bytes at that capture, which its traceN_last decodes
+ *	(read with READ_ONCE()); mandatory
+ * @seq: the captures' count: odd from before @buf's copy changes until
+ *	after @len is written, even otherwise; sampled before and after the
+ *	capture's walks of @buf, a count that changed or was odd marks the
+ *	row torn (%ST_PR_SRC_F_TORN: its text and @len may not belong
+ *	together); mandatory
+ * @format: the convention its traceN_last decodes with now; called by the
+ *	capture, in any context, NMI included: no lock, no sleep; mandatory
  * @name: as its debugfs file is named: "<remote's dir>/trace<N>_last"
  * @slot: its row in the registry, -1 if not registered
  */
@@ -390,6 +426,9 @@ struct snaptrace_persist_source {
 	struct snaptrace_buffer *buf;
 	int cpu;
 	const bool *has_last;
+	const u32 *len;
+	const u32 *seq;
+	enum snaptrace_tfmt (*format)(struct snaptrace_persist_source *src);
 	char name[ST_PR_SRC_NAME];
 	int slot;
 };
@@ -436,6 +475,9 @@ void snaptrace_persist_times_show(struct seq_file *m,
 				  u64 boot_real_ns);
 void snaptrace_persist_remotes_show(struct seq_file *m,
 				    const struct snaptrace_persist_last *l);
+void snaptrace_persist_remote_show(struct seq_file *m,
+				   const struct snaptrace_persist_last *l,
+				   unsigned int row);
 void snaptrace_persist_ent_record(const struct st_pr_ent *e,
 				  struct snaptrace_record *rec);
 const char *snaptrace_persist_reason(u32 reason);

@@ -50,7 +50,8 @@ static DEFINE_MUTEX(st_pr_src_lock);
 /**
  * snaptrace_persist_source_add() - keep a remote's last trace at a panic
  * @src: the source: its buffer (whose snapshot holds the capture), CPU,
- *	has_last flag and name filled in; it stays registered until
+ *	has_last flag, length, format and name filled in (see
+ *	&struct snaptrace_persist_source); it stays registered until
  *	snaptrace_persist_source_remove(), which must come before the
  *	buffer is freed
  *
@@ -58,12 +59,21 @@ static DEFINE_MUTEX(st_pr_src_lock);
  * (snaptrace_persist_capture() with @remotes set). No upstream twin.
  *
  * Context: process context, may sleep (a mutex).
- * Return: 0; -ENOSPC if %ST_PR_SRCS sources are registered already
- * (@src->slot is then -1, and the source is not captured).
+ * Return: 0; -EINVAL if @src lacks its has_last, len, seq or format (the
+ * panic reads them all, unchecked: said in the log, not registered);
+ * -ENOSPC if %ST_PR_SRCS sources are registered already (@src->slot is
+ * then -1 either way, and the source is not captured).
  */
 int snaptrace_persist_source_add(struct snaptrace_persist_source *src)
 {
 	unsigned int s;
+
+	if (!src->has_last || !src->len || !src->seq || !src->format) {
+		pr_err(KBUILD_MODNAME ": %s: not kept at a host panic: its has_last, len, seq and format are all needed\n",
+		       src->name);
+		src->slot = -1;
+		return -EINVAL;
+	}
 
 	mutex_lock(&st_pr_src_lock);
 	for (s = 0; s < ST_PR_SRCS; s++) {
@@ -409,8 +419,12 @@ static u64 st_pr_src_measure(struct snaptrace_persist *p,
 		src_flags[s] = 0;
 		srcs[s] = NULL;
 		src = p->remotes ? rcu_dereference(st_pr_sources[s]) : NULL;
-		if (!src || !READ_ONCE(*src->has_last))
+		/* pairs with the keeper's release: its length is written */
+		if (!src || !smp_load_acquire(src->has_last))
 			continue;
+		/* Before the walks and the length: its captures' count. */
+		p->src_need[s].seq = READ_ONCE(*src->seq);
+		smp_rmb(); /* the count before the copy */
 		ret = snaptrace_snapshot_walk(src->buf, src->cpu, p->rec,
 					      st_pr_measure, &p->src_need[s],
 					      &p->src_need[s].open,
@@ -429,11 +443,25 @@ static u64 st_pr_src_measure(struct snaptrace_persist *p,
 }
 
 /*
+ * Whether @src's keeper was capturing at the first walk, or captured
+ * since (its count odd then, or changed): its copy's text and the length
+ * read meanwhile may be of different captures.
+ */
+static bool st_pr_src_recaptured(struct snaptrace_persist_source *src,
+				 const struct st_pr_need *need)
+{
+	smp_rmb(); /* the walks and the length before the count */
+	return (need->seq & 1) || READ_ONCE(*src->seq) != need->seq;
+}
+
+/*
  * Write the sources measured by st_pr_src_measure(), after the CPUs'
- * entries: each row's name under its own CRC first (an unfinished capture
- * still names it), then its entries, each of them, as a CPU's, with the
- * row in its cpu field (ST_PR_ENT_SRC). Each fits: @cur->room was kept for
- * them. Return: 0, or -EINTR (KUnit: stopped); @entries counts them.
+ * entries: each row's name, the trace's length and the format its
+ * traceN_last decodes with, under the row's own CRC, first (an unfinished
+ * capture still names and decodes it), then its entries, each of them, as
+ * a CPU's, with the row in its cpu field (ST_PR_ENT_SRC). Each fits:
+ * @cur->room was kept for them. Return: 0, or -EINTR (KUnit: stopped);
+ * @entries counts them.
  */
 static int st_pr_src_put(struct snaptrace_persist *p,
 			 struct snaptrace_persist_source **srcs,
@@ -449,6 +477,9 @@ static int st_pr_src_put(struct snaptrace_persist *p,
 		if (!srcs[s])
 			continue;
 		strscpy(rows[s].name, srcs[s]->name, sizeof(rows[s].name));
+		/* How its traceN_last decodes it: length, and format now. */
+		rows[s].len = READ_ONCE(*srcs[s]->len);
+		rows[s].fmt = srcs[s]->format(srcs[s]);
 		rows[s].name_crc = snaptrace_persist_src_crc(&rows[s], s, p->boot_id);
 		rows[s].flags = src_flags[s];
 		smp_wmb(); /* the row before its entries */
@@ -472,8 +503,13 @@ static int st_pr_src_put(struct snaptrace_persist *p,
 		/* Replaced during or since the first walk (a new crash). */
 		if (ret < 0)
 			rows[s].flags |= ST_PR_SRC_F_STALE;
-		/* open at either walk: the second stops at the first's end */
-		if (open || p->src_need[s].open)
+		/*
+		 * open at either walk (the second stops at the first's end),
+		 * or, not replaced, the keeper capturing meanwhile: its text
+		 * and length may not belong together.
+		 */
+		if (open || p->src_need[s].open ||
+		    (ret >= 0 && st_pr_src_recaptured(srcs[s], &p->src_need[s])))
 			rows[s].flags |= ST_PR_SRC_F_TORN;
 	}
 	return 0;

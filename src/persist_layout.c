@@ -43,9 +43,14 @@ static_assert(offsetof(struct st_pr_cap, msg) == 312);
 static_assert(offsetof(struct st_pr_cap, data_bytes) == 440);
 static_assert(offsetof(struct st_pr_cap, torn) == 456);
 static_assert(sizeof(struct st_pr_cpu) == 32);
-static_assert(sizeof(struct st_pr_src) == 64);
+static_assert(sizeof(struct st_pr_src) == 72);
 static_assert(offsetof(struct st_pr_src, entries) == 8);
 static_assert(offsetof(struct st_pr_src, name) == 16);
+static_assert(offsetof(struct st_pr_src, len) == 64);
+static_assert(offsetof(struct st_pr_src, fmt) == 68);
+/* The row's own CRC covers it from its name to its end (len, fmt). */
+static_assert(offsetof(struct st_pr_src, fmt) + sizeof(u32) ==
+	      sizeof(struct st_pr_src));
 static_assert(sizeof(struct st_pr_ent) == 40);
 static_assert(offsetof(struct st_pr_ent, seq) == 16);
 static_assert(offsetof(struct st_pr_ent, pos) == 32);
@@ -142,7 +147,10 @@ u32 snaptrace_persist_cap_crc(const struct st_pr_cap *cap,
  * @row: its index in the sources' table
  * @boot_id: the arming load's boot id
  *
- * Of the boot id, the row's index, its name. No upstream twin.
+ * Of the boot id, the row's index, then the row from its name to its end:
+ * the name, the trace's length and its format, which the next load needs
+ * to show the text even of a capture that did not finish. No upstream
+ * twin.
  *
  * Context: any, NMI included.
  * Return: the CRC, for name_crc.
@@ -153,8 +161,10 @@ u32 snaptrace_persist_src_crc(const struct st_pr_src *src, u32 row, u64 boot_id)
 
 	crc = snaptrace_persist_crc(~0, (const u8 *)&boot_id, sizeof(boot_id));
 	crc = snaptrace_persist_crc(crc, (const u8 *)&row, sizeof(row));
-	return snaptrace_persist_crc(crc, (const u8 *)src->name,
-				     sizeof(src->name));
+	return snaptrace_persist_crc(crc, (const u8 *)src +
+				     offsetof(struct st_pr_src, name),
+				     sizeof(*src) -
+				     offsetof(struct st_pr_src, name));
 }
 
 /**

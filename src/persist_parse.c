@@ -10,6 +10,8 @@
  * (the nearest: persistent_ram_post_init() in fs/pstore/ram_core.c, which
  * checks a console buffer's signature and bounds before it keeps it).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/ctype.h>
 #include <linux/cpumask.h>
 #include <linux/err.h>
@@ -25,6 +27,7 @@
 
 #include <snaptrace/snaptrace.h>
 #include "persist.h"
+#include "rproc.h"
 
 /* Whether the entry at @off of @data (@bytes long) is whole and intact. */
 static bool st_pr_ent_ok(const u8 *data, u64 bytes, u64 off,
@@ -108,44 +111,168 @@ static bool st_pr_src_name_ok(const char *name)
 }
 
 /*
- * The sources' texts, from their kept entries @rents (@nr, sorted by row
- * and seq): as snaptrace_rproc_read_last() shows a last copy, the text
- * pieces after the last head, up to the first NUL.
+ * A row that names a source, checked before its text is rebuilt: the
+ * format and length its traceN_last decoded with, under the row's own
+ * CRC, must be ones a keeper writes. A row refused is not shown (no
+ * text, no file), and the rest of the capture is: 0 or why, said in the
+ * log (and by info, snaptrace_persist_remotes_show()).
+ */
+static int st_pr_src_check(const struct st_pr_src *r)
+{
+	if (r->fmt >= SNAPTRACE_TFMT_NR) {
+		pr_warn("the previous boot's %s: refused: trace format %u unknown (this module knows 0 to %u): not shown\n",
+			r->name, r->fmt, SNAPTRACE_TFMT_NR - 1);
+		return -EPROTONOSUPPORT;
+	}
+	if (r->len > SNAPTRACE_RPROC_TRACE_MAX) {
+		pr_warn("the previous boot's %s: refused: its length, %u bytes, is beyond the largest trace (%u): not shown\n",
+			r->name, r->len, SNAPTRACE_RPROC_TRACE_MAX);
+		return -EFBIG;
+	}
+	return 0;
+}
+
+/*
+ * A source's trace, from its kept entries @e (@n, sorted by seq), as the
+ * keeper's snaptrace_keeper_read_last() gives its traceN_last to the
+ * decoder: the text pieces after the last head, then NULs up to the row's
+ * len (the NULs that ended the trace were not copied). The keeper ends a
+ * text that fills the trace with one NUL piece more: a text longer than
+ * that, or one byte longer but not ending with that piece, runs past the
+ * trace, and the row is refused (-EMSGSIZE).
+ */
+static int st_pr_src_text(struct snaptrace_persist_last *last, unsigned int s,
+			  const struct st_pr_ent **e, u64 n)
+{
+	const struct st_pr_ent *piece = NULL;
+	u32 len = last->srcs[s].len;
+	size_t text = 0, k;
+	u64 i;
+
+	for (i = 0; i < n; i++) {
+		if (e[i]->type == SNAPTRACE_REC_MARKER) {
+			text = 0;	/* a capture's head: only the last counts */
+			continue;
+		}
+		text += e[i]->len;
+		piece = e[i];
+	}
+	/* One byte past: only the keeper's one-byte NUL piece. */
+	if (text > (size_t)len + 1 ||
+	    (text == (size_t)len + 1 && (piece->len != 1 || piece->data[0]))) {
+		pr_warn("the previous boot's %s: refused: its text, %zu bytes, runs past its length, %u: not shown\n",
+			last->srcs[s].name, text, len);
+		return -EMSGSIZE;
+	}
+	last->remote_text[s] = kvzalloc((size_t)len + 1, GFP_KERNEL);
+	if (!last->remote_text[s])
+		return -ENOMEM;
+	text = 0;
+	for (i = 0; i < n; i++) {
+		if (e[i]->type == SNAPTRACE_REC_MARKER) {
+			memset(last->remote_text[s], 0, text);
+			text = 0;
+			continue;
+		}
+		k = min_t(size_t, e[i]->len, len - min_t(size_t, len, text));
+		memcpy(last->remote_text[s] + text, e[i]->data, k);
+		text += k;
+	}
+	last->remote_len[s] = len;
+	return 0;
+}
+
+/*
+ * Why a source's kept entries @e (@n, sorted by seq) cannot be placed as
+ * its trace was: a piece dropped (a gap in their seq, which the capture
+ * numbers from 0 without gaps per source; or, finished, fewer kept than
+ * written), or its row replaced or torn (text and length may be of two
+ * captures). NULL: they can.
+ */
+static const char *st_pr_src_raw(const struct snaptrace_persist_last *last,
+				 unsigned int s, const struct st_pr_ent **e,
+				 u64 n)
+{
+	const struct st_pr_src *r = &last->srcs[s];
+	u64 i;
+
+	for (i = 0; i < n; i++)
+		if (e[i]->seq != i)
+			return "a piece dropped as corrupt";
+	if (last->unfinished)
+		return NULL;	/* its flags and count unknown */
+	if (r->entries > n)
+		return "a piece dropped as corrupt";
+	if (r->flags & ST_PR_SRC_F_STALE)
+		return "replaced by a new crash during the capture";
+	if (r->flags & ST_PR_SRC_F_TORN)
+		return "being captured at the panic";
+	return NULL;
+}
+
+/*
+ * A source's text, raw, from its kept entries @e (@n): the text pieces
+ * after the last head, one after another, the NULs left out; not decoded
+ * (why: st_pr_src_raw()), its row's length not used.
+ */
+static int st_pr_src_text_raw(struct snaptrace_persist_last *last,
+			      unsigned int s, const struct st_pr_ent **e, u64 n)
+{
+	size_t text = 0, k;
+	u64 i;
+
+	for (i = 0; i < n; i++) {
+		if (e[i]->type == SNAPTRACE_REC_MARKER)
+			text = 0;	/* a capture's head: only the last counts */
+		else
+			text += e[i]->len;
+	}
+	last->remote_text[s] = kvzalloc(text + 1, GFP_KERNEL);
+	if (!last->remote_text[s])
+		return -ENOMEM;
+	text = 0;
+	for (i = 0; i < n; i++) {
+		if (e[i]->type == SNAPTRACE_REC_MARKER) {
+			text = 0;
+			continue;
+		}
+		for (k = 0; k < e[i]->len; k++)
+			if (e[i]->data[k])
+				last->remote_text[s][text++] = e[i]->data[k];
+	}
+	last->remote_len[s] = text;
+	return 0;
+}
+
+/*
+ * The sources' traces, from their kept entries @rents (@nr, sorted by row
+ * and seq), each rebuilt by st_pr_src_text() unless its row was refused,
+ * or raw by st_pr_src_text_raw() if its pieces cannot be placed.
  */
 static int st_pr_src_texts(struct snaptrace_persist_last *last,
 			   const struct st_pr_ent **rents, u64 nr)
 {
-	u64 i, first, end;
-	size_t len;
+	u64 first, end;
 	unsigned int s;
+	int ret;
 
 	for (first = 0; first < nr; first = end) {
 		s = rents[first]->cpu & ~ST_PR_ENT_SRC;
 		for (end = first; end < nr && rents[end]->cpu == rents[first]->cpu; end++)
 			;
 		last->remote_kept[s] = end - first;
-		len = 0;
-		for (i = first; i < end; i++) {
-			if (rents[i]->type == SNAPTRACE_REC_MARKER)
-				len = 0;	/* a capture's head: only the last counts */
-			else
-				len += rents[i]->len;
-		}
-		last->remote_text[s] = kvmalloc(len + 1, GFP_KERNEL);
-		if (!last->remote_text[s])
-			return -ENOMEM;
-		len = 0;
-		for (i = first; i < end; i++) {
-			if (rents[i]->type == SNAPTRACE_REC_MARKER) {
-				len = 0;
-				continue;
-			}
-			memcpy(last->remote_text[s] + len, rents[i]->data,
-			       rents[i]->len);
-			len += rents[i]->len;
-		}
-		last->remote_text[s][len] = 0;
-		last->remote_len[s] = strnlen(last->remote_text[s], len);
+		if (last->remote_err[s])
+			continue;
+		last->remote_raw[s] = st_pr_src_raw(last, s, rents + first,
+						    end - first);
+		if (last->remote_raw[s])
+			ret = st_pr_src_text_raw(last, s, rents + first,
+						 end - first);
+		else
+			ret = st_pr_src_text(last, s, rents + first, end - first);
+		if (ret == -ENOMEM)
+			return ret;
+		last->remote_err[s] = ret;
 	}
 	return 0;
 }
@@ -288,7 +415,12 @@ static void *st_pr_dup(const void *src, size_t len)
  * counting the others as corrupt: the capture's per-CPU counts, under its
  * CRC, say how many were written. A capture whose wall-clock time is not
  * between its arming and @now_real_ns (a clock that went back) is taken
- * all the same, flagged time_doubtful.
+ * all the same, flagged time_doubtful. Each remote's last trace is
+ * rebuilt as its traceN_last decoded it (its text, then NULs up to the
+ * trace's length, with the format its row names); a row whose format is
+ * unknown (-EPROTONOSUPPORT), whose length is beyond the largest trace
+ * (-EFBIG) or shorter than its text (-EMSGSIZE) is refused, said in the
+ * log and in its remote_err, and not shown; the rest of the capture is.
  *
  * Context: process context, may sleep (allocates).
  * Return: the capture, for snaptrace_persist_last_free(); ERR_PTR() of
@@ -345,6 +477,8 @@ snaptrace_persist_parse(const void *base, size_t size, u64 phys, u64 boot_id,
 			written += r->entries;
 		last->remotes[s] = r->name[0] && st_pr_src_name_ok(r->name) &&
 			snaptrace_persist_src_crc(r, s, last->hdr.boot_id) == r->name_crc;
+		if (last->remotes[s])
+			last->remote_err[s] = st_pr_src_check(r);
 	}
 	/* Unfinished: how far it wrote is not known; the whole data area. */
 	bytes = last->unfinished ? size - last->hdr.data_off :

@@ -24,6 +24,8 @@
 #include <snaptrace/snaptrace.h>
 #include "internal.h"
 #include "persist.h"
+#include "rproc.h"
+#include "trace_decode.h"
 
 /*
  * "@what: 2026-12-02 19:59:41 UTC (1796241581.956795362)": the date for
@@ -91,8 +93,9 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_times_show);
  * (no remote had a last trace, or the one a remote had held no record:
  * the capture keeps a row for a trace with records only), or "remote
  * traces: 0 captured" when some had records and none was kept; then a
- * line per remote left out, replaced during the capture, torn, or with
- * entries dropped as corrupt.
+ * line per remote left out, replaced during the capture, torn, with
+ * entries dropped as corrupt, or refused (its row's format or length
+ * not one a keeper writes: not shown).
  *
  * Context: process context; the caller keeps @l alive.
  */
@@ -141,9 +144,58 @@ void snaptrace_persist_remotes_show(struct seq_file *m,
 		if (r->entries > l->remote_kept[s])
 			seq_printf(m, "remote %s: dropped corrupt: %llu\n", r->name,
 				   r->entries - l->remote_kept[s]);
+		if (l->remote_err[s] == -EPROTONOSUPPORT)
+			seq_printf(m, "remote %s: refused: trace format %u unknown: not shown\n",
+				   r->name, r->fmt);
+		else if (l->remote_err[s] == -EFBIG)
+			seq_printf(m, "remote %s: refused: length %u beyond the largest trace (%u): not shown\n",
+				   r->name, r->len, SNAPTRACE_RPROC_TRACE_MAX);
+		else if (l->remote_err[s])
+			seq_printf(m, "remote %s: refused: its text runs past its length (%u): not shown\n",
+				   r->name, r->len);
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_remotes_show);
+
+/**
+ * snaptrace_persist_remote_show() - last_boot/remotes/<dir>/traceN_last
+ * @m: the seq_file
+ * @l: a capture from snaptrace_persist_parse()
+ * @row: the source's row
+ *
+ * The remote's last trace as its traceN_last showed it when the host
+ * died: its bytes (the text kept, NULs up to the trace's length) decoded
+ * by trace_decode.c with the format the keeper decoded with then, and
+ * printed by snaptrace_trace_show(), as the keeper's traceN_last does
+ * (trace_keeper.c). Nothing for a row with no trace kept, or refused. A
+ * row whose pieces cannot be placed as the trace was (one dropped as
+ * corrupt, the row replaced or torn) is not decoded: a line saying why,
+ * then its text as kept, NULs left out.
+ * No upstream twin.
+ *
+ * Context: process context; the caller keeps @l alive.
+ */
+void snaptrace_persist_remote_show(struct seq_file *m,
+				   const struct snaptrace_persist_last *l,
+				   unsigned int row)
+{
+	struct snaptrace_tdec dec;
+
+	if (row >= ST_PR_SRCS || !l->remote_text[row])
+		return;
+	if (l->remote_raw[row]) {
+		seq_printf(m, "[snaptrace: not decoded: %s: the text kept, NULs left out]\n",
+			   l->remote_raw[row]);
+		seq_write(m, l->remote_text[row], l->remote_len[row]);
+		return;
+	}
+	if (!l->remote_len[row])
+		return;
+	if (!snaptrace_trace_decode(l->remote_text[row], l->remote_len[row],
+				    l->srcs[row].fmt, &dec))
+		snaptrace_trace_show(m, l->remote_text[row], &dec);
+}
+EXPORT_SYMBOL_IF_KUNIT(snaptrace_persist_remote_show);
 
 /**
  * snaptrace_persist_snapshot_show() - last_boot/info's line on the snapshot
@@ -460,27 +512,39 @@ static const struct file_operations st_pr_dump_fops = {
 };
 
 /* remotes/<dir>/traceN_last: i_private is the source's row + 1. */
-static ssize_t st_pr_remote_read(struct file *filp, char __user *ubuf,
-				 size_t cnt, loff_t *ppos)
+static int st_pr_remote_seq_show(struct seq_file *m, void *unused)
 {
-	unsigned int s = (uintptr_t)filp->private_data - 1;
-	ssize_t ret = 0;
+	mutex_lock(&snaptrace_persist_lock);
+	if (snaptrace_persist_last_boot)
+		snaptrace_persist_remote_show(m, snaptrace_persist_last_boot,
+					      (uintptr_t)m->private - 1);
+	else	/* as stats reads */
+		seq_puts(m, snaptrace_persist_kept ? "kept as found, not shown: info says why\n" :
+					 "released\n");
+	mutex_unlock(&snaptrace_persist_lock);
+	return 0;
+}
+
+/* Room for the trace's bytes and a page, as the keeper's traceN_last. */
+static int st_pr_remote_open(struct inode *inode, struct file *filp)
+{
+	unsigned int s = (uintptr_t)inode->i_private - 1;
+	size_t size = PAGE_SIZE;
 
 	mutex_lock(&snaptrace_persist_lock);
-	if (snaptrace_persist_last_boot && s < ST_PR_SRCS &&
-	    snaptrace_persist_last_boot->remote_text[s])
-		ret = simple_read_from_buffer(ubuf, cnt, ppos,
-					      snaptrace_persist_last_boot->remote_text[s],
-					      snaptrace_persist_last_boot->remote_len[s]);
+	if (snaptrace_persist_last_boot && s < ST_PR_SRCS)
+		size += snaptrace_persist_last_boot->remote_len[s];
 	mutex_unlock(&snaptrace_persist_lock);
-	return ret;
+	return single_open_size(filp, st_pr_remote_seq_show, inode->i_private,
+				size);
 }
 
 static const struct file_operations st_pr_remote_fops = {
 	.owner = THIS_MODULE,
-	.open = simple_open,
-	.read = st_pr_remote_read,
-	.llseek = default_llseek,
+	.open = st_pr_remote_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
 };
 
 /*

@@ -97,6 +97,12 @@ static enum snaptrace_tfmt st_keep_fmt(struct snaptrace_keeper *k)
 	return k->ops->format ? k->ops->format(k) : SNAPTRACE_TFMT_AUTO;
 }
 
+/* The same, for a host panic's capture of traceN_last (persist.h). */
+static enum snaptrace_tfmt st_keep_pr_fmt(struct snaptrace_persist_source *src)
+{
+	return st_keep_fmt(container_of(src, struct snaptrace_keeper, pr_src));
+}
+
 static int st_keep_show(struct seq_file *m, void *unused)
 {
 	struct st_keep_view *v = m->private;
@@ -324,6 +330,9 @@ snaptrace_keeper_create(struct device *dev, int index, u32 size,
 		k->pr_src.buf = k->last;
 		k->pr_src.cpu = k->last_cpu;
 		k->pr_src.has_last = &k->has_last;
+		k->pr_src.len = &k->last_len;
+		k->pr_src.seq = &k->last_seq;
+		k->pr_src.format = st_keep_pr_fmt;
 		strscpy(k->pr_src.name, persist_name, sizeof(k->pr_src.name));
 		if (snaptrace_persist_source_add(&k->pr_src))
 			dev_info(dev, "trace%d: not kept at a host panic: %d last traces are kept already\n",
@@ -587,6 +596,35 @@ static u32 st_keep_end_slow(snaptrace_keeper_read_t read, void *ctx, u32 len)
 	return st_keep_end_nul(end, len);
 }
 
+/*
+ * A capture begins: @k->last_seq goes odd before the copy's first change
+ * (its live half emptied), so that a host panic's capture that reads the
+ * copy meanwhile (persist_capture.c) knows its text and @k->last_len may
+ * not belong together.
+ */
+static void st_keep_seq_begin(struct snaptrace_keeper *k)
+{
+	WRITE_ONCE(k->last_seq, k->last_seq + 1);
+	smp_wmb(); /* odd before the copy changes */
+}
+
+/*
+ * A capture ends: if @ok, its snapshot taken, its length @len, then
+ * has_last (released: a reader that sees it true sees the length), then
+ * @k->last_seq even again. A capture that failed leaves the last one,
+ * and its length.
+ */
+static void st_keep_seq_end(struct snaptrace_keeper *k, bool ok, u32 len)
+{
+	if (ok) {
+		WRITE_ONCE(k->last_len, len);
+		/* pairs with the acquires of has_last: the length first */
+		smp_store_release(&k->has_last, true);
+	}
+	smp_wmb(); /* the copy and its length before the count */
+	WRITE_ONCE(k->last_seq, k->last_seq + 1);
+}
+
 /* The head of a capture, a marker line, reserved in @res on @buf's @cpu. */
 static bool st_keep_head(struct snaptrace_buffer *buf, int cpu,
 			 const char *head, struct snaptrace_reservation *res)
@@ -637,6 +675,7 @@ bool snaptrace_keeper_capture(struct snaptrace_keeper *k, const char *head,
 
 	len = min(len, k->size);
 	end = st_keep_end(src, len);
+	st_keep_seq_begin(k);
 	snaptrace_reset(k->last);
 	if (!st_keep_head(k->last, k->last_cpu, head, &k->res[nr]))
 		goto commit;
@@ -664,10 +703,7 @@ bool snaptrace_keeper_capture(struct snaptrace_keeper *k, const char *head,
 commit:
 	for (i = nr; i-- > 0; )
 		snaptrace_commit(k->last, &k->res[i]);
-	if (!ret) {
-		WRITE_ONCE(k->last_len, len);
-		WRITE_ONCE(k->has_last, true);
-	}
+	st_keep_seq_end(k, !ret, len);
 	return !ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_keeper_capture);
@@ -758,6 +794,7 @@ EXPORT_SYMBOL_IF_KUNIT(snaptrace_keeper_stage_slow);
 bool snaptrace_keeper_publish(struct snaptrace_keeper *k)
 {
 	u32 size;
+	bool ok;
 
 	if (k->grown && !k->grown_old) {
 		WRITE_ONCE(k->has_last, false);
@@ -773,11 +810,10 @@ bool snaptrace_keeper_publish(struct snaptrace_keeper *k)
 		return false;
 	k->staged = false;
 	/* The spare was allocated with the buffer, not in NMI: no error. */
-	if (snaptrace_snapshot(k->last))
-		return false;
-	WRITE_ONCE(k->last_len, k->staged_len);
-	WRITE_ONCE(k->has_last, true);
-	return true;
+	st_keep_seq_begin(k);
+	ok = !snaptrace_snapshot(k->last);
+	st_keep_seq_end(k, ok, k->staged_len);
+	return ok;
 }
 EXPORT_SYMBOL_IF_KUNIT(snaptrace_keeper_publish);
 
@@ -878,7 +914,8 @@ ssize_t snaptrace_keeper_read_last(struct snaptrace_keeper *k, void *buf,
 		if (ret)
 			return ret;
 	}
-	if (!READ_ONCE(k->has_last))
+	/* pairs with st_keep_seq_end()'s release: then last_len */
+	if (!smp_load_acquire(&k->has_last))
 		goto out;
 	rec = kmalloc(sizeof(*rec), GFP_KERNEL);
 	if (!rec) {

@@ -32,7 +32,12 @@ struct snaptrace_reservation;
  *	process context; return 0 or -errno (-EINTR)
  * @last_unlock: undo @last_lock (may be NULL)
  * @format: the convention to decode with (&enum snaptrace_tfmt); NULL:
- *	%SNAPTRACE_TFMT_AUTO
+ *	%SNAPTRACE_TFMT_AUTO. Also called by a host panic's capture, which
+ *	keeps traceN_last (&snaptrace_persist_source.format): any context,
+ *	NMI included; no lock, no sleep (a READ_ONCE()); and it may not
+ *	rely on &snaptrace_keeper.priv, which a feeder may clear while the
+ *	keeper is registered (rproc_trace.c sets it NULL when its trace
+ *	goes, the keeper kept): with NULL it must still return a format
  */
 struct snaptrace_keeper_ops {
 	int (*read_live)(struct snaptrace_keeper *k, void **buf, u32 *len);
@@ -69,9 +74,14 @@ typedef int (*snaptrace_keeper_read_t)(void *ctx, u32 off, void *dst, u32 n);
  * @res: a capture's reservations, one per record, held open across its
  *	snapshot
  * @last_cpu: the CPU whose ring of @last the captures write
- * @has_last: @last holds a capture (WRITE_ONCE() after its snapshot)
+ * @has_last: @last holds a capture (smp_store_release() after its
+ *	snapshot and @last_len; smp_load_acquire() to read @last_len)
  * @last_len: bytes of the trace at the last capture (what traceN_last
  *	decodes; the bytes after those captured were NULs)
+ * @last_seq: the captures' count: odd while one runs (from before @last
+ *	changes until after @last_len is written), even otherwise; a host
+ *	panic's capture that saw it change or odd across its walks of @last
+ *	marks the trace torn (persist_capture.c)
  * @pr_src: @last as a source of the persistent capture, registered with
  *	the keeper
  * @pr_out: @pr_src is out of the registry for a grow:
@@ -102,6 +112,7 @@ struct snaptrace_keeper {
 	int last_cpu;
 	bool has_last;
 	u32 last_len;
+	u32 last_seq;
 	struct snaptrace_persist_source pr_src;
 	bool pr_out;
 	struct snaptrace_buffer *grown;

@@ -86,13 +86,76 @@ static void persist_refuses_bad_magic(struct kunit *test)
 	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW, -ENOMSG);
 }
 
+/* Version 4's row of the sources' table: no len, no fmt; 64 bytes. */
+struct pr_src_v4 {
+	u32 name_crc;
+	u32 flags;
+	u64 entries;
+	char name[ST_PR_SRC_NAME];
+};
+
+static_assert(sizeof(struct pr_src_v4) == 64);
+
+/*
+ * @x's capture rewritten as version 4 wrote it: its sources' rows 64
+ * bytes (their CRC of the boot id, the row, the name), the entries moved
+ * to version 4's data_off, every CRC right for that layout.
+ */
+static void pr_make_v4(struct kunit *test, struct pr_ctx *x)
+{
+	struct st_pr_hdr *h = x->p.base;
+	struct st_pr_cap *cap = x->p.base + sizeof(*h);
+	struct st_pr_src *rows = x->p.base + h->table_off +
+				 (size_t)h->nr_cpus * sizeof(struct st_pr_cpu);
+	struct pr_src_v4 v4[ST_PR_SRCS] = {};
+	u64 data_off;
+	u32 s, crc;
+
+	for (s = 0; s < ST_PR_SRCS; s++) {
+		v4[s].flags = rows[s].flags;
+		v4[s].entries = rows[s].entries;
+		memcpy(v4[s].name, rows[s].name, sizeof(v4[s].name));
+		crc = crc32_le(~0, (const u8 *)&h->boot_id, sizeof(h->boot_id));
+		crc = crc32_le(crc, (const u8 *)&s, sizeof(s));
+		v4[s].name_crc = rows[s].name[0] ?
+			crc32_le(crc, (const u8 *)v4[s].name, sizeof(v4[s].name)) : 0;
+	}
+	data_off = ALIGN((u64)((u8 *)rows - (u8 *)x->p.base) + sizeof(v4), 64);
+	KUNIT_ASSERT_LT(test, data_off, h->data_off);
+	memmove(x->p.base + data_off, x->p.base + h->data_off, cap->data_bytes);
+	memset(x->p.base + data_off + cap->data_bytes, 0,
+	       h->data_off - data_off);
+	memset(rows, 0, data_off - h->table_off -
+	       (size_t)h->nr_cpus * sizeof(struct st_pr_cpu));
+	memcpy(rows, v4, sizeof(v4));
+	h->data_off = data_off;
+	h->version = 4;
+	pr_reseal_hdr(h);
+	cap->cap_crc = crc32_le(pr_crc_skip8(cap, sizeof(*cap)),
+				(const u8 *)x->p.base + h->table_off,
+				(size_t)h->nr_cpus * sizeof(struct st_pr_cpu) +
+				sizeof(v4));
+}
+
+/*
+ * A capture of another format version, newer or older (version 4's rows
+ * had no length nor format for the remotes' traces: its layout, made
+ * here, is not this one's), is refused, and not changed.
+ */
 static void persist_refuses_other_version(struct kunit *test)
 {
-	struct pr_ctx *x = st_pr_captured(test);
-	struct st_pr_hdr *h = x->p.base;
+	struct pr_ctx *x;
+	struct st_pr_hdr *h;
 
+	x = st_pr_captured(test);
+	h = x->p.base;
 	h->version = ST_PR_VERSION + 1;
 	pr_reseal_hdr(h);
+	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW,
+			  -EPROTONOSUPPORT);
+
+	x = st_pr_captured(test);
+	pr_make_v4(test, x);
 	pr_expect_refused(test, x, PR_SIZE, PR_PHYS, PR_BOOT + 1, PR_NOW,
 			  -EPROTONOSUPPORT);
 }
@@ -487,6 +550,11 @@ static void persist_kept_refusals_not_armed(struct kunit *test)
 	h = x->p.base;
 	h->version = ST_PR_VERSION + 1;
 	pr_reseal_hdr(h);
+	pr_expect_take(test, x, -EPROTONOSUPPORT, true);
+
+	/* Version 4's real layout: the version that wrote it reads it. */
+	x = st_pr_captured(test);
+	pr_make_v4(test, x);
 	pr_expect_take(test, x, -EPROTONOSUPPORT, true);
 
 	x = st_pr_captured(test);

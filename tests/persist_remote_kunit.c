@@ -5,7 +5,10 @@
  * src/persist_capture.c, their texts rebuilt by src/persist_parse.c and
  * shown by src/persist_show.c): kept whole in their share of the region or
  * left out whole, removed or replaced during the capture, the registry
- * full, a corrupt entry dropped.
+ * full, a corrupt entry dropped; shown at the next load exactly as the
+ * live traceN_last showed them, decoded (a circular trace, the format the
+ * keeper used at the panic); rows whose format or length no keeper writes
+ * refused.
  *
  * On an ordinary vmalloc'd "region"; the CRCs are recomputed here from the
  * layout in src/persist.h, as a reader of the format would. What the
@@ -14,6 +17,7 @@
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/crc32.h>
+#include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/math64.h>
 #include <linux/random.h>
@@ -42,7 +46,7 @@ struct pr_remote {
 	struct snaptrace_rproc *rproc;
 	struct snaptrace_rproc_trace *t;
 	char *text;	/* traceN_last, as snaptrace_keeper_read_last() gives it */
-	ssize_t len;
+	ssize_t len;	/* its text's bytes, up to the first NUL */
 };
 
 /*
@@ -74,11 +78,12 @@ static void pr_remote_crash(struct kunit *test, struct pr_remote *r, u32 text)
 
 /*
  * A simulated remote with one trace, as the rproc suites make one, its
- * trace registered with the persistent capture; with @crash, a crash of
- * it captured (IRQs off, as from a crash), so that trace0_last holds the
- * text.
+ * trace registered with the persistent capture, its files in @dir (none
+ * if NULL); with @crash, a crash of it captured (IRQs off, as from a
+ * crash), so that trace0_last holds the text.
  */
-static struct pr_remote *pr_remote_new(struct kunit *test, bool crash)
+static struct pr_remote *pr_remote_new_in(struct kunit *test,
+					  struct dentry *dir, bool crash)
 {
 	struct pr_remote *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	struct snaptrace_fw_rsc_trace rsc = { .da = PR_RP_DA, .len = PR_RP_LEN };
@@ -95,6 +100,7 @@ static struct pr_remote *pr_remote_new(struct kunit *test, bool crash)
 	INIT_LIST_HEAD(&r->rproc->traces);
 	mutex_init(&r->rproc->lock);
 	strscpy(r->rproc->name, "sim", sizeof(r->rproc->name));
+	r->rproc->dir = dir;
 	r->rproc->crash_cnt = 1;
 	r->rproc->crash_type = SNAPTRACE_RPROC_WATCHDOG;
 	m->va = kunit_kzalloc(test, PR_RP_LEN, GFP_KERNEL);
@@ -122,6 +128,30 @@ static struct pr_remote *pr_remote_new(struct kunit *test, bool crash)
 		pr_remote_crash(test, r, PR_RP_TEXT);
 	return r;
 }
+
+static struct pr_remote *pr_remote_new(struct kunit *test, bool crash)
+{
+	return pr_remote_new_in(test, NULL, crash);
+}
+
+/*
+ * last_boot/@l's trace @s is @r's trace0_last whole: the text, then NULs
+ * up to the trace's length (PR_RP_LEN), which the row says, with the
+ * format the keeper decodes with (ours: auto).
+ */
+static void pr_expect_trace(struct kunit *test, struct pr_remote *r,
+			    const struct snaptrace_persist_last *l, int s)
+{
+	KUNIT_EXPECT_EQ(test, l->srcs[s].len, PR_RP_LEN);
+	KUNIT_EXPECT_EQ(test, l->srcs[s].fmt, SNAPTRACE_TFMT_AUTO);
+	KUNIT_EXPECT_EQ(test, l->remote_err[s], 0);
+	KUNIT_ASSERT_NOT_NULL(test, l->remote_text[s]);
+	KUNIT_ASSERT_EQ(test, l->remote_len[s], (size_t)PR_RP_LEN);
+	KUNIT_EXPECT_MEMEQ(test, l->remote_text[s], r->text, PR_RP_LEN);
+}
+
+static char *pr_last_boot_trace(struct kunit *test,
+				const struct snaptrace_persist_last *l, int s);
 
 /* last_boot/info's lines on the remotes, for @last. */
 static char *pr_remotes_info(struct kunit *test,
@@ -170,9 +200,7 @@ static void persist_remote_last_trace_kept(struct kunit *test)
 	/* The head and three pieces of text: all written, all kept. */
 	KUNIT_EXPECT_EQ(test, last->srcs[s].entries, 4);
 	KUNIT_EXPECT_EQ(test, last->remote_kept[s], 4);
-	KUNIT_ASSERT_NOT_NULL(test, last->remote_text[s]);
-	KUNIT_ASSERT_EQ(test, last->remote_len[s], (size_t)r->len);
-	KUNIT_EXPECT_MEMEQ(test, last->remote_text[s], r->text, r->len);
+	pr_expect_trace(test, r, last, s);
 	KUNIT_EXPECT_STREQ(test, pr_remotes_info(test, last),
 			   "remote traces: 1 captured (remoteproc0/trace0_last)\n");
 }
@@ -211,8 +239,7 @@ static void persist_remote_budget_exact(struct kunit *test)
 	st_pr_newest(test, x, 16384 - x->p.data_off - remote_bytes, first);
 	st_pr_expect_kept(test, x, last, first);
 	KUNIT_EXPECT_EQ(test, last->srcs[s].flags, 0);
-	KUNIT_ASSERT_EQ(test, last->remote_len[s], (size_t)r->len);
-	KUNIT_EXPECT_MEMEQ(test, last->remote_text[s], r->text, r->len);
+	pr_expect_trace(test, r, last, s);
 }
 
 /*
@@ -345,6 +372,52 @@ static void persist_remote_replaced_between_walks(struct kunit *test)
 }
 
 /*
+ * The keeper captured (or was capturing) between the panic's two walks:
+ * its copy's text and the length read may be of different captures, the
+ * count of its captures (odd during one) says so: the row is marked torn,
+ * whichever way the count moved, and info says so.
+ */
+static struct snaptrace_keeper *pr_recapture_keeper;
+static u32 pr_recapture_by;
+
+static void pr_recapture(struct snaptrace_persist *p)
+{
+	WRITE_ONCE(pr_recapture_keeper->last_seq,
+		   pr_recapture_keeper->last_seq + pr_recapture_by);
+}
+
+static void persist_remote_capturing_torn(struct kunit *test)
+{
+	static const u32 by[] = { 1, 2 };	/* one begun; one done */
+	struct pr_remote *r = pr_remote_new(test, true);
+	struct snaptrace_persist_last *last;
+	int s = r->t->keeper->pr_src.slot;
+	struct pr_ctx *x;
+	unsigned int i;
+	u32 seq;
+
+	for (i = 0; i < ARRAY_SIZE(by); i++) {
+		x = st_pr_setup(test, PR_SIZE);
+		seq = r->t->keeper->last_seq;
+		KUNIT_EXPECT_EQ(test, seq & 1, 0);
+		pr_recapture_keeper = r->t->keeper;
+		pr_recapture_by = by[i];
+		x->p.measured = pr_recapture;
+		last = pr_capture_remotes(test, x);
+		x->p.measured = NULL;
+		r->t->keeper->last_seq = seq;
+		st_pr_expect_same(test, x, last, -1, -1);
+		KUNIT_EXPECT_TRUE(test, last->remotes[s]);
+		KUNIT_EXPECT_EQ(test, last->srcs[s].flags, ST_PR_SRC_F_TORN);
+		KUNIT_EXPECT_EQ(test, last->srcs[s].entries, 4);
+		KUNIT_EXPECT_STREQ(test, pr_remotes_info(test, last),
+				   "remote traces: 1 captured (remoteproc0/trace0_last)\nremote remoteproc0/trace0_last: being captured at the panic: its open pieces left out\n");
+		KUNIT_EXPECT_STREQ(test, last->remote_raw[s],
+				   "being captured at the panic");
+	}
+}
+
+/*
  * The registry has ST_PR_SRCS rows for every remote together: when they
  * are taken, one more source gets -ENOSPC and slot -1 (its trace works,
  * a panic does not keep it), and removing it is harmless; a row given
@@ -356,6 +429,12 @@ static void persist_remote_replaced_between_walks(struct kunit *test)
  * them, and never walks their NULL buffer.
  */
 static const bool pr_no_last;
+static const u32 pr_no_len, pr_no_seq;
+
+static enum snaptrace_tfmt pr_no_format(struct snaptrace_persist_source *src)
+{
+	return SNAPTRACE_TFMT_AUTO;
+}
 
 static void pr_srcs_remove(void *arg)
 {
@@ -377,6 +456,9 @@ static void persist_remote_registry_full(struct kunit *test)
 	for (s = 0; s <= ST_PR_SRCS; s++) {
 		srcs[s].slot = -1;
 		srcs[s].has_last = &pr_no_last;
+		srcs[s].len = &pr_no_len;
+		srcs[s].seq = &pr_no_seq;
+		srcs[s].format = pr_no_format;
 		snprintf(srcs[s].name, sizeof(srcs[s].name),
 			 "remoteproc9/trace%u_last", s);
 	}
@@ -406,9 +488,34 @@ static void persist_remote_registry_full(struct kunit *test)
 }
 
 /*
+ * A source without its has_last, len, seq or format (each read at the
+ * panic, unchecked) is not registered: -EINVAL, slot -1, no row taken.
+ */
+static void persist_remote_source_incomplete(struct kunit *test)
+{
+	struct snaptrace_persist_source src;
+	unsigned int i, free = snaptrace_persist_sources_free();
+
+	for (i = 0; i < 4; i++) {
+		memset(&src, 0, sizeof(src));
+		src.slot = 7;
+		src.has_last = i == 0 ? NULL : &pr_no_last;
+		src.len = i == 1 ? NULL : &pr_no_len;
+		src.seq = i == 2 ? NULL : &pr_no_seq;
+		src.format = i == 3 ? NULL : pr_no_format;
+		strscpy(src.name, "remoteproc9/trace0_last", sizeof(src.name));
+		KUNIT_EXPECT_EQ(test, snaptrace_persist_source_add(&src), -EINVAL);
+		KUNIT_EXPECT_EQ(test, src.slot, -1);
+		KUNIT_EXPECT_EQ(test, snaptrace_persist_sources_free(), free);
+	}
+}
+
+/*
  * A byte flipped in the remote's first piece of text: that entry alone is
- * dropped and counted corrupt, like a CPU's; the text is the rest, and
- * info says so; the CPUs' records are all kept.
+ * dropped and counted corrupt, like a CPU's, and info says so; the CPUs'
+ * records are all kept. The rest cannot be placed where the trace had it
+ * (the pieces after the hole would move up): not decoded, last_boot's
+ * trace0_last says why, then the rest of the text as kept.
  */
 static void persist_remote_corrupt_entry_dropped(struct kunit *test)
 {
@@ -416,12 +523,12 @@ static void persist_remote_corrupt_entry_dropped(struct kunit *test)
 	struct pr_ctx *x = st_pr_setup(test, PR_SIZE);
 	struct snaptrace_persist_last *last;
 	int s = r->t->keeper->pr_src.slot;
-	char want[128];
+	char want[128], *shown;
 	size_t off;
 	u8 *b;
 
 	last = pr_capture_remotes(test, x);
-	KUNIT_ASSERT_EQ(test, last->remote_len[s], (size_t)r->len);
+	pr_expect_trace(test, r, last, s);
 	off = st_pr_ent_off(test, x, ST_PR_ENT_SRC | s, 1);
 	KUNIT_ASSERT_EQ(test, ((struct st_pr_ent *)(x->p.base + off))->type,
 			SNAPTRACE_REC_TEXT);
@@ -433,6 +540,9 @@ static void persist_remote_corrupt_entry_dropped(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, last->remotes[s]);
 	KUNIT_EXPECT_EQ(test, last->srcs[s].entries, 4);
 	KUNIT_EXPECT_EQ(test, last->remote_kept[s], 3);
+	/* The rest of the text, raw: its closing NUL left out. */
+	KUNIT_EXPECT_STREQ(test, last->remote_raw[s], "a piece dropped as corrupt");
+	KUNIT_ASSERT_NOT_NULL(test, last->remote_text[s]);
 	KUNIT_ASSERT_EQ(test, last->remote_len[s],
 			(size_t)r->len - SNAPTRACE_MAX_PAYLOAD);
 	KUNIT_EXPECT_MEMEQ(test, last->remote_text[s],
@@ -441,6 +551,463 @@ static void persist_remote_corrupt_entry_dropped(struct kunit *test)
 	snprintf(want, sizeof(want),
 		 "remote traces: 1 captured (remoteproc0/trace0_last)\nremote remoteproc0/trace0_last: dropped corrupt: 1\n");
 	KUNIT_EXPECT_STREQ(test, pr_remotes_info(test, last), want);
+	shown = kunit_kzalloc(test, ST_TEXT_MAX, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, shown);
+	snprintf(shown, ST_TEXT_MAX,
+		 "[snaptrace: not decoded: a piece dropped as corrupt: the text kept, NULs left out]\n%.*s",
+		 (int)(r->len - SNAPTRACE_MAX_PAYLOAD),
+		 r->text + SNAPTRACE_MAX_PAYLOAD);
+	KUNIT_EXPECT_STREQ(test, pr_last_boot_trace(test, last, s), shown);
+}
+
+/* ---- the traces shown as the live traceN_last showed them ---- */
+
+static void pr_dir_remove(void *d)
+{
+	debugfs_remove(d);
+}
+
+/* A debugfs directory of the test's own, "<debugfs>/@name". */
+static struct dentry *pr_dir(struct kunit *test, const char *name)
+{
+	struct dentry *d;
+
+	st_skip_unless_debugfs_mounted(test);
+	d = debugfs_create_dir(name, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(d));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pr_dir_remove, d), 0);
+	return d;
+}
+
+/* last_boot/remotes/<dir>/traceN_last of @l's row @s, as a reader gets it. */
+static char *pr_last_boot_trace(struct kunit *test,
+				const struct snaptrace_persist_last *l, int s)
+{
+	struct seq_file *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	char *text;
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	m->size = ST_TEXT_MAX;
+	m->buf = kunit_kzalloc(test, m->size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m->buf);
+	snaptrace_persist_remote_show(m, l, s);
+	KUNIT_ASSERT_LT(test, m->count, m->size);	/* it fit */
+	text = kunit_kzalloc(test, m->count + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, text);
+	memcpy(text, m->buf, m->count);
+	return text;
+}
+
+/*
+ * A capture of st_pr_write()'s records with the remotes' last traces, as
+ * at a panic: IRQs off, the other CPUs taken as stopped.
+ */
+static struct snaptrace_persist_last *pr_panic_remotes(struct kunit *test,
+						       struct pr_ctx *x)
+{
+	unsigned long flags;
+	int ret;
+
+	st_pr_write(test, x);
+	x->p.remotes = true;
+	local_irq_save(flags);
+	ret = snaptrace_persist_capture(&x->p, x->buf, ST_PR_PANIC,
+					"simulated panic", true);
+	local_irq_restore(flags);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	st_pr_expect_snapshot(test, x);
+	return st_pr_parse(test, x);
+}
+
+/*
+ * STM32Cube's log over the whole trace: each character followed by a
+ * NUL, round its first @len - 1 bytes (the last stays NUL), lines
+ * "line-NNNN\n" until it has wrapped: one NUL inside, at the write
+ * position.
+ */
+static void pr_stm32(char *va, u32 len)
+{
+	char line[16];
+	u32 i, j, at = 0;
+
+	memset(va, 0, len);
+	for (i = 0; i < 2 * len / 10; i++) {
+		snprintf(line, sizeof(line), "line-%04u\n", i);
+		for (j = 0; j < 10; j++) {
+			va[at] = line[j];
+			at = (at + 1) % (len - 1);
+			va[at] = 0;
+		}
+	}
+}
+
+/*
+ * A remote's trace in a circular convention (STM32Cube's: wrapped, a NUL
+ * inside at the write position), captured at its crash, then the host's
+ * capture at a simulated panic, parsed as the next boot would: last_boot's
+ * trace0_last is the live trace0_last's text before the panic, byte for
+ * byte, decoded (it used to be the raw bytes up to the first NUL: the
+ * newest lines only, the wrap not said).
+ */
+static void persist_remote_circular_as_live(struct kunit *test)
+{
+	struct dentry *dir = pr_dir(test, "st_pr_remote_circ");
+	struct pr_remote *r = pr_remote_new_in(test, dir, false);
+	struct snaptrace_persist_last *last;
+	int s = r->t->keeper->pr_src.slot;
+	struct pr_ctx *x;
+	unsigned long flags;
+	char *va, *live;
+
+	va = snaptrace_rproc_da_to_va(r->rproc, PR_RP_DA, PR_RP_LEN, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, va);
+	pr_stm32(va, PR_RP_LEN);
+	local_irq_save(flags);
+	snaptrace_rproc_capture_traces(r->rproc);
+	local_irq_restore(flags);
+	memset(va, 0, PR_RP_LEN);	/* the next run */
+	live = st_slurp(test, ST_DEBUGFS "/st_pr_remote_circ/trace0_last");
+	KUNIT_ASSERT_TRUE(test, strstarts(live, "[snaptrace: wrapped, lines lost unknown]\nline-"));
+
+	x = st_pr_setup(test, PR_SIZE);
+	last = pr_panic_remotes(test, x);
+	KUNIT_EXPECT_EQ(test, last->cap.reason, ST_PR_PANIC);
+	KUNIT_EXPECT_EQ(test, last->srcs[s].flags, 0);
+	KUNIT_EXPECT_EQ(test, last->srcs[s].len, PR_RP_LEN);
+	KUNIT_EXPECT_EQ(test, last->srcs[s].fmt, SNAPTRACE_TFMT_AUTO);
+	KUNIT_ASSERT_NOT_NULL(test, last->remote_text[s]);
+	/* The NUL inside: the bytes up to it are not the trace. */
+	KUNIT_EXPECT_LT(test, strnlen(last->remote_text[s], PR_RP_LEN),
+			(size_t)PR_RP_LEN - 1);
+	KUNIT_EXPECT_STREQ(test, pr_last_boot_trace(test, last, s), live);
+}
+
+/* A feeder as rproc_follow.c's: its own buffer, its format its own. */
+struct pr_fmt_src {
+	u8 bytes[64];
+	enum snaptrace_tfmt fmt;
+};
+
+static int pr_fmt_read_live(struct snaptrace_keeper *k, void **buf, u32 *len)
+{
+	*buf = NULL;	/* the remote does not run */
+	return 0;
+}
+
+static enum snaptrace_tfmt pr_fmt_format(struct snaptrace_keeper *k)
+{
+	struct pr_fmt_src *f = k->priv;
+
+	return READ_ONCE(f->fmt);
+}
+
+static int pr_fmt_read(void *ctx, u32 off, void *dst, u32 n)
+{
+	struct pr_fmt_src *f = ctx;
+
+	memcpy(dst, f->bytes + off, n);
+	return 0;
+}
+
+static const struct snaptrace_keeper_ops pr_fmt_ops = {
+	.read_live = pr_fmt_read_live,
+	.format = pr_fmt_format,
+};
+
+static void pr_keeper_free(void *k)
+{
+	snaptrace_keeper_free(k);
+}
+
+/*
+ * The format is the one traceN_last decodes with when the host dies: a
+ * followed remote's trace_format changed after its crash (auto, then
+ * plain) is the one its row keeps, and last_boot's trace0_last is the
+ * live one's text, plain (a Zephyr console of 64 bytes, wrapped, which
+ * auto would decode as Zephyr's).
+ */
+static void persist_remote_format_at_panic(struct kunit *test)
+{
+	struct dentry *dir = pr_dir(test, "st_pr_remote_fmt");
+	struct pr_fmt_src *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	struct snaptrace_persist_last *last;
+	struct snaptrace_keeper *k;
+	struct pr_ctx *x;
+	char line[17], *live;
+	unsigned int i;
+	int s;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	for (i = 0; i < 6; i++) {
+		snprintf(line, sizeof(line), "[%08u] tt%u\r\n", 100 + i, i);
+		memcpy(f->bytes + (i * 16) % sizeof(f->bytes), line, 16);
+	}
+	k = snaptrace_keeper_create(NULL, 0, SZ_4K, NULL, "remoteproc9/trace0_last",
+				    &pr_fmt_ops, f);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(k), "create: %pe", k);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pr_keeper_free, k), 0);
+	s = k->pr_src.slot;
+	KUNIT_ASSERT_GE(test, s, 0);
+	snaptrace_keeper_files_add(k, dir);
+	KUNIT_ASSERT_TRUE(test, snaptrace_keeper_capture_slow(k, "h", pr_fmt_read, f,
+							      sizeof(f->bytes)));
+	live = st_slurp(test, ST_DEBUGFS "/st_pr_remote_fmt/trace0_last");
+	KUNIT_EXPECT_TRUE(test, strstarts(live, "[snaptrace: wrapped"));
+	WRITE_ONCE(f->fmt, SNAPTRACE_TFMT_PLAIN);
+	live = st_slurp(test, ST_DEBUGFS "/st_pr_remote_fmt/trace0_last");
+	KUNIT_ASSERT_TRUE(test, strstarts(live,
+					  "[00000104] tt4\n[00000105] tt5\n[00000102] tt2\n"));
+
+	x = st_pr_setup(test, PR_SIZE);
+	last = pr_panic_remotes(test, x);
+	KUNIT_EXPECT_STREQ(test, last->srcs[s].name, "remoteproc9/trace0_last");
+	KUNIT_EXPECT_EQ(test, last->srcs[s].fmt, SNAPTRACE_TFMT_PLAIN);
+	KUNIT_EXPECT_EQ(test, last->srcs[s].len, sizeof(f->bytes));
+	KUNIT_EXPECT_STREQ(test, pr_last_boot_trace(test, last, s), live);
+}
+
+/* ---- rows refused: a format or a length no keeper writes ---- */
+
+/* The region's source row @s. */
+static struct st_pr_src *pr_row(struct pr_ctx *x, int s)
+{
+	struct st_pr_hdr *h = x->p.base;
+
+	return x->p.base + h->table_off +
+	       (size_t)h->nr_cpus * sizeof(struct st_pr_cpu) +
+	       s * sizeof(struct st_pr_src);
+}
+
+/*
+ * Seal row @s again, then the capture, after a test changed the row: its
+ * own CRC (boot id, row, then name, len, fmt), then the capture's (its
+ * header but state and CRC, the per-CPU table, the sources' table).
+ */
+static void pr_reseal_cap(struct pr_ctx *x);
+
+static void pr_reseal_row(struct pr_ctx *x, int s)
+{
+	struct st_pr_hdr *h = x->p.base;
+	struct st_pr_src *r = pr_row(x, s);
+	u32 row = s, crc;
+
+	crc = crc32_le(~0, (const u8 *)&h->boot_id, sizeof(h->boot_id));
+	crc = crc32_le(crc, (const u8 *)&row, sizeof(row));
+	r->name_crc = crc32_le(crc, (const u8 *)r->name,
+			       sizeof(r->name) + sizeof(r->len) + sizeof(r->fmt));
+	pr_reseal_cap(x);
+}
+
+/* Seal @x's capture again: its CRC alone (a row's own CRC as it is). */
+static void pr_reseal_cap(struct pr_ctx *x)
+{
+	struct st_pr_hdr *h = x->p.base;
+	struct st_pr_cap *cap = x->p.base + sizeof(*h);
+	u32 z = 0, crc;
+
+	crc = crc32_le(~0, (const u8 *)&z, sizeof(z));
+	crc = crc32_le(crc, (const u8 *)&z, sizeof(z));
+	crc = crc32_le(crc, (const u8 *)cap + 8, sizeof(*cap) - 8);
+	cap->cap_crc = crc32_le(crc, x->p.base + h->table_off,
+				(size_t)h->nr_cpus * sizeof(struct st_pr_cpu) +
+				ST_PR_SRCS * sizeof(struct st_pr_src));
+}
+
+/*
+ * Row @s of @x's capture of @r, changed by the test and sealed again,
+ * parsed: refused with @err (no text, no file), its entries counted kept,
+ * not corrupt; every CPU's record shown; info says why, as @info; the
+ * region unchanged.
+ */
+static void pr_expect_row_refused(struct kunit *test, struct pr_ctx *x, int s,
+				  int err, const char *info)
+{
+	u8 *copy = st_pr_vzalloc(test, PR_SIZE);
+	struct snaptrace_persist_last *last;
+
+	pr_reseal_row(x, s);
+	memcpy(copy, x->p.base, PR_SIZE);
+	last = st_pr_parse(test, x);
+	KUNIT_EXPECT_TRUE_MSG(test, !memcmp(x->p.base, copy, PR_SIZE),
+			      "the region changed");
+	st_pr_expect_same(test, x, last, -1, -1);
+	KUNIT_EXPECT_TRUE(test, last->remotes[s]);
+	KUNIT_EXPECT_EQ(test, last->remote_err[s], err);
+	KUNIT_EXPECT_NULL(test, last->remote_text[s]);
+	KUNIT_EXPECT_EQ(test, last->remote_len[s], 0);
+	KUNIT_EXPECT_EQ(test, last->remote_kept[s], 4);
+	KUNIT_EXPECT_EQ(test, last->corrupt, 0);
+	KUNIT_EXPECT_STREQ(test, pr_remotes_info(test, last), info);
+}
+
+/*
+ * A row whose format is one trace_decode.c does not know, under a right
+ * CRC, is refused: -EPROTONOSUPPORT, said in info, the rest shown.
+ */
+static void persist_remote_unknown_format_refused(struct kunit *test)
+{
+	struct pr_remote *r = pr_remote_new(test, true);
+	struct pr_ctx *x = st_pr_setup(test, PR_SIZE);
+	struct snaptrace_persist_last *last;
+	int s = r->t->keeper->pr_src.slot;
+	char want[160];
+
+	last = pr_capture_remotes(test, x);
+	pr_expect_trace(test, r, last, s);
+	pr_row(x, s)->fmt = SNAPTRACE_TFMT_NR;
+	snprintf(want, sizeof(want),
+		 "remote traces: 0 captured\nremote remoteproc0/trace0_last: refused: trace format %u unknown: not shown\n",
+		 SNAPTRACE_TFMT_NR);
+	pr_expect_row_refused(test, x, s, -EPROTONOSUPPORT, want);
+	pr_row(x, s)->fmt = U32_MAX;
+	snprintf(want, sizeof(want),
+		 "remote traces: 0 captured\nremote remoteproc0/trace0_last: refused: trace format %u unknown: not shown\n",
+		 U32_MAX);
+	pr_expect_row_refused(test, x, s, -EPROTONOSUPPORT, want);
+}
+
+/*
+ * A row's length, under a right CRC: beyond the largest trace, refused
+ * (-EFBIG); shorter than its text (the keeper's closing NUL aside),
+ * refused (-EMSGSIZE); the text's own length, the closing NUL past it,
+ * shown: the text, decoded over that length.
+ */
+static void persist_remote_bad_length_refused(struct kunit *test)
+{
+	struct pr_remote *r = pr_remote_new(test, true);
+	struct pr_ctx *x = st_pr_setup(test, PR_SIZE);
+	struct snaptrace_persist_last *last;
+	int s = r->t->keeper->pr_src.slot;
+	char want[200];
+
+	last = pr_capture_remotes(test, x);
+	pr_expect_trace(test, r, last, s);
+
+	pr_row(x, s)->len = SNAPTRACE_RPROC_TRACE_MAX + 1;
+	snprintf(want, sizeof(want),
+		 "remote traces: 0 captured\nremote remoteproc0/trace0_last: refused: length %u beyond the largest trace (%u): not shown\n",
+		 SNAPTRACE_RPROC_TRACE_MAX + 1, SNAPTRACE_RPROC_TRACE_MAX);
+	pr_expect_row_refused(test, x, s, -EFBIG, want);
+
+	/* The text and its closing NUL run two bytes past r->len - 1. */
+	pr_row(x, s)->len = r->len - 1;
+	snprintf(want, sizeof(want),
+		 "remote traces: 0 captured\nremote remoteproc0/trace0_last: refused: its text runs past its length (%zd): not shown\n",
+		 r->len - 1);
+	pr_expect_row_refused(test, x, s, -EMSGSIZE, want);
+
+	/*
+	 * The NUL alone past it, but in the text's last piece, not the
+	 * keeper's one-byte NUL piece (which a keeper writes only after a
+	 * text filling the trace): refused too.
+	 */
+	pr_row(x, s)->len = r->len;
+	snprintf(want, sizeof(want),
+		 "remote traces: 0 captured\nremote remoteproc0/trace0_last: refused: its text runs past its length (%zd): not shown\n",
+		 r->len);
+	pr_expect_row_refused(test, x, s, -EMSGSIZE, want);
+}
+
+/*
+ * A row's length of exactly the largest trace (SNAPTRACE_RPROC_TRACE_MAX)
+ * is one a keeper writes: shown, its text then NULs up to it.
+ */
+static void persist_remote_largest_length_shown(struct kunit *test)
+{
+	struct pr_remote *r = pr_remote_new(test, true);
+	struct pr_ctx *x = st_pr_setup(test, PR_SIZE);
+	struct snaptrace_persist_last *last;
+	int s = r->t->keeper->pr_src.slot;
+
+	last = pr_capture_remotes(test, x);
+	pr_expect_trace(test, r, last, s);
+	pr_row(x, s)->len = SNAPTRACE_RPROC_TRACE_MAX;
+	pr_reseal_row(x, s);
+	last = st_pr_parse(test, x);
+	KUNIT_EXPECT_TRUE(test, last->remotes[s]);
+	KUNIT_EXPECT_EQ(test, last->remote_err[s], 0);
+	KUNIT_ASSERT_NOT_NULL(test, last->remote_text[s]);
+	KUNIT_ASSERT_EQ(test, last->remote_len[s],
+			(size_t)SNAPTRACE_RPROC_TRACE_MAX);
+	KUNIT_EXPECT_MEMEQ(test, last->remote_text[s], r->text, r->len);
+	KUNIT_EXPECT_NULL(test, memchr_inv(last->remote_text[s] + r->len, 0,
+					   SNAPTRACE_RPROC_TRACE_MAX + 1 -
+					   r->len));
+}
+
+/*
+ * The row's len and fmt are under its own CRC: either changed and the
+ * capture sealed again, but not the row, and the row names no source (no
+ * text, no file, not refused: not read at all).
+ */
+static void persist_remote_row_crc_covers_len_fmt(struct kunit *test)
+{
+	struct pr_remote *r = pr_remote_new(test, true);
+	struct pr_ctx *x = st_pr_setup(test, PR_SIZE);
+	struct snaptrace_persist_last *last;
+	int s = r->t->keeper->pr_src.slot;
+	struct st_pr_src saved;
+	unsigned int i;
+
+	last = pr_capture_remotes(test, x);
+	pr_expect_trace(test, r, last, s);
+	saved = *pr_row(x, s);
+	for (i = 0; i < 2; i++) {
+		*pr_row(x, s) = saved;
+		if (i)
+			pr_row(x, s)->fmt ^= 1;
+		else
+			pr_row(x, s)->len--;
+		pr_reseal_cap(x);
+		last = st_pr_parse(test, x);
+		st_pr_expect_same(test, x, last, -1, -1);
+		KUNIT_EXPECT_FALSE(test, last->remotes[s]);
+		KUNIT_EXPECT_NULL(test, last->remote_text[s]);
+		KUNIT_EXPECT_EQ(test, last->remote_err[s], 0);
+		/* its entries, written, not kept */
+		KUNIT_EXPECT_EQ(test, last->corrupt, saved.entries);
+	}
+}
+
+/*
+ * A text filling the whole trace, its last byte neither a NUL nor a
+ * newline: the keeper ends it with a one-byte NUL piece, one byte past the
+ * row's length; shown, over the trace's length, as traceN_last shows it.
+ */
+static void persist_remote_full_trace_shown(struct kunit *test)
+{
+	struct pr_remote *r = pr_remote_new(test, false);
+	struct pr_ctx *x = st_pr_setup(test, PR_SIZE);
+	struct snaptrace_persist_last *last;
+	int s = r->t->keeper->pr_src.slot;
+	unsigned long flags;
+	char *va, *shown;
+	u32 i;
+
+	va = snaptrace_rproc_da_to_va(r->rproc, PR_RP_DA, PR_RP_LEN, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, va);
+	for (i = 0; i < PR_RP_LEN; i++)
+		va[i] = i % 32 == 30 ? '\n' : 'a' + i % 26;
+	local_irq_save(flags);
+	snaptrace_rproc_capture_traces(r->rproc);
+	local_irq_restore(flags);
+	KUNIT_ASSERT_EQ(test, snaptrace_keeper_read_last(r->t->keeper, r->text,
+							 PR_RP_LEN),
+			(ssize_t)PR_RP_LEN);
+	last = pr_capture_remotes(test, x);
+	/* head, three whole pieces, the NUL piece */
+	KUNIT_EXPECT_EQ(test, last->srcs[s].entries, 5);
+	KUNIT_EXPECT_EQ(test, last->remote_err[s], 0);
+	KUNIT_EXPECT_NULL(test, last->remote_raw[s]);
+	KUNIT_ASSERT_NOT_NULL(test, last->remote_text[s]);
+	KUNIT_ASSERT_EQ(test, last->remote_len[s], (size_t)PR_RP_LEN);
+	KUNIT_EXPECT_MEMEQ(test, last->remote_text[s], va, PR_RP_LEN);
+	/* Plain text filling the trace, a newline after its last line. */
+	shown = kunit_kzalloc(test, PR_RP_LEN + 2, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, shown);
+	memcpy(shown, va, PR_RP_LEN);
+	shown[PR_RP_LEN] = '\n';
+	KUNIT_EXPECT_STREQ(test, pr_last_boot_trace(test, last, s), shown);
 }
 
 static struct kunit_case snaptrace_persist_remote_cases[] = {
@@ -451,8 +1018,17 @@ static struct kunit_case snaptrace_persist_remote_cases[] = {
 	KUNIT_CASE(persist_remote_last_trace_empty),
 	KUNIT_CASE(persist_remote_removed_not_read),
 	KUNIT_CASE(persist_remote_replaced_between_walks),
+	KUNIT_CASE(persist_remote_capturing_torn),
 	KUNIT_CASE(persist_remote_registry_full),
+	KUNIT_CASE(persist_remote_source_incomplete),
 	KUNIT_CASE(persist_remote_corrupt_entry_dropped),
+	KUNIT_CASE(persist_remote_circular_as_live),
+	KUNIT_CASE(persist_remote_format_at_panic),
+	KUNIT_CASE(persist_remote_unknown_format_refused),
+	KUNIT_CASE(persist_remote_bad_length_refused),
+	KUNIT_CASE(persist_remote_full_trace_shown),
+	KUNIT_CASE(persist_remote_largest_length_shown),
+	KUNIT_CASE(persist_remote_row_crc_covers_len_fmt),
 	{}
 };
 

@@ -222,6 +222,8 @@ if [ -n "$st_params" ]; then
 		st_expect_eq "released" "released" "$(cat $st_lb/info)"
 		st_expect_eq "trace released" "# released" "$(grep -F '# released' $st_lb/trace)"
 		st_expect_eq "stats released" "released" "$(cat $st_lb/stats)"
+		st_expect_eq "remotes/remoteproc0/trace0_last released" "released" \
+			"$(cat $st_lb/remotes/remoteproc0/trace0_last)"
 	fi
 	if [ -e $st_hook ] && [ "$st_named" = 1 ]; then
 		st_skip "a capture of another size kept, released part way, discarded" \
