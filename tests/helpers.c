@@ -179,6 +179,34 @@ void st_skip_unless_debugfs_mounted(struct kunit *test)
 	fput(f);
 }
 
+static void st_debugfs_dir_remove(void *d)
+{
+	debugfs_remove(d);
+}
+
+/**
+ * st_debugfs_dir() - a debugfs directory of the test's own
+ * @test: the running test
+ * @name: its name, at debugfs' top ("<debugfs>/@name")
+ *
+ * Skips the test if debugfs is not mounted (its files are read by path);
+ * the directory and what is in it are removed when the test ends,
+ * however it ends.
+ *
+ * Context: process context, may sleep.
+ * Return: the directory (the test fails if it cannot be made).
+ */
+struct dentry *st_debugfs_dir(struct kunit *test, const char *name)
+{
+	struct dentry *d;
+
+	st_skip_unless_debugfs_mounted(test);
+	d = debugfs_create_dir(name, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(d));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, st_debugfs_dir_remove, d), 0);
+	return d;
+}
+
 /* A user-space page for one read or write, unmapped with the test. */
 static unsigned long st_user_page(struct kunit *test)
 {

@@ -562,23 +562,6 @@ static void persist_remote_corrupt_entry_dropped(struct kunit *test)
 
 /* ---- the traces shown as the live traceN_last showed them ---- */
 
-static void pr_dir_remove(void *d)
-{
-	debugfs_remove(d);
-}
-
-/* A debugfs directory of the test's own, "<debugfs>/@name". */
-static struct dentry *pr_dir(struct kunit *test, const char *name)
-{
-	struct dentry *d;
-
-	st_skip_unless_debugfs_mounted(test);
-	d = debugfs_create_dir(name, NULL);
-	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(d));
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pr_dir_remove, d), 0);
-	return d;
-}
-
 /* last_boot/remotes/<dir>/traceN_last of @l's row @s, as a reader gets it. */
 static char *pr_last_boot_trace(struct kunit *test,
 				const struct snaptrace_persist_last *l, int s)
@@ -651,7 +634,7 @@ static void pr_stm32(char *va, u32 len)
  */
 static void persist_remote_circular_as_live(struct kunit *test)
 {
-	struct dentry *dir = pr_dir(test, "st_pr_remote_circ");
+	struct dentry *dir = st_debugfs_dir(test, "st_pr_remote_circ");
 	struct pr_remote *r = pr_remote_new_in(test, dir, false);
 	struct snaptrace_persist_last *last;
 	int s = r->t->keeper->pr_src.slot;
@@ -728,7 +711,7 @@ static void pr_keeper_free(void *k)
  */
 static void persist_remote_format_at_panic(struct kunit *test)
 {
-	struct dentry *dir = pr_dir(test, "st_pr_remote_fmt");
+	struct dentry *dir = st_debugfs_dir(test, "st_pr_remote_fmt");
 	struct pr_fmt_src *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	struct snaptrace_persist_last *last;
 	struct snaptrace_keeper *k;

@@ -46,6 +46,7 @@ ssize_t st_read_file(struct kunit *test, const char *path, char *buf,
 ssize_t st_read_user(const char *path, unsigned long ubuf, char *buf,
 		     size_t len);
 void st_skip_unless_debugfs_mounted(struct kunit *test);
+struct dentry *st_debugfs_dir(struct kunit *test, const char *name);
 ssize_t st_read_once(struct kunit *test, const char *path, int flags, char *out);
 ssize_t st_write_bytes(struct kunit *test, const char *path, const void *buf,
 		       size_t len, loff_t pos);

@@ -81,23 +81,6 @@ static struct snaptrace_keeper *tk_new(struct kunit *test, u32 size,
 	return k;
 }
 
-static void tk_dir_remove(void *d)
-{
-	debugfs_remove(d);
-}
-
-/* A debugfs directory of the test's own, "<debugfs>/@name". */
-static struct dentry *tk_dir(struct kunit *test, const char *name)
-{
-	struct dentry *d;
-
-	st_skip_unless_debugfs_mounted(test);
-	d = debugfs_create_dir(name, NULL);
-	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(d));
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, tk_dir_remove, d), 0);
-	return d;
-}
-
 /* The records of @k's snapshot: how many, with @recs filled. */
 static unsigned int tk_records(struct kunit *test, struct snaptrace_keeper *k,
 			       struct snaptrace_record *recs, unsigned int max)
@@ -128,7 +111,7 @@ static void keeper_capture_then_read(struct kunit *test)
 	recs = kunit_kcalloc(test, 4, sizeof(*recs), GFP_KERNEL);
 	KUNIT_ASSERT_TRUE(test, s.bytes && out && recs);
 	memcpy(s.bytes, text, strlen(text));
-	dir = tk_dir(test, "st_keeper_read");
+	dir = st_debugfs_dir(test, "st_keeper_read");
 	k = tk_new(test, s.len, &s);
 	snaptrace_keeper_files_add(k, dir);
 	KUNIT_EXPECT_FALSE(test, k->has_last);
@@ -574,7 +557,7 @@ static const struct snaptrace_keeper_ops tk_grow_ops = {
 
 static void keeper_last_open_while_grows(struct kunit *test)
 {
-	struct dentry *dir = tk_dir(test, "st_keeper_grows");
+	struct dentry *dir = st_debugfs_dir(test, "st_keeper_grows");
 	struct tk_grow g = { .s.len = 128, .to = 128 };
 	struct snaptrace_keeper *k;
 	char line[17];
@@ -729,7 +712,7 @@ static void tk_crash(struct snaptrace_rproc *rproc)
 static void keeper_stop_restart_keeps_last(struct kunit *test)
 {
 	static const char text[] = "boot\ncrashing now\n";
-	struct dentry *dir = tk_dir(test, "st_keeper_rp");
+	struct dentry *dir = st_debugfs_dir(test, "st_keeper_rp");
 	struct snaptrace_rproc *rproc;
 	struct snaptrace_keeper *k;
 	struct snaptrace_buffer *buf;
@@ -801,7 +784,7 @@ static void keeper_grow_fails_keeps_last(struct kunit *test)
 {
 	static const char text[] = "boot\nlast words\n";
 	const char *held = ST_ROOT "/instances/keeper-kunit-trace0/trace";
-	struct dentry *dir = tk_dir(test, "st_keeper_grow");
+	struct dentry *dir = st_debugfs_dir(test, "st_keeper_grow");
 	struct snaptrace_rproc *rproc;
 	struct snaptrace_keeper *k;
 	struct snaptrace_buffer *buf;
@@ -972,8 +955,8 @@ KUNIT_ARRAY_PARAM(tk_circ, tk_circ_cases, tk_circ_desc);
 static void keeper_circular_both_feeders(struct kunit *test)
 {
 	const struct tk_circ_case *c = test->param_value;
-	struct dentry *dir = tk_dir(test, "st_keeper_ours");
-	struct dentry *fdir = tk_dir(test, "st_keeper_followed");
+	struct dentry *dir = st_debugfs_dir(test, "st_keeper_ours");
+	struct dentry *fdir = st_debugfs_dir(test, "st_keeper_followed");
 	struct snaptrace_rproc *rproc;
 	struct snaptrace_keeper *k;
 	struct tk_src s = { .len = c->len };
