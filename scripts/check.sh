@@ -134,8 +134,9 @@ ARM_PERSIST="reserve_mem=1M:4096:st_persist reserve_mem=1M:4096:st_ftrace trace_
 # as synchronize_rcu_expedited() does, the same guarantee): a KUnit case
 # waits for a grace period or more at each teardown (a buffer freed, the
 # test hook or clock removed), and a normal one is many ticks of an
-# emulated CPU; the suites took about half their time with it
-# (Documentation/kernels.rst). The kcsan kernel keeps normal ones, whose
+# emulated CPU; alone, the suites took a third of their time with it.
+# That is idle time: it shortens a boot alone (check-quick, the last
+# rows), not the CPU a full run needs (Documentation/kernels.rst). The kcsan kernel keeps normal ones, whose
 # longer windows give its watchpoints more to see. PREEMPT_RT makes every
 # grace period a normal one after boot (rcupdate.rcu_normal_after_boot):
 # the rt kernel keeps that (turned off, its suites took 115.5 s instead
