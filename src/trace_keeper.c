@@ -169,8 +169,9 @@ static int st_keep_last_open(struct inode *inode, struct file *filp)
 {
 	struct snaptrace_keeper *k = inode->i_private;
 	/*
-	 * Once: a followed remote's keeper may grow (snaptrace_keeper_resize())
-	 * between the allocation and the read, which must not write past it.
+	 * Once: a followed remote's keeper may grow (snaptrace_keeper_publish()
+	 * swaps in a larger buffer) between the allocation and the read, which
+	 * must not write past it.
 	 */
 	u32 size = READ_ONCE(k->size);
 	struct st_keep_view *v;
